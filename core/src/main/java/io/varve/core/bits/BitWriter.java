@@ -1,0 +1,66 @@
+package io.varve.core.bits;
+
+/**
+ * Appends bit strings most significant bit first (the order {@link LongWords#peekMsbFirst} reads)
+ * into growable storage of more than 2<sup>31</sup> words if needed.
+ *
+ * <p>Not thread-safe.
+ */
+public final class BitWriter {
+  private LongBigArray words;
+  private long bitLength;
+
+  public BitWriter() {
+    this(1024);
+  }
+
+  /** Creates a writer with room for {@code initialBits} bits before it grows. */
+  public BitWriter(long initialBits) {
+    words = new LongBigArray(Math.max(1, (initialBits + 63) >>> 6));
+  }
+
+  /** Appends the low {@code width} bits of {@code value} ({@code 0 <= width <= 64}), high bit first. */
+  public void write(long value, int width) {
+    if (width == 0) {
+      return;
+    }
+    if (width < 64) {
+      value &= (1L << width) - 1;
+    }
+    ensureCapacity(bitLength + width);
+    long wordIndex = bitLength >>> 6;
+    int used = (int) bitLength & 63;
+    int free = 64 - used;
+    if (width <= free) {
+      words.or(wordIndex, value << (free - width));
+    } else {
+      int spill = width - free;
+      words.or(wordIndex, value >>> spill);
+      words.or(wordIndex + 1, value << (64 - spill));
+    }
+    bitLength += width;
+  }
+
+  /** Appends {@code count} zero bits. */
+  public void writeZeros(long count) {
+    ensureCapacity(bitLength + count);
+    bitLength += count;
+  }
+
+  /** The number of bits written so far. */
+  public long bitLength() {
+    return bitLength;
+  }
+
+  /** Returns the bits written so far as exactly {@code ceil(bitLength / 64)} words (a copy). */
+  public LongBigArray toWords() {
+    return words.copyOf((bitLength + 63) >>> 6);
+  }
+
+  private void ensureCapacity(long bits) {
+    long neededWords = (bits + 63) >>> 6;
+    if (neededWords > words.length()) {
+      words = words.copyOf(Math.max(neededWords, words.length() + (words.length() >>> 1) + 1));
+    }
+  }
+}

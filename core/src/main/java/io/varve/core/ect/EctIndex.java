@@ -1,0 +1,361 @@
+package io.varve.core.ect;
+
+import io.varve.core.bits.LongWords;
+import io.varve.core.codes.TrieCodes;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.WordsIO;
+import io.varve.core.succinct.EliasFano;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * An entropy-coded-trie (ECT) index over a set of 128-bit hashes kept in hash order: it maps each
+ * member hash to its rank (its position in hash order) using about 2.5 bits per key at {@code g =
+ * 256}, or, in sparse mode, to the block holding it using well under one bit per key. Built by
+ * {@link EctIndexBuilder}.
+ *
+ * <h2>Structure</h2>
+ *
+ * Hashes are grouped into {@code m = ceil(n / g)} virtual buckets (see {@link VirtualBuckets}).
+ * Each bucket's keys form a binary trie over the 128-bit key {@code (hi * m mod 2^64) : lo},
+ * with subtries that hold at most one key cut off (and, in sparse mode, subtries whose keys lie
+ * in one block). A bucket's trie {@code T} with {@code c = |T|} keys is written in pre-order:
+ *
+ * <pre>
+ * Rep(T)  := (empty)                                      if c &lt;= 1 (or pruned)
+ *          | Code(c, 0) Rep(T')                           if all keys take one side: T' is that side
+ *          | Code(c, |Left(T)|) Rep(Left(T)) Rep(Right(T)) otherwise
+ * </pre>
+ *
+ * where {@code Code} is defined by {@link TrieCodes}. The bucket directory holds two Elias-Fano
+ * sequences of {@code m + 1} values: the rank of each bucket's first key ({@code Ranks}, ending
+ * with {@code n}) and the bit offset of each bucket's trie ({@code Offsets}, ending with the total
+ * number of trie bits).
+ *
+ * <h2>Serialized form</h2>
+ *
+ * All integers big-endian:
+ *
+ * <pre>
+ * EctIndex := Header Ranks:EliasFano Offsets:EliasFano Trie Footer
+ * Header   := magic:int32 (0x56454354, "VECT") version:int32 (1) flags:int32 (bit 0: sparse)
+ *             bucketSize:int32 huffmanMax:int32 keyCount:int64 bucketCount:int64
+ * Trie     := words:int64 word:int64^words        (ceil(trieBits / 64) words, bits MSB first)
+ * Footer   := crc32c:int32                        (CRC32C of every preceding byte)
+ * </pre>
+ *
+ * <p>Instances are immutable and thread-safe: lookups allocate nothing and may run from any
+ * number of threads.
+ */
+public final class EctIndex {
+  static final int MAGIC = 0x56454354;
+  static final int VERSION = 1;
+  static final int FLAG_SPARSE = 1;
+  /** Distinct 128-bit keys differ within 128 bits, so no valid trie path is longer. */
+  static final int MAX_DEPTH = 128;
+
+  private final EctParameters parameters;
+  private final long keyCount;
+  private final long bucketCount;
+  private final EliasFano ranks;
+  private final EliasFano offsets;
+  private final LongWords trie;
+  private final long trieBits;
+  private final TrieCodes codes;
+  private final BlockBoundaries blocks;
+
+  EctIndex(
+      EctParameters parameters,
+      long keyCount,
+      EliasFano ranks,
+      EliasFano offsets,
+      LongWords trie,
+      BlockBoundaries blocks) {
+    this.parameters = parameters;
+    this.keyCount = keyCount;
+    this.bucketCount = parameters.bucketCount(keyCount);
+    this.ranks = ranks;
+    this.offsets = offsets;
+    this.trie = trie;
+    this.trieBits = offsets.get(bucketCount);
+    this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
+    this.blocks = blocks;
+  }
+
+  /** Starts building a dense index over exactly {@code keyCount} hashes. */
+  public static EctIndexBuilder builder(long keyCount, EctParameters parameters) {
+    return new EctIndexBuilder(keyCount, parameters, null);
+  }
+
+  /**
+   * Starts building a sparse index over exactly {@code keyCount} hashes whose records are grouped
+   * by {@code blocks}.
+   */
+  public static EctIndexBuilder sparseBuilder(
+      long keyCount, EctParameters parameters, BlockBoundaries blocks) {
+    if (blocks == null) {
+      throw new IllegalArgumentException("a sparse index needs block boundaries");
+    }
+    return new EctIndexBuilder(keyCount, parameters, blocks);
+  }
+
+  /** The number of indexed hashes. */
+  public long size() {
+    return keyCount;
+  }
+
+  /** The parameters the index was built with. */
+  public EctParameters parameters() {
+    return parameters;
+  }
+
+  /** Whether this is a sparse (block-level) index. */
+  public boolean isSparse() {
+    return blocks != null;
+  }
+
+  /**
+   * Returns the rank (position in hash order) of the hash {@code hi:lo}. Exact for member hashes;
+   * for any other hash returns -1 when it is certainly absent, else some value in {@code [0,
+   * size())}: the caller confirms the record it finds there.
+   *
+   * @throws IllegalStateException on a sparse index (use {@link #block})
+   * @throws CorruptStoreException when the trie bits are found damaged
+   */
+  public long rank(long hi, long lo) {
+    if (blocks != null) {
+      throw new IllegalStateException("rank() on a sparse index; use block()");
+    }
+    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
+    long position = VirtualBuckets.positionInBucket(hi, bucketCount);
+    long rank = ranks.get(bucket);
+    long size = ranks.get(bucket + 1) - rank;
+    if (size <= 1) {
+      return size == 1 ? rank : checkedEmpty(size);
+    }
+    long bitPos = offsets.get(bucket);
+    int count = (int) size;
+    int depth = 0;
+    while (count > 1) {
+      checkDepth(depth, bitPos);
+      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      bitPos += decoded & 0xFF;
+      int left = (int) (decoded >>> 8);
+      long bit = VirtualBuckets.bitAsSign(position, lo, depth++);
+      if (left == 0) {
+        continue;
+      }
+      if (bit >= 0) {
+        count = left;
+      } else {
+        bitPos = skip(bitPos, left, depth);
+        rank += left;
+        count -= left;
+      }
+    }
+    return rank;
+  }
+
+  /**
+   * Returns the block holding the record of the hash {@code hi:lo} in a sparse index: exact for
+   * member hashes; for other hashes -1 when certainly absent, else some block.
+   *
+   * @throws IllegalStateException on a dense index (use {@link #rank})
+   */
+  public long block(long hi, long lo) {
+    if (blocks == null) {
+      throw new IllegalStateException("block() on a dense index; use rank()");
+    }
+    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
+    long position = VirtualBuckets.positionInBucket(hi, bucketCount);
+    long first = ranks.get(bucket);
+    long size = ranks.get(bucket + 1) - first;
+    if (size <= 0) {
+      return checkedEmpty(size);
+    }
+    long bitPos = offsets.get(bucket);
+    int count = (int) size;
+    int depth = 0;
+    while (count > 1 && !blocks.sameBlock(first, first + count - 1)) {
+      checkDepth(depth, bitPos);
+      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      bitPos += decoded & 0xFF;
+      int left = (int) (decoded >>> 8);
+      long bit = VirtualBuckets.bitAsSign(position, lo, depth++);
+      if (left == 0) {
+        continue;
+      }
+      if (bit >= 0) {
+        count = left;
+      } else {
+        bitPos = skipSparse(bitPos, left, first, depth);
+        first += left;
+        count -= left;
+      }
+    }
+    return blocks.blockOf(first);
+  }
+
+  /** Skips the representation of a subtrie of {@code count} keys at {@code depth}. */
+  private long skip(long bitPos, int count, int depth) {
+    while (count > 1) {
+      checkDepth(depth, bitPos);
+      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      bitPos += decoded & 0xFF;
+      int left = (int) (decoded >>> 8);
+      depth++;
+      if (left != 0) {
+        bitPos = skip(bitPos, left, depth);
+        count -= left;
+      }
+    }
+    return bitPos;
+  }
+
+  private long skipSparse(long bitPos, int count, long first, int depth) {
+    while (count > 1 && !blocks.sameBlock(first, first + count - 1)) {
+      checkDepth(depth, bitPos);
+      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      bitPos += decoded & 0xFF;
+      int left = (int) (decoded >>> 8);
+      depth++;
+      if (left != 0) {
+        bitPos = skipSparse(bitPos, left, first, depth);
+        first += left;
+        count -= left;
+      }
+    }
+    return bitPos;
+  }
+
+  private void checkDepth(int depth, long bitPos) {
+    if (depth >= MAX_DEPTH || bitPos >= trieBits) {
+      throw new CorruptStoreException(
+          "ECT trie damaged: path at depth " + depth + ", bit " + bitPos + " of " + trieBits);
+    }
+  }
+
+  private static long checkedEmpty(long size) {
+    if (size < 0) {
+      throw new CorruptStoreException("ECT bucket directory damaged: negative bucket size");
+    }
+    return -1;
+  }
+
+  /** The trie words (package-private, for tests that damage them). */
+  LongWords trieWords() {
+    return trie;
+  }
+
+  /** Bits of the tries (all buckets). */
+  public long trieBits() {
+    return trieBits;
+  }
+
+  /** Bits of the bucket directory (both Elias-Fano sequences, without their select samples). */
+  public long directoryBits() {
+    return ranks.encodedBits() + offsets.encodedBits();
+  }
+
+  /** Index bits per key: tries plus directory, as stored. */
+  public double bitsPerKey() {
+    return keyCount == 0 ? 0 : (double) (trieBits + directoryBits()) / keyCount;
+  }
+
+  /** Bytes of heap held by this index (tries, directory and select samples; shared code tables excluded). */
+  public long ramBytesUsed() {
+    return 96 + trie.ramBytesUsed() + ranks.ramBytesUsed() + offsets.ramBytesUsed();
+  }
+
+  /** Writes the serialized form (see the class documentation); does not close {@code out}. */
+  public void writeTo(OutputStream out) throws IOException {
+    CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
+    DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
+    data.writeInt(MAGIC);
+    data.writeInt(VERSION);
+    data.writeInt(blocks != null ? FLAG_SPARSE : 0);
+    data.writeInt(parameters.bucketSize());
+    data.writeInt(parameters.huffmanMax());
+    data.writeLong(keyCount);
+    data.writeLong(bucketCount);
+    ranks.writeTo(data);
+    offsets.writeTo(data);
+    WordsIO.write(data, trie);
+    data.flush();
+    data.writeInt((int) checked.getChecksum().getValue());
+    data.flush();
+  }
+
+  /**
+   * Reads a dense index written by {@link #writeTo}, validating its header, every size and its
+   * checksum.
+   *
+   * @throws CorruptStoreException on damaged, truncated or foreign input, or a sparse index
+   */
+  public static EctIndex readFrom(InputStream in) throws IOException {
+    return readFrom(in, null);
+  }
+
+  /**
+   * Reads an index written by {@link #writeTo}; a sparse index needs the same {@code blocks} it was
+   * built with ({@code null} for a dense index).
+   *
+   * @throws CorruptStoreException on damaged, truncated or foreign input, or a dense/sparse mismatch
+   */
+  public static EctIndex readFrom(InputStream in, BlockBoundaries blocks) throws IOException {
+    CheckedInputStream checked = new CheckedInputStream(new BufferedInputStream(in, 1 << 16), new CRC32C());
+    DataInputStream data = new DataInputStream(checked);
+    int magic = WordsIO.readInt(data, "ECT magic");
+    CorruptStoreException.check(
+        magic == MAGIC, String.format("not an ECT index: magic 0x%08x, expected 0x%08x", magic, MAGIC));
+    int version = WordsIO.readInt(data, "ECT version");
+    CorruptStoreException.check(
+        version == VERSION, "unsupported ECT index version " + version + " (this reader knows " + VERSION + ")");
+    int flags = WordsIO.readInt(data, "ECT flags");
+    CorruptStoreException.check((flags & ~FLAG_SPARSE) == 0, "unknown ECT flags " + flags);
+    boolean sparse = (flags & FLAG_SPARSE) != 0;
+    if (sparse != (blocks != null)) {
+      throw new CorruptStoreException(
+          sparse ? "a sparse ECT index needs block boundaries to be read" : "not a sparse ECT index");
+    }
+    int bucketSize = WordsIO.readInt(data, "ECT bucket size");
+    int huffmanMax = WordsIO.readInt(data, "ECT hmax");
+    EctParameters parameters;
+    try {
+      parameters = new EctParameters(bucketSize, huffmanMax);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptStoreException("ECT parameters damaged: " + e.getMessage(), e);
+    }
+    long keyCount = WordsIO.readLong(data, "ECT key count");
+    long bucketCount = WordsIO.readLong(data, "ECT bucket count");
+    CorruptStoreException.check(keyCount >= 0, "negative ECT key count " + keyCount);
+    CorruptStoreException.check(
+        bucketCount == parameters.bucketCount(keyCount),
+        "ECT bucket count " + bucketCount + " does not match " + keyCount + " keys");
+    EliasFano ranks = EliasFano.readFrom(data, bucketCount + 1);
+    CorruptStoreException.check(
+        ranks.size() == bucketCount + 1
+            && ranks.get(0) == 0
+            && ranks.get(bucketCount) == keyCount,
+        "ECT bucket ranks damaged");
+    EliasFano offsets = EliasFano.readFrom(data, bucketCount + 1);
+    CorruptStoreException.check(
+        offsets.size() == bucketCount + 1 && offsets.get(0) == 0, "ECT bucket offsets damaged");
+    long trieBits = offsets.get(bucketCount);
+    LongWords trie = WordsIO.read(data, (trieBits + 63) >>> 6, "ECT trie");
+    int expected = (int) checked.getChecksum().getValue();
+    int stored = WordsIO.readInt(data, "ECT checksum");
+    CorruptStoreException.check(
+        stored == expected,
+        String.format("ECT index checksum mismatch: stored 0x%08x, computed 0x%08x", stored, expected));
+    return new EctIndex(parameters, keyCount, ranks, offsets, trie, blocks);
+  }
+}

@@ -1,0 +1,171 @@
+package io.varve.core.ect;
+
+import io.varve.core.bits.BitWriter;
+import io.varve.core.bits.LongBigArray;
+import io.varve.core.codes.TrieCodes;
+import io.varve.core.hash.KeyHasher;
+import io.varve.core.succinct.EliasFano;
+import java.util.Arrays;
+
+/**
+ * Builds an {@link EctIndex} from hashes fed in hash order, one pass, holding in memory only the
+ * output and the keys of the current bucket.
+ *
+ * <pre>{@code
+ * EctIndexBuilder builder = EctIndex.builder(n, EctParameters.DEFAULT);
+ * for (each hash in hash order) builder.add(hi, lo);
+ * EctIndex index = builder.finish();
+ * }</pre>
+ *
+ * Hashes must come in strictly increasing hash order ("hashes do not come in order" otherwise);
+ * two equal hashes raise {@link DuplicateHashException} so that the caller can rebuild with a new
+ * seed. Exactly the declared number of hashes must be added before {@link #finish()}, which may
+ * be called once. Not thread-safe.
+ */
+public final class EctIndexBuilder {
+  private final EctParameters parameters;
+  private final long keyCount;
+  private final long bucketCount;
+  private final TrieCodes codes;
+  private final BlockBoundaries blocks;
+  private final BitWriter trie = new BitWriter();
+  private final EliasFano.Builder ranks;
+  private final LongBigArray offsets;
+
+  private long added;
+  private long lastHi;
+  private long lastLo;
+  private long currentBucket;
+  private long currentBucketFirstRank;
+  private long[] positions = new long[64];
+  private long[] los = new long[64];
+  private int bucketFill;
+  private boolean finished;
+
+  EctIndexBuilder(long keyCount, EctParameters parameters, BlockBoundaries blocks) {
+    if (keyCount < 0) {
+      throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
+    }
+    this.parameters = parameters;
+    this.keyCount = keyCount;
+    this.bucketCount = parameters.bucketCount(keyCount);
+    this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
+    this.blocks = blocks;
+    this.ranks = EliasFano.builder(bucketCount + 1, keyCount);
+    this.offsets = new LongBigArray(bucketCount + 1);
+  }
+
+  /** Adds the next hash; hashes must come in strictly increasing hash order. */
+  public void add(long hi, long lo) {
+    if (finished) {
+      throw new IllegalStateException("finish() was already called");
+    }
+    if (added == keyCount) {
+      throw new IllegalStateException("more than the declared " + keyCount + " hashes added");
+    }
+    if (added > 0) {
+      int order = KeyHasher.compare(lastHi, lastLo, hi, lo);
+      if (order == 0) {
+        throw new DuplicateHashException(hi, lo, added);
+      }
+      if (order > 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "hashes do not come in order: %016x%016x after %016x%016x at index %d",
+                hi, lo, lastHi, lastLo, added));
+      }
+    }
+    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
+    while (currentBucket < bucket) {
+      closeBucket();
+    }
+    if (bucketFill == positions.length) {
+      if (bucketFill == Integer.MAX_VALUE - 8) {
+        throw new IllegalStateException("a bucket exceeds 2^31 keys: are the keys hashed?");
+      }
+      int capacity = (int) Math.min(Integer.MAX_VALUE - 8, 2L * bucketFill);
+      positions = Arrays.copyOf(positions, capacity);
+      los = Arrays.copyOf(los, capacity);
+    }
+    positions[bucketFill] = VirtualBuckets.positionInBucket(hi, bucketCount);
+    los[bucketFill] = lo;
+    bucketFill++;
+    lastHi = hi;
+    lastLo = lo;
+    added++;
+  }
+
+  /** The number of hashes added so far. */
+  public long added() {
+    return added;
+  }
+
+  /** Finishes the index; call once, after exactly the declared number of hashes. */
+  public EctIndex finish() {
+    if (finished) {
+      throw new IllegalStateException("finish() was already called");
+    }
+    if (added != keyCount) {
+      throw new IllegalStateException("declared " + keyCount + " hashes but added " + added);
+    }
+    finished = true;
+    while (currentBucket < bucketCount) {
+      closeBucket();
+    }
+    ranks.add(keyCount);
+    offsets.set(bucketCount, trie.bitLength());
+    EliasFano.Builder offsetSequence = EliasFano.builder(bucketCount + 1, trie.bitLength());
+    for (long b = 0; b <= bucketCount; b++) {
+      offsetSequence.add(offsets.get(b));
+    }
+    return new EctIndex(
+        parameters, keyCount, ranks.build(), offsetSequence.build(), trie.toWords(), blocks);
+  }
+
+  private void closeBucket() {
+    ranks.add(currentBucketFirstRank);
+    offsets.set(currentBucket, trie.bitLength());
+    encode(0, bucketFill, 0);
+    currentBucketFirstRank += bucketFill;
+    bucketFill = 0;
+    currentBucket++;
+  }
+
+  /** Writes Rep of the subtrie of keys {@code [from, to)} of the bucket, which agree on {@code depth} bits. */
+  private void encode(int from, int to, int depth) {
+    int count = to - from;
+    while (count > 1 && !isOneBlock(from, to)) {
+      int split = firstWithBitSet(from, to, depth);
+      int left = split - from;
+      depth++;
+      if (left == 0 || left == count) {
+        codes.write(trie, count, 0);
+        continue;
+      }
+      codes.write(trie, count, left);
+      encode(from, split, depth);
+      from = split;
+      count = to - from;
+    }
+  }
+
+  private boolean isOneBlock(int from, int to) {
+    return blocks != null
+        && blocks.sameBlock(currentBucketFirstRank + from, currentBucketFirstRank + to - 1);
+  }
+
+  /** The first index in {@code [from, to)} whose key has bit {@code depth} set, or {@code to}. */
+  private int firstWithBitSet(int from, int to, int depth) {
+    int low = from;
+    int high = to;
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (VirtualBuckets.bitAsSign(positions[mid], los[mid], depth) < 0) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return low;
+  }
+}

@@ -1,0 +1,26 @@
+package io.varve.core.format;
+
+/**
+ * Thrown when bytes that Varve reads (a store file, a serialized index, a sketch) are damaged,
+ * truncated, of a foreign format or of an unsupported version. Every structure reports corrupt input
+ * with this one type, whether found while opening or during a lookup; the message names what was
+ * wrong and where.
+ */
+public final class CorruptStoreException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public CorruptStoreException(String message) {
+    super(message);
+  }
+
+  public CorruptStoreException(String message, Throwable cause) {
+    super(message, cause);
+  }
+
+  /** Throws a {@code CorruptStoreException} with {@code message} unless {@code condition} holds. */
+  public static void check(boolean condition, String message) {
+    if (!condition) {
+      throw new CorruptStoreException(message);
+    }
+  }
+}
