@@ -77,9 +77,14 @@ public final class BenchmarkData {
     return new BenchmarkData(flipped, lo);
   }
 
-  /** Builds a dense ECT index over all the hashes. */
+  /** Builds a dense ECT index over all the hashes, without skip lengths. */
   public EctIndex buildEct(int bucketSize, int huffmanMax) {
-    EctIndexBuilder builder = EctIndex.builder(size(), new EctParameters(bucketSize, huffmanMax));
+    return buildEct(new EctParameters(bucketSize, huffmanMax));
+  }
+
+  /** Builds a dense ECT index over all the hashes. */
+  public EctIndex buildEct(EctParameters parameters) {
+    EctIndexBuilder builder = EctIndex.builder(size(), parameters);
     for (int i = 0; i < hi.length; i++) {
       builder.add(hi[i], lo[i]);
     }

@@ -1,6 +1,7 @@
 package io.varve.benchmarks;
 
 import io.varve.core.ect.EctIndex;
+import io.varve.core.ect.EctParameters;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -41,6 +42,10 @@ public class EctRankBenchmark {
   @Param("64")
   public int huffmanMax;
 
+  /** Trie levels that store skip lengths (0 = the paper's plain tries). */
+  @Param({"0", "2", "3"})
+  public int skipLevels;
+
   /** The number of indexed hashes. */
   @Param("10000000")
   public int keys;
@@ -57,7 +62,7 @@ public class EctRankBenchmark {
   public void setup() {
     long start = System.nanoTime();
     BenchmarkData data = BenchmarkData.sortedHashes(keys, BenchmarkData.SEED);
-    index = data.buildEct(bucketSize, huffmanMax);
+    index = data.buildEct(new EctParameters(bucketSize, huffmanMax, skipLevels));
     long built = System.nanoTime();
     order = BenchmarkData.lookupOrder(keys, BenchmarkData.LOOKUP_SEED);
     queryHi = new long[order.length];
@@ -69,10 +74,11 @@ public class EctRankBenchmark {
     cursor = 0;
     double n = keys;
     System.out.printf(
-        "%n[space] ECT g=%d hmax=%d n=%d: tries %.4f + directory %.4f = %.4f bits/key;"
+        "%n[space] ECT g=%d hmax=%d skip=%d n=%d: tries %.4f + directory %.4f = %.4f bits/key;"
             + " heap %.4f bits/key (%.4f bytes/key, %d bytes); data+build %.1f s%n",
         bucketSize,
         huffmanMax,
+        skipLevels,
         keys,
         index.trieBits() / n,
         index.directoryBits() / n,

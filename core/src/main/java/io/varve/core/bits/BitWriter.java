@@ -47,6 +47,34 @@ public final class BitWriter {
     bitLength += count;
   }
 
+  /** Appends every bit written to {@code other}. */
+  public void append(BitWriter other) {
+    long remaining = other.bitLength;
+    for (long word = 0; remaining > 0; word++) {
+      int width = (int) Math.min(64, remaining);
+      long bits = other.words.get(word) >>> (64 - width);
+      write(bits, width);
+      remaining -= width;
+    }
+  }
+
+  /** Appends zero bits up to bit position {@code bitLength}, which must not be behind. */
+  public void padTo(long bitLength) {
+    if (bitLength < this.bitLength) {
+      throw new IllegalArgumentException("cannot pad backwards to " + bitLength);
+    }
+    writeZeros(bitLength - this.bitLength);
+  }
+
+  /** Forgets every bit written, keeping the storage for reuse. */
+  public void clear() {
+    long used = (bitLength + 63) >>> 6;
+    for (long i = 0; i < used; i++) {
+      words.set(i, 0);
+    }
+    bitLength = 0;
+  }
+
   /** The number of bits written so far. */
   public long bitLength() {
     return bitLength;
@@ -54,7 +82,15 @@ public final class BitWriter {
 
   /** Returns the bits written so far as exactly {@code ceil(bitLength / 64)} words (a copy). */
   public LongBigArray toWords() {
-    return words.copyOf((bitLength + 63) >>> 6);
+    return toWords((bitLength + 63) >>> 6);
+  }
+
+  /** Returns the bits written so far in {@code wordCount >= ceil(bitLength / 64)} words (a copy). */
+  public LongBigArray toWords(long wordCount) {
+    if (wordCount < (bitLength + 63) >>> 6) {
+      throw new IllegalArgumentException(wordCount + " words cannot hold " + bitLength + " bits");
+    }
+    return words.copyOf(wordCount);
   }
 
   private void ensureCapacity(long bits) {

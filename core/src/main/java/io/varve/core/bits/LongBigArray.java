@@ -10,7 +10,9 @@ import java.util.Arrays;
  * field of an immutable structure) it may be read by many threads.
  */
 public final class LongBigArray extends LongWords {
-  private static final int CHUNK_SHIFT = 27;
+  /** Words are stored in chunks of {@code 2^CHUNK_SHIFT} words. */
+  public static final int CHUNK_SHIFT = 27;
+
   private static final int CHUNK_SIZE = 1 << CHUNK_SHIFT;
   private static final int CHUNK_MASK = CHUNK_SIZE - 1;
 
@@ -73,6 +75,19 @@ public final class LongBigArray extends LongWords {
     if (shift + width > 64) {
       or(wordIndex + 1, value >>> (64 - shift));
     }
+  }
+
+  /**
+   * The backing array of chunk {@code index}: words {@code [index << CHUNK_SHIFT, ...)}. Exposed
+   * for hot loops that read within one chunk; callers must not modify it once published.
+   */
+  public long[] chunk(int index) {
+    return chunks[index];
+  }
+
+  /** The number of chunks (at least 1). */
+  public int chunkCount() {
+    return chunks.length;
   }
 
   @Override

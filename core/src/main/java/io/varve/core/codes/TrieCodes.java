@@ -50,17 +50,17 @@ public final class TrieCodes {
   private final int[] symbolBase;
   private final long[] codeWords;
   private final byte[] codeLengths;
-  /** Per context c, two ints: [2c] = offset into {@link #primary}, [2c+1] = 64 - primary bits. */
+  /** Per context c: offset of its table in {@link #primary} {@code << 8 | (64 - primary bits)}. */
   private final int[] primaryIndex;
   /** Entries {@code symbol << 8 | length}; 0 sends the decoder to the slow path. */
-  private final int[] primary;
+  private final char[] primary;
   private final CanonicalCode[] canonical;
 
   private TrieCodes(int huffmanMax) {
     this.huffmanMax = huffmanMax;
     int contexts = Math.max(huffmanMax + 1, 2);
     symbolBase = new int[contexts];
-    primaryIndex = new int[2 * contexts];
+    primaryIndex = new int[contexts];
     canonical = new CanonicalCode[contexts];
     int symbolTotal = 0;
     int tableTotal = 0;
@@ -68,28 +68,24 @@ public final class TrieCodes {
       canonical[c] = CanonicalCode.binomial(c);
       symbolBase[c] = symbolTotal;
       symbolTotal += c;
-      primaryIndex[2 * c] = tableTotal;
       int bits = Math.min(PRIMARY_BITS, canonical[c].maxLength);
-      primaryIndex[2 * c + 1] = 64 - bits;
+      primaryIndex[c] = tableTotal << 8 | (64 - bits);
       tableTotal += 1 << bits;
     }
     codeWords = new long[symbolTotal];
     codeLengths = new byte[symbolTotal];
-    primary = new int[tableTotal];
+    primary = new char[tableTotal];
     for (int c = 2; c <= huffmanMax; c++) {
       CanonicalCode code = canonical[c];
-      int bits = 64 - primaryIndex[2 * c + 1];
+      int bits = 64 - (primaryIndex[c] & 0xFF);
+      int table = primaryIndex[c] >>> 8;
       for (int s = 0; s < c; s++) {
         int length = code.lengths[s];
         codeWords[symbolBase[c] + s] = code.codes[s];
         codeLengths[symbolBase[c] + s] = (byte) length;
         if (length <= bits) {
           int first = (int) (code.codes[s] << (bits - length));
-          Arrays.fill(
-              primary,
-              primaryIndex[2 * c] + first,
-              primaryIndex[2 * c] + first + (1 << (bits - length)),
-              s << 8 | length);
+          Arrays.fill(primary, table + first, table + first + (1 << (bits - length)), (char) (s << 8 | length));
         }
       }
     }
@@ -104,6 +100,18 @@ public final class TrieCodes {
     return CACHE.computeIfAbsent(hmax, TrieCodes::new);
   }
 
+  /**
+   * Whether context 2 is coded as one-sided = "0", split = "1", so that the representation of a
+   * two-key subtrie is a run of zeros closed by a one (true whenever {@code hmax >= 2}).
+   */
+  public boolean isPairCodeUnary() {
+    return huffmanMax >= 2
+        && codeLengths[symbolBase[2]] == 1
+        && codeWords[symbolBase[2]] == 0
+        && codeLengths[symbolBase[2] + 1] == 1
+        && codeWords[symbolBase[2] + 1] == 1;
+  }
+
   /** The largest context coded with Huffman codes. */
   public int huffmanMax() {
     return huffmanMax;
@@ -114,10 +122,7 @@ public final class TrieCodes {
     if (context <= huffmanMax) {
       return codeLengths[symbolBase[context] + symbol];
     }
-    int k = expGolombOrder(context);
-    int v = zigzag(symbol, context) + (1 << k);
-    int bits = 32 - Integer.numberOfLeadingZeros(v);
-    return 2 * bits - k - 1;
+    return ExpGolomb.length(zigzag(symbol, context), expGolombOrder(context));
   }
 
   /** Appends the code for {@code symbol} ({@code 0 <= symbol < context}) in {@code context >= 2}. */
@@ -127,11 +132,7 @@ public final class TrieCodes {
       out.write(codeWords[i], codeLengths[i]);
       return;
     }
-    int k = expGolombOrder(context);
-    long v = zigzag(symbol, context) + (1L << k);
-    int bits = 64 - Long.numberOfLeadingZeros(v);
-    out.writeZeros(bits - k - 1);
-    out.write(v, bits);
+    ExpGolomb.write(out, zigzag(symbol, context), expGolombOrder(context));
   }
 
   /**
@@ -143,44 +144,38 @@ public final class TrieCodes {
    */
   public long decode(int context, long peek) {
     if (context <= huffmanMax) {
-      int entry = primary[primaryIndex[2 * context] + (int) (peek >>> primaryIndex[2 * context + 1])];
+      int index = primaryIndex[context];
+      int entry = primary[(index >>> 8) + (int) (peek >>> index)];
       if (entry != 0) {
         return entry;
       }
-      return canonical[context].decodeLong(peek, 64 - primaryIndex[2 * context + 1]);
+      return canonical[context].decodeLong(peek, 64 - (index & 0xFF));
     }
     return decodeExpGolomb(context, peek);
   }
 
   private static long decodeExpGolomb(int context, long peek) {
-    int k = expGolombOrder(context);
-    int zeros = Long.numberOfLeadingZeros(peek);
-    int bits = zeros + k + 1;
-    if (bits > 40) {
-      throw new CorruptStoreException("invalid Exp-Golomb code in trie context " + context);
-    }
-    long z = ((peek << zeros) >>> (64 - bits)) - (1L << k);
-    long t = (z & 1) == 0 ? z >>> 1 : -((z + 1) >>> 1);
-    long symbol = t + (context >>> 1);
+    long decoded = ExpGolomb.decode(peek, expGolombOrder(context));
+    long symbol = ExpGolomb.unzigzag(decoded >>> 8) + (context >>> 1);
     if (symbol < 0 || symbol >= context) {
       throw new CorruptStoreException(
           "trie symbol " + symbol + " out of range for context " + context);
     }
-    return symbol << 8 | (zeros + bits);
+    return symbol << 8 | (decoded & 0xFF);
   }
 
   static int expGolombOrder(int context) {
     return Math.max(0, (31 - Integer.numberOfLeadingZeros(context)) / 2 - 1);
   }
 
-  private static int zigzag(int symbol, int context) {
-    int t = symbol - (context >>> 1);
-    return t >= 0 ? 2 * t : -2 * t - 1;
+  /** Symbol {@code s} as a zigzag-mapped deviation from {@code floor(c / 2)}. */
+  private static long zigzag(int symbol, int context) {
+    return ExpGolomb.zigzag(symbol - (context >>> 1));
   }
 
   /** Bytes of heap held by the tables. */
   public long ramBytesUsed() {
-    long bytes = 64 + 4L * (symbolBase.length + primaryIndex.length + primary.length) + 8L * codeWords.length;
+    long bytes = 64 + 4L * (symbolBase.length + primaryIndex.length) + 2L * primary.length + 8L * codeWords.length;
     bytes += codeLengths.length;
     for (CanonicalCode code : canonical) {
       if (code != null) {

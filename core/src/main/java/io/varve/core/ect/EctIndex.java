@@ -1,10 +1,10 @@
 package io.varve.core.ect;
 
+import io.varve.core.bits.LongBigArray;
 import io.varve.core.bits.LongWords;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.WordsIO;
-import io.varve.core.succinct.EliasFano;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -30,24 +30,25 @@ import java.util.zip.CheckedOutputStream;
  * in one block). A bucket's trie {@code T} with {@code c = |T|} keys is written in pre-order:
  *
  * <pre>
- * Rep(T)  := (empty)                                      if c &lt;= 1 (or pruned)
- *          | Code(c, 0) Rep(T')                           if all keys take one side: T' is that side
- *          | Code(c, |Left(T)|) Rep(Left(T)) Rep(Right(T)) otherwise
+ * Rep(T)  := (empty)                                           if c &lt;= 1 (or pruned)
+ *          | Code(c, 0) Rep(T')                                if all keys take one side: T' is that side
+ *          | Code(c, |Left(T)|) Skip? Rep(Left(T)) Rep(Right(T)) otherwise
+ * Skip    := SkipCode(|Left(T)|, bits of Rep(Left(T)))         iff depth(T) &lt; skipLevels and |Left(T)| &gt;= 2
  * </pre>
  *
- * where {@code Code} is defined by {@link TrieCodes}. The bucket directory holds two Elias-Fano
- * sequences of {@code m + 1} values: the rank of each bucket's first key ({@code Ranks}, ending
- * with {@code n}) and the bit offset of each bucket's trie ({@code Offsets}, ending with the total
- * number of trie bits).
+ * where {@code Code} is defined by {@link TrieCodes}, {@code SkipCode} by {@link SkipLengthCode},
+ * and {@code depth(T)} counts the key bits above {@code T} (one-sided nodes included). The {@link BucketDirectory} gives, for each
+ * bucket, the rank of its first key and the bit offset of its trie.
  *
  * <h2>Serialized form</h2>
  *
  * All integers big-endian:
  *
  * <pre>
- * EctIndex := Header Ranks:EliasFano Offsets:EliasFano Trie Footer
+ * EctIndex := Header Directory:BucketDirectory Trie Footer
  * Header   := magic:int32 (0x56454354, "VECT") version:int32 (1) flags:int32 (bit 0: sparse)
- *             bucketSize:int32 huffmanMax:int32 keyCount:int64 bucketCount:int64
+ *             bucketSize:int32 huffmanMax:int32 skipLevels:int32 keyCount:int64 bucketCount:int64
+ *             trieBits:int64
  * Trie     := words:int64 word:int64^words        (ceil(trieBits / 64) words, bits MSB first)
  * Footer   := crc32c:int32                        (CRC32C of every preceding byte)
  * </pre>
@@ -61,32 +62,46 @@ public final class EctIndex {
   static final int FLAG_SPARSE = 1;
   /** Distinct 128-bit keys differ within 128 bits, so no valid trie path is longer. */
   static final int MAX_DEPTH = 128;
+  /** Trie bits per storage chunk; no bucket's trie crosses a chunk or uses a chunk's last word. */
+  private static final int CHUNK_BIT_SHIFT = LongBigArray.CHUNK_SHIFT + 6;
+  private static final long CHUNK_BIT_MASK = (1L << CHUNK_BIT_SHIFT) - 1;
 
   private final EctParameters parameters;
   private final long keyCount;
   private final long bucketCount;
-  private final EliasFano ranks;
-  private final EliasFano offsets;
-  private final LongWords trie;
+  private final BucketDirectory directory;
+  private final LongBigArray trie;
+  /** The trie's storage chunks, read directly by the decoding loops. */
+  private final long[][] trieChunks;
   private final long trieBits;
   private final TrieCodes codes;
+  private final int skipLevels;
+  private final SkipLengthCode skipCode;
+  /** Whether context 2 uses the Huffman code {one side: "0", split: "1"} (hmax &gt;= 2). */
+  private final boolean pairCodeIsUnary;
   private final BlockBoundaries blocks;
 
   EctIndex(
       EctParameters parameters,
       long keyCount,
-      EliasFano ranks,
-      EliasFano offsets,
-      LongWords trie,
+      long trieBits,
+      BucketDirectory directory,
+      LongBigArray trie,
       BlockBoundaries blocks) {
     this.parameters = parameters;
     this.keyCount = keyCount;
     this.bucketCount = parameters.bucketCount(keyCount);
-    this.ranks = ranks;
-    this.offsets = offsets;
+    this.directory = directory;
     this.trie = trie;
-    this.trieBits = offsets.get(bucketCount);
+    this.trieChunks = new long[trie.chunkCount()][];
+    for (int c = 0; c < trieChunks.length; c++) {
+      trieChunks[c] = trie.chunk(c);
+    }
+    this.trieBits = trieBits;
     this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
+    this.skipLevels = parameters.skipLevels();
+    this.skipCode = skipLevels > 0 ? SkipLengthCode.forHuffmanMax(parameters.huffmanMax()) : null;
+    this.pairCodeIsUnary = codes.isPairCodeUnary();
     this.blocks = blocks;
   }
 
@@ -136,27 +151,37 @@ public final class EctIndex {
     }
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
     long position = VirtualBuckets.positionInBucket(hi, bucketCount);
-    long rank = ranks.get(bucket);
-    long size = ranks.get(bucket + 1) - rank;
+    long rank = directory.rank(bucket);
+    long size = directory.rank(bucket + 1) - rank;
     if (size <= 1) {
-      return size == 1 ? rank : checkedEmpty(size);
+      return size == 1 ? rank : -1;
     }
-    long bitPos = offsets.get(bucket);
+    long offset = directory.offset(bucket);
+    long[] words = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)];
+    long bitPos = offset & CHUNK_BIT_MASK;
+    long limit = bitLimit(offset, words);
     int count = (int) size;
     int depth = 0;
     while (count > 1) {
-      checkDepth(depth, bitPos);
-      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      checkPosition(depth, bitPos, limit);
+      long decoded = codes.decode(count, peek(words, bitPos));
       bitPos += decoded & 0xFF;
       int left = (int) (decoded >>> 8);
+      int nodeDepth = depth;
       long bit = VirtualBuckets.bitAsSign(position, lo, depth++);
       if (left == 0) {
         continue;
       }
+      long skipBits = -1;
+      if (nodeDepth < skipLevels && left >= 2) {
+        long skip = skipCode.decode(left, peek(words, bitPos));
+        bitPos += skip & 0xFF;
+        skipBits = skip >> 8;
+      }
       if (bit >= 0) {
         count = left;
       } else {
-        bitPos = skip(bitPos, left, depth);
+        bitPos = skipBits >= 0 ? bitPos + skipBits : skip(words, limit, bitPos, left, depth);
         rank += left;
         count -= left;
       }
@@ -169,6 +194,7 @@ public final class EctIndex {
    * member hashes; for other hashes -1 when certainly absent, else some block.
    *
    * @throws IllegalStateException on a dense index (use {@link #rank})
+   * @throws CorruptStoreException when the trie bits are found damaged
    */
   public long block(long hi, long lo) {
     if (blocks == null) {
@@ -176,27 +202,38 @@ public final class EctIndex {
     }
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
     long position = VirtualBuckets.positionInBucket(hi, bucketCount);
-    long first = ranks.get(bucket);
-    long size = ranks.get(bucket + 1) - first;
-    if (size <= 0) {
-      return checkedEmpty(size);
+    long first = directory.rank(bucket);
+    long size = directory.rank(bucket + 1) - first;
+    if (size == 0) {
+      return -1;
     }
-    long bitPos = offsets.get(bucket);
+    long offset = directory.offset(bucket);
+    long[] words = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)];
+    long bitPos = offset & CHUNK_BIT_MASK;
+    long limit = bitLimit(offset, words);
     int count = (int) size;
     int depth = 0;
     while (count > 1 && !blocks.sameBlock(first, first + count - 1)) {
-      checkDepth(depth, bitPos);
-      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      checkPosition(depth, bitPos, limit);
+      long decoded = codes.decode(count, peek(words, bitPos));
       bitPos += decoded & 0xFF;
       int left = (int) (decoded >>> 8);
+      int nodeDepth = depth;
       long bit = VirtualBuckets.bitAsSign(position, lo, depth++);
       if (left == 0) {
         continue;
       }
+      long skipBits = -1;
+      if (nodeDepth < skipLevels && left >= 2) {
+        long skip = skipCode.decode(left, peek(words, bitPos));
+        bitPos += skip & 0xFF;
+        skipBits = skip >> 8;
+      }
       if (bit >= 0) {
         count = left;
       } else {
-        bitPos = skipSparse(bitPos, left, first, depth);
+        bitPos =
+            skipBits >= 0 ? bitPos + skipBits : skipSparse(words, limit, bitPos, left, first, depth);
         first += left;
         count -= left;
       }
@@ -204,50 +241,107 @@ public final class EctIndex {
     return blocks.blockOf(first);
   }
 
-  /** Skips the representation of a subtrie of {@code count} keys at {@code depth}. */
-  private long skip(long bitPos, int count, int depth) {
+  /** Skips Rep of a subtrie of {@code count} keys at {@code depth}; returns the bit after it. */
+  private long skip(long[] words, long limit, long bitPos, int count, int depth) {
     while (count > 1) {
-      checkDepth(depth, bitPos);
-      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      if (count == 2 && pairCodeIsUnary) {
+        return skipPair(words, limit, bitPos, depth);
+      }
+      checkPosition(depth, bitPos, limit);
+      long decoded = codes.decode(count, peek(words, bitPos));
       bitPos += decoded & 0xFF;
       int left = (int) (decoded >>> 8);
-      depth++;
-      if (left != 0) {
-        bitPos = skip(bitPos, left, depth);
-        count -= left;
+      int nodeDepth = depth++;
+      if (left == 0) {
+        continue;
       }
+      if (nodeDepth < skipLevels && left >= 2) {
+        long skip = skipCode.decode(left, peek(words, bitPos));
+        bitPos += (skip & 0xFF) + (skip >> 8);
+      } else {
+        bitPos = skip(words, limit, bitPos, left, depth);
+      }
+      count -= left;
     }
     return bitPos;
   }
 
-  private long skipSparse(long bitPos, int count, long first, int depth) {
+  /**
+   * Skips Rep of a two-key subtrie in one step: with the binomial Huffman code of context 2 (one
+   * side "0", split "1") it is a run of zeros closed by a one.
+   */
+  private static long skipPair(long[] words, long limit, long bitPos, int depth) {
+    while (true) {
+      checkPosition(depth, bitPos, limit);
+      int zeros = Long.numberOfLeadingZeros(peek(words, bitPos));
+      if (zeros < 64) {
+        return bitPos + zeros + 1;
+      }
+      bitPos += 64;
+      depth += 64;
+    }
+  }
+
+  /** {@link #skip} for a sparse trie, whose subtries within one block are pruned. */
+  private long skipSparse(long[] words, long limit, long bitPos, int count, long first, int depth) {
     while (count > 1 && !blocks.sameBlock(first, first + count - 1)) {
-      checkDepth(depth, bitPos);
-      long decoded = codes.decode(count, trie.peekMsbFirst(bitPos));
+      checkPosition(depth, bitPos, limit);
+      long decoded = codes.decode(count, peek(words, bitPos));
       bitPos += decoded & 0xFF;
       int left = (int) (decoded >>> 8);
-      depth++;
-      if (left != 0) {
-        bitPos = skipSparse(bitPos, left, first, depth);
-        first += left;
-        count -= left;
+      int nodeDepth = depth++;
+      if (left == 0) {
+        continue;
       }
+      if (nodeDepth < skipLevels && left >= 2) {
+        long skip = skipCode.decode(left, peek(words, bitPos));
+        bitPos += (skip & 0xFF) + (skip >> 8);
+      } else {
+        bitPos = skipSparse(words, limit, bitPos, left, first, depth);
+      }
+      first += left;
+      count -= left;
     }
     return bitPos;
   }
 
-  private void checkDepth(int depth, long bitPos) {
-    if (depth >= MAX_DEPTH || bitPos >= trieBits) {
+  /** The 64 bits of {@code words} from {@code bitPos} on, most significant bit first. */
+  private static long peek(long[] words, long bitPos) {
+    int i = (int) (bitPos >>> 6);
+    int shift = (int) bitPos & 63;
+    // ">>> 1 >>> (63 - shift)" is ">>> (64 - shift)" without Java's shift-by-64 identity.
+    return (words[i] << shift) | (words[i + 1] >>> 1 >>> (63 - shift));
+  }
+
+  /**
+   * The first bit position (relative to its chunk) that the bucket at {@code offset} may not read:
+   * the end of the trie or the chunk's spare last word, whichever comes first.
+   */
+  private long bitLimit(long offset, long[] words) {
+    long chunkStart = offset & ~CHUNK_BIT_MASK;
+    return Math.min(trieBits - chunkStart, ((long) words.length - 1) << 6);
+  }
+
+  private static void checkPosition(int depth, long bitPos, long limit) {
+    if (depth >= MAX_DEPTH || Long.compareUnsigned(bitPos, limit) >= 0) {
       throw new CorruptStoreException(
-          "ECT trie damaged: path at depth " + depth + ", bit " + bitPos + " of " + trieBits);
+          "ECT trie damaged: path at depth " + depth + ", bit " + bitPos + " of " + limit);
     }
   }
 
-  private static long checkedEmpty(long size) {
-    if (size < 0) {
-      throw new CorruptStoreException("ECT bucket directory damaged: negative bucket size");
-    }
-    return -1;
+  /** The bit position where the chunk after the one holding {@code bitPos} starts. */
+  static long nextChunkStart(long bitPos) {
+    return (bitPos | CHUNK_BIT_MASK) + 1;
+  }
+
+  /** The end of the bits a bucket starting at {@code bitPos} may use: its chunk less one word. */
+  static long usableBitsEnd(long bitPos) {
+    return nextChunkStart(bitPos) - 64;
+  }
+
+  /** The number of words that hold a trie of {@code trieBits} bits: one spare for 64-bit peeks. */
+  static long trieWords(long trieBits) {
+    return ((trieBits + 63) >>> 6) + 1;
   }
 
   /** The trie words (package-private, for tests that damage them). */
@@ -260,9 +354,9 @@ public final class EctIndex {
     return trieBits;
   }
 
-  /** Bits of the bucket directory (both Elias-Fano sequences, without their select samples). */
+  /** Bits of the bucket directory. */
   public long directoryBits() {
-    return ranks.encodedBits() + offsets.encodedBits();
+    return directory.encodedBits();
   }
 
   /** Index bits per key: tries plus directory, as stored. */
@@ -272,7 +366,7 @@ public final class EctIndex {
 
   /** Bytes of heap held by this index (tries, directory and select samples; shared code tables excluded). */
   public long ramBytesUsed() {
-    return 96 + trie.ramBytesUsed() + ranks.ramBytesUsed() + offsets.ramBytesUsed();
+    return 96 + trie.ramBytesUsed() + directory.ramBytesUsed();
   }
 
   /** Writes the serialized form (see the class documentation); does not close {@code out}. */
@@ -284,10 +378,11 @@ public final class EctIndex {
     data.writeInt(blocks != null ? FLAG_SPARSE : 0);
     data.writeInt(parameters.bucketSize());
     data.writeInt(parameters.huffmanMax());
+    data.writeInt(parameters.skipLevels());
     data.writeLong(keyCount);
     data.writeLong(bucketCount);
-    ranks.writeTo(data);
-    offsets.writeTo(data);
+    data.writeLong(trieBits);
+    directory.writeTo(data);
     WordsIO.write(data, trie);
     data.flush();
     data.writeInt((int) checked.getChecksum().getValue());
@@ -328,9 +423,10 @@ public final class EctIndex {
     }
     int bucketSize = WordsIO.readInt(data, "ECT bucket size");
     int huffmanMax = WordsIO.readInt(data, "ECT hmax");
+    int skipLevels = WordsIO.readInt(data, "ECT skip levels");
     EctParameters parameters;
     try {
-      parameters = new EctParameters(bucketSize, huffmanMax);
+      parameters = new EctParameters(bucketSize, huffmanMax, skipLevels);
     } catch (IllegalArgumentException e) {
       throw new CorruptStoreException("ECT parameters damaged: " + e.getMessage(), e);
     }
@@ -340,22 +436,14 @@ public final class EctIndex {
     CorruptStoreException.check(
         bucketCount == parameters.bucketCount(keyCount),
         "ECT bucket count " + bucketCount + " does not match " + keyCount + " keys");
-    EliasFano ranks = EliasFano.readFrom(data, bucketCount + 1);
-    CorruptStoreException.check(
-        ranks.size() == bucketCount + 1
-            && ranks.get(0) == 0
-            && ranks.get(bucketCount) == keyCount,
-        "ECT bucket ranks damaged");
-    EliasFano offsets = EliasFano.readFrom(data, bucketCount + 1);
-    CorruptStoreException.check(
-        offsets.size() == bucketCount + 1 && offsets.get(0) == 0, "ECT bucket offsets damaged");
-    long trieBits = offsets.get(bucketCount);
-    LongWords trie = WordsIO.read(data, (trieBits + 63) >>> 6, "ECT trie");
+    long trieBits = WordsIO.readLong(data, "ECT trie bit count");
+    BucketDirectory directory = BucketDirectory.readFrom(data, keyCount, bucketCount, trieBits);
+    LongBigArray trie = WordsIO.read(data, trieWords(trieBits), "ECT trie");
     int expected = (int) checked.getChecksum().getValue();
     int stored = WordsIO.readInt(data, "ECT checksum");
     CorruptStoreException.check(
         stored == expected,
         String.format("ECT index checksum mismatch: stored 0x%08x, computed 0x%08x", stored, expected));
-    return new EctIndex(parameters, keyCount, ranks, offsets, trie, blocks);
+    return new EctIndex(parameters, keyCount, trieBits, directory, trie, blocks);
   }
 }

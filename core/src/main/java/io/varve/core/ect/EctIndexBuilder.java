@@ -4,7 +4,6 @@ import io.varve.core.bits.BitWriter;
 import io.varve.core.bits.LongBigArray;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.hash.KeyHasher;
-import io.varve.core.succinct.EliasFano;
 import java.util.Arrays;
 
 /**
@@ -27,9 +26,12 @@ public final class EctIndexBuilder {
   private final long keyCount;
   private final long bucketCount;
   private final TrieCodes codes;
+  private final SkipLengthCode skipCode;
+  private final int skipLevels;
   private final BlockBoundaries blocks;
   private final BitWriter trie = new BitWriter();
-  private final EliasFano.Builder ranks;
+  private final BitWriter bucketTrie = new BitWriter();
+  private final LongBigArray ranks;
   private final LongBigArray offsets;
 
   private long added;
@@ -50,8 +52,10 @@ public final class EctIndexBuilder {
     this.keyCount = keyCount;
     this.bucketCount = parameters.bucketCount(keyCount);
     this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
+    this.skipLevels = parameters.skipLevels();
+    this.skipCode = skipLevels > 0 ? SkipLengthCode.forHuffmanMax(parameters.huffmanMax()) : null;
     this.blocks = blocks;
-    this.ranks = EliasFano.builder(bucketCount + 1, keyCount);
+    this.ranks = new LongBigArray(bucketCount + 1);
     this.offsets = new LongBigArray(bucketCount + 1);
   }
 
@@ -112,41 +116,69 @@ public final class EctIndexBuilder {
     while (currentBucket < bucketCount) {
       closeBucket();
     }
-    ranks.add(keyCount);
-    offsets.set(bucketCount, trie.bitLength());
-    EliasFano.Builder offsetSequence = EliasFano.builder(bucketCount + 1, trie.bitLength());
-    for (long b = 0; b <= bucketCount; b++) {
-      offsetSequence.add(offsets.get(b));
-    }
+    long trieBits = trie.bitLength();
+    ranks.set(bucketCount, keyCount);
+    offsets.set(bucketCount, trieBits);
+    BucketDirectory directory = BucketDirectory.build(ranks, offsets, keyCount, bucketCount, trieBits);
     return new EctIndex(
-        parameters, keyCount, ranks.build(), offsetSequence.build(), trie.toWords(), blocks);
+        parameters, keyCount, trieBits, directory, trie.toWords(EctIndex.trieWords(trieBits)), blocks);
   }
 
   private void closeBucket() {
-    ranks.add(currentBucketFirstRank);
-    offsets.set(currentBucket, trie.bitLength());
-    encode(0, bucketFill, 0);
+    bucketTrie.clear();
+    encode(0, bucketFill, 0, bucketTrie);
+    long offset = trie.bitLength();
+    if (offset + bucketTrie.bitLength() > EctIndex.usableBitsEnd(offset)) {
+      offset = EctIndex.nextChunkStart(offset);
+      trie.padTo(offset);
+    }
+    ranks.set(currentBucket, currentBucketFirstRank);
+    offsets.set(currentBucket, offset);
+    trie.append(bucketTrie);
     currentBucketFirstRank += bucketFill;
     bucketFill = 0;
     currentBucket++;
   }
 
-  /** Writes Rep of the subtrie of keys {@code [from, to)} of the bucket, which agree on {@code depth} bits. */
-  private void encode(int from, int to, int depth) {
+  /**
+   * Writes (to {@code out}) or, when {@code out} is null, only measures Rep of the subtrie of keys
+   * {@code [from, to)} of the bucket, which agree on their first {@code depth} bits.
+   *
+   * @return the number of bits of the representation
+   */
+  private long encode(int from, int to, int depth, BitWriter out) {
+    long bits = 0;
     int count = to - from;
     while (count > 1 && !isOneBlock(from, to)) {
       int split = firstWithBitSet(from, to, depth);
       int left = split - from;
-      depth++;
+      int nodeDepth = depth++;
       if (left == 0 || left == count) {
-        codes.write(trie, count, 0);
+        bits += emitSymbol(out, count, 0);
         continue;
       }
-      codes.write(trie, count, left);
-      encode(from, split, depth);
+      bits += emitSymbol(out, count, left);
+      if (nodeDepth < skipLevels && left >= 2) {
+        long leftBits = encode(from, split, depth, null);
+        bits += skipCode.length(left, leftBits) + leftBits;
+        if (out != null) {
+          skipCode.write(out, left, leftBits);
+          encode(from, split, depth, out);
+        }
+      } else {
+        bits += encode(from, split, depth, out);
+      }
       from = split;
       count = to - from;
     }
+    return bits;
+  }
+
+  private int emitSymbol(BitWriter out, int count, int symbol) {
+    if (out != null) {
+      codes.write(out, count, symbol);
+    }
+    return codes.length(count, symbol);
   }
 
   private boolean isOneBlock(int from, int to) {

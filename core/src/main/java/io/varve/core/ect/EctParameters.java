@@ -9,13 +9,20 @@ import io.varve.core.codes.TrieCodes;
  *     compress better (fewer bits per key) and take longer to search
  * @param huffmanMax {@code hmax}, the largest subtrie size coded with binomial Huffman codes;
  *     larger subtries use Exp-Golomb codes, keeping the decoding tables small
+ * @param skipLevels the number of top trie levels whose nodes store the bit length of their left
+ *     subtrie ({@link SkipLengthCode}), so that a lookup going right jumps over it instead of
+ *     decoding it: each level roughly halves the work of a lookup and costs a few bits per bucket
+ *     at that level; 0 is the paper's plain representation
  */
-public record EctParameters(int bucketSize, int huffmanMax) {
-  /** The paper's setting: {@code g = 256, hmax = 64}. */
-  public static final EctParameters DEFAULT = new EctParameters(256, 64);
+public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) {
+  /** The paper's setting: {@code g = 256, hmax = 64}, no skip lengths. */
+  public static final EctParameters DEFAULT = new EctParameters(256, 64, 0);
 
   /** The largest supported bucket size. */
   public static final int MAX_BUCKET_SIZE = 1 << 16;
+
+  /** The largest supported number of skip levels. */
+  public static final int MAX_SKIP_LEVELS = 16;
 
   public EctParameters {
     if (bucketSize < 1 || bucketSize > MAX_BUCKET_SIZE) {
@@ -26,6 +33,15 @@ public record EctParameters(int bucketSize, int huffmanMax) {
       throw new IllegalArgumentException(
           "huffmanMax must be in [1, " + TrieCodes.MAX_HUFFMAN_CONTEXT + "]: " + huffmanMax);
     }
+    if (skipLevels < 0 || skipLevels > MAX_SKIP_LEVELS) {
+      throw new IllegalArgumentException(
+          "skipLevels must be in [0, " + MAX_SKIP_LEVELS + "]: " + skipLevels);
+    }
+  }
+
+  /** Parameters without skip lengths. */
+  public EctParameters(int bucketSize, int huffmanMax) {
+    this(bucketSize, huffmanMax, 0);
   }
 
   /** The number of virtual buckets for {@code keyCount} keys: {@code max(1, ceil(n / g))}. */

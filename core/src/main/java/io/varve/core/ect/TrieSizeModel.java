@@ -41,6 +41,29 @@ public final class TrieSizeModel {
   }
 
   /**
+   * The entropy of a trie of each size up to {@code maxKeys} (element {@code c}), in bits: the
+   * least any code for the same recursive representation can spend on average. The codes' expected
+   * size ({@link #expectedDenseBits}) over this is their coding overhead.
+   */
+  public double[] entropyBits(int maxKeys) {
+    double[] entropy = new double[maxKeys + 1];
+    for (int c = 2; c <= maxKeys; c++) {
+      double[] p = splitProbabilities(c);
+      double sum = 0;
+      for (int s = 0; s < c; s++) {
+        if (p[s] > 0) {
+          sum -= p[s] * StrictMath.log(p[s]) / StrictMath.log(2);
+        }
+        if (s > 0) {
+          sum += p[s] * (entropy[s] + entropy[c - s]);
+        }
+      }
+      entropy[c] = sum / (1 - p[0]);
+    }
+    return entropy;
+  }
+
+  /**
    * Expected bits of a sparse trie of {@code keys} keys that starts at a block boundary, with
    * blocks of {@code keysPerBlock} keys.
    */
@@ -75,11 +98,12 @@ public final class TrieSizeModel {
     double[] p = new double[c];
     // log C(c, s) - c log 2, accumulated to stay finite for large c.
     double logBinomial = 0;
-    double logHalfPower = -c * Math.log(2);
-    p[0] = 2 * Math.exp(logHalfPower);
+    // StrictMath: skip-length predictions derive from this model and must not vary by JVM.
+    double logHalfPower = -c * StrictMath.log(2);
+    p[0] = 2 * StrictMath.exp(logHalfPower);
     for (int s = 1; s < c; s++) {
-      logBinomial += Math.log((double) (c - s + 1) / s);
-      p[s] = Math.exp(logBinomial + logHalfPower);
+      logBinomial += StrictMath.log((double) (c - s + 1) / s);
+      p[s] = StrictMath.exp(logBinomial + logHalfPower);
     }
     return p;
   }

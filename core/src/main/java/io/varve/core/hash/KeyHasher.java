@@ -6,8 +6,9 @@ import net.openhft.hashing.LongTupleHashFunction;
  * The seeded 128-bit hash of byte-string keys that orders every Varve store: XXH3-128 (through
  * OpenHFT's zero-allocation-hashing).
  *
- * <p>A hash is the pair {@code (hi, lo)} of the function's two result words, {@code hi} being
- * the first. <em>Hash order</em> is the unsigned order of the 128-bit value {@code hi:lo}; see
+ * <p>A hash is the pair {@code (hi, lo)} of the function's two result words in the order
+ * zero-allocation-hashing returns them: {@code hi} is XXH3-128's low 64-bit half, {@code lo} its
+ * high half (both halves are uniformly distributed; Varve only needs a fixed convention). <em>Hash order</em> is the unsigned order of the 128-bit value {@code hi:lo}; see
  * {@link #compare}.
  *
  * <p>Instances are immutable and thread-safe; {@link #hash} allocates nothing.

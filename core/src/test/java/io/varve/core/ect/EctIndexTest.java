@@ -24,26 +24,29 @@ class EctIndexTest {
 
   static Stream<Arguments> sizesAndParameters() {
     int[] sizes = {0, 1, 2, 3, 100, 10_000, 1_000_000};
-    int[][] settings = {{256, 64}, {64, 16}, {128, 32}, {512, 64}, {1, 1}, {4, 2}, {1000, 256}, {32, 1}};
+    int[][] settings = {
+      {256, 64, 0}, {64, 16, 2}, {128, 32, 1}, {512, 64, 3}, {1, 1, 0}, {4, 2, 1}, {1000, 256, 4}, {32, 1, 16}
+    };
     Stream.Builder<Arguments> cases = Stream.builder();
     for (int n : sizes) {
       for (int[] s : settings) {
         if (n >= 1_000_000 && s[0] < 16) {
           continue; // covered at smaller sizes; keeps the suite short
         }
-        cases.add(Arguments.of(n, s[0], s[1]));
+        cases.add(Arguments.of(n, s[0], s[1], s[2]));
       }
     }
     return cases.build();
   }
 
-  @ParameterizedTest(name = "n={0} g={1} hmax={2}")
+  @ParameterizedTest(name = "n={0} g={1} hmax={2} skipLevels={3}")
   @MethodSource("sizesAndParameters")
-  void rankIsExactForEveryKeyAndSurvivesSerialization(int n, int g, int hmax) throws IOException {
+  void rankIsExactForEveryKeyAndSurvivesSerialization(int n, int g, int hmax, int skipLevels)
+      throws IOException {
     long seed = 0xEC7L * 31 + n * 7L + g * 131L + hmax;
-    System.out.println("EctIndexTest n=" + n + " g=" + g + " hmax=" + hmax + " seed " + seed);
+    System.out.println("EctIndexTest n=" + n + " g=" + g + " hmax=" + hmax + " skip=" + skipLevels + " seed " + seed);
     SortedHashes hashes = SortedHashes.random(n, seed);
-    EctIndex index = hashes.buildDense(new EctParameters(g, hmax));
+    EctIndex index = hashes.buildDense(new EctParameters(g, hmax, skipLevels));
     assertEquals(n, index.size());
     assertRanksExact(hashes, index);
     assertRanksExact(hashes, roundTrip(index, null));
@@ -69,7 +72,8 @@ class EctIndexTest {
   void keysThatShareHighWordsAreResolvedByTheLowWord() throws IOException {
     for (int maxRun : new int[] {2, 17, 300}) {
       SortedHashes hashes = SortedHashes.clustered(50_000, maxRun, maxRun);
-      for (EctParameters p : new EctParameters[] {EctParameters.DEFAULT, new EctParameters(8, 4)}) {
+      for (EctParameters p :
+          new EctParameters[] {EctParameters.DEFAULT, new EctParameters(8, 4), new EctParameters(64, 64, 3)}) {
         EctIndex index = hashes.buildDense(p);
         assertRanksExact(hashes, index);
         assertRanksExact(hashes, roundTrip(index, null));
@@ -103,24 +107,26 @@ class EctIndexTest {
 
   static Stream<Arguments> sparseCases() {
     return Stream.of(
-        Arguments.of(0, 256, 64, 8), Arguments.of(1, 256, 64, 8), Arguments.of(3, 256, 64, 2),
-        Arguments.of(10_000, 256, 64, 1), Arguments.of(10_000, 256, 64, 7),
-        Arguments.of(100_000, 256, 64, 16), Arguments.of(100_000, 64, 16, 256),
-        Arguments.of(1_000_000, 256, 64, 32), Arguments.of(1_000_000, 1024, 128, 4));
+        Arguments.of(0, 256, 64, 0, 8), Arguments.of(1, 256, 64, 0, 8), Arguments.of(3, 256, 64, 0, 2),
+        Arguments.of(10_000, 256, 64, 0, 1), Arguments.of(10_000, 256, 64, 0, 7),
+        Arguments.of(10_000, 256, 64, 2, 7), Arguments.of(100_000, 256, 64, 0, 16),
+        Arguments.of(100_000, 64, 16, 0, 256), Arguments.of(100_000, 64, 16, 3, 5),
+        Arguments.of(1_000_000, 256, 64, 0, 32), Arguments.of(1_000_000, 1024, 128, 1, 4));
   }
 
-  @ParameterizedTest(name = "n={0} g={1} hmax={2} fixed blocks of {3}")
+  @ParameterizedTest(name = "n={0} g={1} hmax={2} skipLevels={3} fixed blocks of {4}")
   @MethodSource("sparseCases")
-  void sparseIndexReturnsTheBlockOfEveryKey(int n, int g, int hmax, int perBlock) throws IOException {
+  void sparseIndexReturnsTheBlockOfEveryKey(int n, int g, int hmax, int skipLevels, int perBlock)
+      throws IOException {
     long seed = 0x5BA25EL + n + perBlock;
     System.out.println("EctIndexTest sparse n=" + n + " k=" + perBlock + " seed " + seed);
     SortedHashes hashes = SortedHashes.random(n, seed);
     BlockBoundaries blocks = BlockBoundaries.fixedSize(perBlock);
-    EctIndex sparse = hashes.buildSparse(new EctParameters(g, hmax), blocks);
+    EctIndex sparse = hashes.buildSparse(new EctParameters(g, hmax, skipLevels), blocks);
     assertBlocksExact(hashes, sparse, blocks);
     assertBlocksExact(hashes, roundTrip(sparse, blocks), blocks);
     if (n >= 10_000 && perBlock > 1) {
-      EctIndex dense = hashes.buildDense(new EctParameters(g, hmax));
+      EctIndex dense = hashes.buildDense(new EctParameters(g, hmax, skipLevels));
       assertTrue(sparse.trieBits() < dense.trieBits(), "pruning must shrink the tries");
     }
   }
@@ -164,6 +170,8 @@ class EctIndexTest {
     assertThrows(IllegalArgumentException.class, () -> EctIndex.builder(-1, EctParameters.DEFAULT));
     assertThrows(IllegalArgumentException.class, () -> new EctParameters(0, 64));
     assertThrows(IllegalArgumentException.class, () -> new EctParameters(256, 257));
+    assertThrows(IllegalArgumentException.class, () -> new EctParameters(256, 64, -1));
+    assertThrows(IllegalArgumentException.class, () -> new EctParameters(256, 64, 17));
   }
 
   @Test
@@ -192,7 +200,7 @@ class EctIndexTest {
   @Test
   void lookupsOnDamagedTriesFailCleanly() {
     SortedHashes hashes = SortedHashes.random(20_000, 99);
-    EctIndex index = hashes.buildDense(new EctParameters(128, 16));
+    EctIndex index = hashes.buildDense(new EctParameters(128, 16, 2));
     SplittableRandom random = new SplittableRandom(100);
     io.varve.core.bits.LongBigArray words = TrieAccess.words(index);
     for (int round = 0; round < 300; round++) {

@@ -14,7 +14,8 @@ class TrieSizeModelTest {
     TrieSizeModel model = new TrieSizeModel(64);
     double[] expected = model.expectedDenseBits(300);
     assertEquals(0, expected[1]);
-    assertEquals(1.0, expected[2], 1e-12, "two keys: one 1-bit code, then done");
+    // Two keys: each level splits them with probability 1/2, every level costs one bit.
+    assertEquals(2.0, expected[2], 1e-12, "two keys: a geometric number of 1-bit codes");
     for (int n : new int[] {3, 16, 64, 65, 256, 300}) {
       double measured = averageTrieBits(n, Integer.MAX_VALUE, n * 31L);
       System.out.printf("dense n=%d: model %.3f bits/key, measured %.3f%n", n, expected[n] / n, measured / n);
