@@ -53,6 +53,8 @@ final class BucketDirectory {
   private final long rankDeviationMin;
   private final long offsetDeviationMin;
   private final long bitsPerKeyQ16;
+  /** {@code floor(j * n / m)} for j in [0, GROUP_SIZE): no division on the lookup path. */
+  private final long[] expectedRankDeltas = new long[GROUP_SIZE];
   private final LongBigArray words;
 
   private BucketDirectory(
@@ -76,6 +78,9 @@ final class BucketDirectory {
     this.entryBits = rankDeviationWidth + offsetDeviationWidth;
     this.groupBits = rankWidth + offsetWidth + (long) (GROUP_SIZE - 1) * entryBits;
     this.bitsPerKeyQ16 = bitsPerKeyQ16(keyCount, trieBits);
+    for (int j = 0; j < GROUP_SIZE; j++) {
+      expectedRankDeltas[j] = expectedRankDelta(j, keyCount, bucketCount);
+    }
     this.words = words;
   }
 
@@ -161,16 +166,17 @@ final class BucketDirectory {
   /** The rank of the first key of bucket {@code b} ({@code b = m} gives {@code n}). */
   long rank(long b) {
     long groupStart = (b >>> GROUP_SHIFT) * groupBits;
-    long base = words.getBitsLsbFirst(groupStart, rankWidth);
+    return words.getBitsLsbFirst(groupStart, rankWidth) + rankDelta(groupStart, (int) b & (GROUP_SIZE - 1));
+  }
+
+  /** The number of keys in bucket {@code b < m}. */
+  long size(long b) {
     int j = (int) b & (GROUP_SIZE - 1);
-    if (j == 0) {
-      return base;
+    if (j == GROUP_SIZE - 1) {
+      return rank(b + 1) - rank(b);
     }
-    long entryStart = groupStart + rankWidth + offsetWidth + (long) (j - 1) * entryBits;
-    return base
-        + words.getBitsLsbFirst(entryStart, rankDeviationWidth)
-        + rankDeviationMin
-        + expectedRankDelta(j, keyCount, bucketCount);
+    long groupStart = (b >>> GROUP_SHIFT) * groupBits;
+    return rankDelta(groupStart, j + 1) - rankDelta(groupStart, j);
   }
 
   /** The bit offset of the trie of bucket {@code b} ({@code b = m} gives the total trie bits). */
@@ -181,15 +187,25 @@ final class BucketDirectory {
     if (j == 0) {
       return base;
     }
-    long entryStart = groupStart + rankWidth + offsetWidth + (long) (j - 1) * entryBits;
-    long rankDelta =
-        words.getBitsLsbFirst(entryStart, rankDeviationWidth)
-            + rankDeviationMin
-            + expectedRankDelta(j, keyCount, bucketCount);
+    long entryStart = entryStart(groupStart, j);
     return base
         + words.getBitsLsbFirst(entryStart + rankDeviationWidth, offsetDeviationWidth)
         + offsetDeviationMin
-        + predictedBits(rankDelta, bitsPerKeyQ16);
+        + predictedBits(rankDelta(groupStart, j), bitsPerKeyQ16);
+  }
+
+  /** {@code rank(b0 + j) - rank(b0)} within the group starting at bit {@code groupStart}. */
+  private long rankDelta(long groupStart, int j) {
+    if (j == 0) {
+      return 0;
+    }
+    return words.getBitsLsbFirst(entryStart(groupStart, j), rankDeviationWidth)
+        + rankDeviationMin
+        + expectedRankDeltas[j];
+  }
+
+  private long entryStart(long groupStart, int j) {
+    return groupStart + rankWidth + offsetWidth + (long) (j - 1) * entryBits;
   }
 
   /** Bits of the encoded directory. */

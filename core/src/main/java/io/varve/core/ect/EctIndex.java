@@ -152,7 +152,7 @@ public final class EctIndex {
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
     long position = VirtualBuckets.positionInBucket(hi, bucketCount);
     long rank = directory.rank(bucket);
-    long size = directory.rank(bucket + 1) - rank;
+    long size = directory.size(bucket);
     if (size <= 1) {
       return size == 1 ? rank : -1;
     }
@@ -203,7 +203,7 @@ public final class EctIndex {
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
     long position = VirtualBuckets.positionInBucket(hi, bucketCount);
     long first = directory.rank(bucket);
-    long size = directory.rank(bucket + 1) - first;
+    long size = directory.size(bucket);
     if (size == 0) {
       return -1;
     }
