@@ -13,7 +13,8 @@ public final class LongBigArray extends LongWords {
   /** Words are stored in chunks of {@code 2^CHUNK_SHIFT} words. */
   public static final int CHUNK_SHIFT = 27;
 
-  private static final int CHUNK_SIZE = 1 << CHUNK_SHIFT;
+  /** Words per chunk. */
+  public static final int CHUNK_SIZE = 1 << CHUNK_SHIFT;
   private static final int CHUNK_MASK = CHUNK_SIZE - 1;
 
   private final long[][] chunks;
@@ -44,6 +45,30 @@ public final class LongBigArray extends LongWords {
   private LongBigArray(long[] words) {
     this.length = words.length;
     this.chunks = new long[][] {words};
+  }
+
+  private LongBigArray(long[][] chunks, long length) {
+    this.chunks = chunks;
+    this.length = length;
+  }
+
+  /**
+   * Wraps (without copying) chunks that are full ({@link #CHUNK_SIZE} words) but for the last.
+   *
+   * @throws IllegalArgumentException if a chunk other than the last is not full
+   */
+  public static LongBigArray ofChunks(long[][] chunks) {
+    if (chunks.length == 0) {
+      return new LongBigArray(0);
+    }
+    long length = 0;
+    for (int i = 0; i < chunks.length; i++) {
+      if (i < chunks.length - 1 ? chunks[i].length != CHUNK_SIZE : chunks[i].length > CHUNK_SIZE) {
+        throw new IllegalArgumentException("chunk " + i + " has " + chunks[i].length + " words");
+      }
+      length += chunks[i].length;
+    }
+    return new LongBigArray(chunks.clone(), length);
   }
 
   @Override

@@ -6,6 +6,9 @@ import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Writes and reads word arrays as {@code length:int64 word:int64*} (big-endian, the byte order of
@@ -25,15 +28,28 @@ public final class WordsIO {
 
   /**
    * Reads an array written by {@link #write}, checking that its length is exactly {@code
-   * expectedLength}.
+   * expectedLength}. Storage grows only as words actually arrive, so a damaged or hostile length
+   * ends in a {@link CorruptStoreException} at the end of the input, never in a huge allocation.
    */
   public static LongBigArray read(DataInput in, long expectedLength, String what) throws IOException {
     long n = readLong(in, what + " length");
     CorruptStoreException.check(
-        n == expectedLength, what + ": expected " + expectedLength + " words, found " + n);
-    LongBigArray words = new LongBigArray(n);
-    for (long i = 0; i < n; i++) {
-      words.set(i, readLong(in, what));
+        n == expectedLength && n >= 0, what + ": expected " + expectedLength + " words, found " + n);
+    List<long[]> chunks = new ArrayList<>();
+    for (long start = 0; start < n; start += LongBigArray.CHUNK_SIZE) {
+      chunks.add(readChunk(in, (int) Math.min(LongBigArray.CHUNK_SIZE, n - start), what));
+    }
+    return chunks.isEmpty() ? new LongBigArray(0) : LongBigArray.ofChunks(chunks.toArray(new long[0][]));
+  }
+
+  /** Reads {@code size} words into an array that doubles as they arrive. */
+  private static long[] readChunk(DataInput in, int size, String what) throws IOException {
+    long[] words = new long[Math.min(size, 1 << 12)];
+    for (int i = 0; i < size; i++) {
+      if (i == words.length) {
+        words = Arrays.copyOf(words, (int) Math.min(size, 2L * words.length));
+      }
+      words[i] = readLong(in, what);
     }
     return words;
   }

@@ -92,8 +92,10 @@ public final class EliasFano {
   /** Returns element {@code index}. */
   public long get(long index) {
     Objects.checkIndex(index, count);
+    // The lower bits do not depend on the select: load them first so both misses overlap.
+    long low = lowerBits(index);
     long position = selectOne(index);
-    return ((position - index) << lowerWidth) | lowerBits(index);
+    return ((position - index) << lowerWidth) | low;
   }
 
   /**

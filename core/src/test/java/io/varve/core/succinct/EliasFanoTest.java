@@ -16,6 +16,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 class EliasFanoTest {
   private static final long SEED = 0xEF0011L;
@@ -91,6 +92,38 @@ class EliasFanoTest {
       }
     }
     return low;
+  }
+
+  /**
+   * More than 2^31 elements and more than 2^32 bits of upper bits: no int index anywhere. Needs
+   * about 1.2 GiB of heap; run with {@code -Dvarve.test.large=true}.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "varve.test.large", matches = "true")
+  void moreThanTwoToTheThirtyOneElements() {
+    long n = (1L << 31) + 1000;
+    long seed = 0xB16L;
+    System.out.println("EliasFanoTest large seed " + seed);
+    // Values 3i + (0, 1 or 2): the upper bits hold ~2n + n/... bits, beyond 2^32.
+    EliasFano.Builder builder = EliasFano.builder(n, 3 * n + 2);
+    for (long i = 0; i < n; i++) {
+      builder.add(3 * i + (mix(seed + i) & 1));
+    }
+    EliasFano ef = builder.build();
+    assertTrue(ef.encodedBits() > 1L << 32, "upper bits " + ef.encodedBits());
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int t = 0; t < 1_000_000; t++) {
+      long i = t < 1000 ? n - 1 - t : random.nextLong(n);
+      long expected = 3 * i + (mix(seed + i) & 1);
+      assertEquals(expected, ef.get(i), "get(" + i + ")");
+      assertEquals(i, ef.successorIndex(expected));
+      assertEquals(i, ef.predecessorIndex(expected + 1));
+    }
+  }
+
+  private static long mix(long z) {
+    z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
+    return z ^ (z >>> 33);
   }
 
   @Test
