@@ -79,6 +79,7 @@ public final class EctIndex {
   private final SkipLengthCode skipCode;
   /** Whether context 2 uses the Huffman code {one side: "0", split: "1"} (hmax &gt;= 2). */
   private final boolean pairCodeIsUnary;
+  private final SmallSubtrieSkips smallSkips;
   private final BlockBoundaries blocks;
 
   EctIndex(
@@ -102,6 +103,7 @@ public final class EctIndex {
     this.skipLevels = parameters.skipLevels();
     this.skipCode = skipLevels > 0 ? SkipLengthCode.forHuffmanMax(parameters.huffmanMax()) : null;
     this.pairCodeIsUnary = codes.isPairCodeUnary();
+    this.smallSkips = SmallSubtrieSkips.forHuffmanMax(parameters.huffmanMax());
     this.blocks = blocks;
   }
 
@@ -246,6 +248,13 @@ public final class EctIndex {
     while (count > 1) {
       if (count == 2 && pairCodeIsUnary) {
         return skipPair(words, limit, bitPos, depth);
+      }
+      if (count >= 3 && count <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
+        int length = smallSkips.length(count, peek(words, bitPos));
+        if (length != 0) {
+          checkPosition(depth, bitPos, limit);
+          return bitPos + length;
+        }
       }
       checkPosition(depth, bitPos, limit);
       long decoded = codes.decode(count, peek(words, bitPos));
