@@ -13,6 +13,8 @@ import java.util.SplittableRandom;
  *
  * <p>Every generator takes an explicit seed; the benchmarks use {@link #SEED} so that every run
  * and every setting sees the same keys.
+ *
+ * <p>Immutable once built (the arrays are not copied: do not modify them); thread-safe for reads.
  */
 public final class BenchmarkData {
   /** The seed of every benchmark's data. */

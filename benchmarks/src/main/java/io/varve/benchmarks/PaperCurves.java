@@ -17,6 +17,8 @@ import java.io.PrintStream;
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.PaperCurves [trials]
  * </pre>
+ *
+ * <p>A command-line report; stateless.
  */
 public final class PaperCurves {
   private static final int HUFFMAN_MAX = 64;

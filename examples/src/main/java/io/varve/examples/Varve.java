@@ -9,6 +9,8 @@ import java.util.Arrays;
  * <p>Commands so far: {@code demo} (build an index over generated keys, query it, print its
  * statistics and timings). The store commands ({@code build}, {@code get}, {@code stats}, ...)
  * arrive with the store format.
+ *
+ * <p>Not meant for concurrent use: {@link #main} runs one command and exits.
  */
 public final class Varve {
   private Varve() {}

@@ -4,6 +4,8 @@ package io.varve.core.ect;
  * Two keys with equal 128-bit hashes were added to an index: either the same key twice, or (with
  * probability about {@code n^2 / 2^129}) two distinct keys that collide, in which case the caller
  * rebuilds with another seed.
+ *
+ * <p>Immutable; safe to share between threads.
  */
 public final class DuplicateHashException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

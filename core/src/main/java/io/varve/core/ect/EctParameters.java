@@ -13,6 +13,7 @@ import io.varve.core.codes.TrieCodes;
  *     subtrie ({@link SkipLengthCode}), so that a lookup going right jumps over it instead of
  *     decoding it: each level roughly halves the work of a lookup and costs a few bits per bucket
  *     at that level; 0 is the paper's plain representation
+ *     <p>An immutable value; thread-safe.
  */
 public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) {
   /** The paper's setting: {@code g = 256, hmax = 64}, no skip lengths. */

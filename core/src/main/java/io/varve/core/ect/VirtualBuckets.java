@@ -8,6 +8,8 @@ package io.varve.core.ect;
  * of two. The trie inside the bucket reads the 128 bits {@code (hi * m mod 2^64) : lo}: the
  * position of the hash within its bucket, which is uniformly distributed, increasing with the
  * hash and distinct for distinct hashes of the bucket.
+ *
+ * <p>Stateless and thread-safe.
  */
 final class VirtualBuckets {
   private VirtualBuckets() {}

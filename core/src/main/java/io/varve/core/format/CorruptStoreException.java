@@ -5,6 +5,8 @@ package io.varve.core.format;
  * truncated, of a foreign format or of an unsupported version. Every structure reports corrupt input
  * with this one type, whether found while opening or during a lookup; the message names what was
  * wrong and where.
+ *
+ * <p>Immutable, like every exception here; safe to share between threads.
  */
 public final class CorruptStoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;

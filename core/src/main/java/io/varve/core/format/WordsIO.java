@@ -12,8 +12,10 @@ import java.util.List;
 
 /**
  * Writes and reads word arrays as {@code length:int64 word:int64*} (big-endian, the byte order of
- * {@link DataOutput}). Reading never allocates more than the caller's limit, so a damaged length
- * cannot exhaust the heap.
+ * {@link DataOutput}). Reading grows its storage only as words arrive, so a damaged length ends
+ * in a {@link CorruptStoreException}, not in an attempt to allocate it.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class WordsIO {
   private WordsIO() {}
