@@ -151,44 +151,7 @@ public final class EctIndex {
     if (blocks != null) {
       throw new IllegalStateException("rank() on a sparse index; use block()");
     }
-    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
-    long position = VirtualBuckets.positionInBucket(hi, bucketCount);
-    long rank = directory.rank(bucket);
-    long size = directory.size(bucket);
-    if (size <= 1) {
-      return size == 1 ? rank : -1;
-    }
-    long offset = directory.offset(bucket);
-    long[] words = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)];
-    long bitPos = offset & CHUNK_BIT_MASK;
-    long limit = bitLimit(offset, words);
-    int count = (int) size;
-    int depth = 0;
-    while (count > 1) {
-      checkPosition(depth, bitPos, limit);
-      long decoded = codes.decode(count, peek(words, bitPos));
-      bitPos += decoded & 0xFF;
-      int left = (int) (decoded >>> 8);
-      int nodeDepth = depth;
-      long bit = VirtualBuckets.bitAsSign(position, lo, depth++);
-      if (left == 0) {
-        continue;
-      }
-      long skipBits = -1;
-      if (nodeDepth < skipLevels && left >= 2) {
-        long skip = skipCode.decode(left, peek(words, bitPos));
-        bitPos += skip & 0xFF;
-        skipBits = skip >> 8;
-      }
-      if (bit >= 0) {
-        count = left;
-      } else {
-        bitPos = skipBits >= 0 ? bitPos + skipBits : skip(words, limit, bitPos, left, depth);
-        rank += left;
-        count -= left;
-      }
-    }
-    return rank;
+    return locate(hi, lo);
   }
 
   /**
@@ -202,12 +165,22 @@ public final class EctIndex {
     if (blocks == null) {
       throw new IllegalStateException("block() on a dense index; use rank()");
     }
+    long first = locate(hi, lo);
+    return first < 0 ? -1 : blocks.blockOf(first);
+  }
+
+  /**
+   * Descends the trie of the hash's bucket to the subtrie that holds it: a single key (its rank)
+   * or, in a sparse index, keys of one block (the rank of the first). Returns -1 for an empty
+   * bucket.
+   */
+  private long locate(long hi, long lo) {
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
     long position = VirtualBuckets.positionInBucket(hi, bucketCount);
     long first = directory.rank(bucket);
     long size = directory.size(bucket);
-    if (size == 0) {
-      return -1;
+    if (size <= 1) {
+      return size == 1 ? first : -1;
     }
     long offset = directory.offset(bucket);
     long[] words = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)];
@@ -215,7 +188,7 @@ public final class EctIndex {
     long limit = bitLimit(offset, words);
     int count = (int) size;
     int depth = 0;
-    while (count > 1 && !blocks.sameBlock(first, first + count - 1)) {
+    while (count > 1 && !isOneBlock(first, count)) {
       checkPosition(depth, bitPos, limit);
       long decoded = codes.decode(count, peek(words, bitPos));
       bitPos += decoded & 0xFF;
@@ -234,22 +207,32 @@ public final class EctIndex {
       if (bit >= 0) {
         count = left;
       } else {
-        bitPos =
-            skipBits >= 0 ? bitPos + skipBits : skipSparse(words, limit, bitPos, left, first, depth);
+        bitPos = skipBits >= 0 ? bitPos + skipBits : skip(words, limit, bitPos, left, first, depth);
         first += left;
         count -= left;
       }
     }
-    return blocks.blockOf(first);
+    return first;
   }
 
-  /** Skips Rep of a subtrie of {@code count} keys at {@code depth}; returns the bit after it. */
-  private long skip(long[] words, long limit, long bitPos, int count, int depth) {
+  /** Whether a sparse index pruned the subtrie of {@code count} keys from rank {@code first}. */
+  private boolean isOneBlock(long first, int count) {
+    return blocks != null && blocks.sameBlock(first, first + count - 1);
+  }
+
+  /**
+   * Skips Rep of the subtrie of {@code count} keys from rank {@code first} at {@code depth};
+   * returns the bit after it.
+   */
+  private long skip(long[] words, long limit, long bitPos, int count, long first, int depth) {
     while (count > 1) {
-      if (count == 2 && pairCodeIsUnary) {
+      if (blocks != null) {
+        if (blocks.sameBlock(first, first + count - 1)) {
+          break;
+        }
+      } else if (count == 2 && pairCodeIsUnary) {
         return skipPair(words, limit, bitPos, depth);
-      }
-      if (count >= 3 && count <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
+      } else if (count >= 3 && count <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
         int length = smallSkips.length(count, peek(words, bitPos));
         if (length != 0) {
           checkPosition(depth, bitPos, limit);
@@ -268,8 +251,9 @@ public final class EctIndex {
         long skip = skipCode.decode(left, peek(words, bitPos));
         bitPos += (skip & 0xFF) + (skip >> 8);
       } else {
-        bitPos = skip(words, limit, bitPos, left, depth);
+        bitPos = skip(words, limit, bitPos, left, first, depth);
       }
+      first += left;
       count -= left;
     }
     return bitPos;
@@ -289,29 +273,6 @@ public final class EctIndex {
       bitPos += 64;
       depth += 64;
     }
-  }
-
-  /** {@link #skip} for a sparse trie, whose subtries within one block are pruned. */
-  private long skipSparse(long[] words, long limit, long bitPos, int count, long first, int depth) {
-    while (count > 1 && !blocks.sameBlock(first, first + count - 1)) {
-      checkPosition(depth, bitPos, limit);
-      long decoded = codes.decode(count, peek(words, bitPos));
-      bitPos += decoded & 0xFF;
-      int left = (int) (decoded >>> 8);
-      int nodeDepth = depth++;
-      if (left == 0) {
-        continue;
-      }
-      if (nodeDepth < skipLevels && left >= 2) {
-        long skip = skipCode.decode(left, peek(words, bitPos));
-        bitPos += (skip & 0xFF) + (skip >> 8);
-      } else {
-        bitPos = skipSparse(words, limit, bitPos, left, first, depth);
-      }
-      first += left;
-      count -= left;
-    }
-    return bitPos;
   }
 
   /** The 64 bits of {@code words} from {@code bitPos} on, most significant bit first. */
