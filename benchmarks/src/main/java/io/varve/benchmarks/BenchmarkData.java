@@ -41,6 +41,11 @@ public final class BenchmarkData {
     this.lo = lo;
   }
 
+  /** The lookup after lookup {@code i} in an order of {@code length} lookups: they cycle. */
+  public static int nextLookup(int i, int length) {
+    return i + 1 == length ? 0 : i + 1;
+  }
+
   /** The number of hashes. */
   public int size() {
     return hi.length;

@@ -94,7 +94,7 @@ public class EctRankBenchmark {
   public long rank() {
     int i = cursor;
     long rank = index.rank(queryHi[i], queryLo[i]);
-    cursor = i + 1 == queryHi.length ? 0 : i + 1;
+    cursor = BenchmarkData.nextLookup(i, queryHi.length);
     return rank;
   }
 

@@ -86,7 +86,7 @@ public class EliasFanoBenchmark {
   public long varveGet() {
     int i = cursor;
     long value = varve.get(queryIndex[i]);
-    cursor = i + 1 == queryIndex.length ? 0 : i + 1;
+    cursor = BenchmarkData.nextLookup(i, queryIndex.length);
     return value;
   }
 
@@ -94,7 +94,7 @@ public class EliasFanoBenchmark {
   public long sux4jGetLong() {
     int i = cursor;
     long value = sux4j.getLong(queryIndex[i]);
-    cursor = i + 1 == queryIndex.length ? 0 : i + 1;
+    cursor = BenchmarkData.nextLookup(i, queryIndex.length);
     return value;
   }
 

@@ -128,7 +128,7 @@ public class Sux4jMphBenchmark {
   public long getLong() {
     int i = cursor;
     long value = mph.getLong(queryKeys[i]);
-    cursor = i + 1 == queryKeys.length ? 0 : i + 1;
+    cursor = BenchmarkData.nextLookup(i, queryKeys.length);
     return value;
   }
 
@@ -137,7 +137,7 @@ public class Sux4jMphBenchmark {
   public long getLongBySignature() {
     int i = cursor;
     long value = mph.getLongBySignature(querySignatures[i]);
-    cursor = i + 1 == querySignatures.length ? 0 : i + 1;
+    cursor = BenchmarkData.nextLookup(i, querySignatures.length);
     return value;
   }
 

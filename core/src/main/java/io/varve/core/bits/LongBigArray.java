@@ -37,16 +37,6 @@ public final class LongBigArray extends LongWords {
     }
   }
 
-  /** Wraps (without copying) a single {@code long[]}. */
-  public static LongBigArray wrap(long[] words) {
-    return new LongBigArray(words);
-  }
-
-  private LongBigArray(long[] words) {
-    this.length = words.length;
-    this.chunks = new long[][] {words};
-  }
-
   private LongBigArray(long[][] chunks, long length) {
     this.chunks = chunks;
     this.length = length;
