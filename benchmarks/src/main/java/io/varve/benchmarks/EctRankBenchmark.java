@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -72,6 +73,8 @@ public class EctRankBenchmark {
       queryLo[i] = data.lo[order[i]];
     }
     cursor = 0;
+    batchRanks = new long[order.length];
+    batchCursor = 0;
     double n = keys;
     System.out.printf(
         "%n[space] ECT g=%d hmax=%d skip=%d n=%d: tries %.4f + directory %.4f = %.4f bits/key;"
@@ -96,6 +99,33 @@ public class EctRankBenchmark {
     long rank = index.rank(queryHi[i], queryLo[i]);
     cursor = BenchmarkData.nextLookup(i, queryHi.length);
     return rank;
+  }
+
+  /** Lookups per {@link #rankBatch} call. */
+  static final int BATCH = 1024;
+
+  /** Where {@link #rankBatch} writes its ranks, parallel to the queries. */
+  long[] batchRanks;
+
+  private int batchCursor;
+
+  /**
+   * {@link EctIndex#rank(long[], long[], long[], int, int)} over the next {@value #BATCH} lookups
+   * of the order (or the rest of it); the score is per lookup.
+   */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public long[] rankBatch() {
+    int start = batchCursor;
+    int end = Math.min(queryHi.length, start + BATCH);
+    index.rank(queryHi, queryLo, batchRanks, start, end);
+    batchCursor = end == queryHi.length ? 0 : end;
+    return batchRanks;
+  }
+
+  /** The first lookup of the next {@link #rankBatch} call (for tests). */
+  int nextBatch() {
+    return batchCursor;
   }
 
   /** The lookup the next {@link #rank()} call makes (for tests). */

@@ -12,6 +12,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
@@ -65,6 +66,8 @@ public final class EctIndex {
   /** Trie bits per storage chunk; no bucket's trie crosses a chunk or uses a chunk's last word. */
   private static final int CHUNK_BIT_SHIFT = LongBigArray.CHUNK_SHIFT + 6;
   private static final long CHUNK_BIT_MASK = (1L << CHUNK_BIT_SHIFT) - 1;
+  /** Lookups whose memory reads {@link #rank(long[], long[], long[], int, int)} overlaps. */
+  static final int BATCH = 16;
 
   private final EctParameters parameters;
   private final long keyCount;
@@ -170,19 +173,58 @@ public final class EctIndex {
   }
 
   /**
+   * Ranks many hashes at once: {@code ranks[i] = rank(hi[i], lo[i])} for {@code i} in {@code [from,
+   * to)}. Lookups are processed in groups of {@value #BATCH} whose memory reads (the directory,
+   * then the first trie word) are issued together before any trie is decoded, so that their cache
+   * misses overlap instead of following one another: for bulk work (joins, multi-gets) this is
+   * markedly faster per key than calling {@link #rank} in a loop.
+   *
+   * @throws IllegalStateException on a sparse index
+   * @throws CorruptStoreException when the trie bits are found damaged
+   */
+  public void rank(long[] hi, long[] lo, long[] ranks, int from, int to) {
+    if (blocks != null) {
+      throw new IllegalStateException("rank() on a sparse index; use block()");
+    }
+    Objects.checkFromToIndex(from, to, Math.min(hi.length, Math.min(lo.length, ranks.length)));
+    long[] firsts = new long[BATCH];
+    long[] sizes = new long[BATCH];
+    long[] offsets = new long[BATCH];
+    for (int start = from; start < to; start += BATCH) {
+      int end = Math.min(to, start + BATCH);
+      for (int i = start; i < end; i++) {
+        long bucket = VirtualBuckets.bucketOf(hi[i], bucketCount);
+        firsts[i - start] = directory.rank(bucket);
+        sizes[i - start] = directory.size(bucket);
+        offsets[i - start] = directory.offset(bucket);
+      }
+      for (int i = start; i < end; i++) {
+        long offset = offsets[i - start];
+        // Touch the trie's first word now; the value is overwritten below.
+        ranks[i] = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)][(int) ((offset & CHUNK_BIT_MASK) >>> 6)];
+      }
+      for (int i = start; i < end; i++) {
+        ranks[i] = descend(hi[i], lo[i], firsts[i - start], sizes[i - start], offsets[i - start]);
+      }
+    }
+  }
+
+  /**
    * Descends the trie of the hash's bucket to the subtrie that holds it: a single key (its rank)
    * or, in a sparse index, keys of one block (the rank of the first). Returns -1 for an empty
    * bucket.
    */
   private long locate(long hi, long lo) {
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
-    long position = VirtualBuckets.positionInBucket(hi, bucketCount);
-    long first = directory.rank(bucket);
-    long size = directory.size(bucket);
+    return descend(hi, lo, directory.rank(bucket), directory.size(bucket), directory.offset(bucket));
+  }
+
+  /** {@link #locate} given the bucket's first rank, size and trie offset. */
+  private long descend(long hi, long lo, long first, long size, long offset) {
     if (size <= 1) {
       return size == 1 ? first : -1;
     }
-    long offset = directory.offset(bucket);
+    long position = VirtualBuckets.positionInBucket(hi, bucketCount);
     long[] words = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)];
     long bitPos = offset & CHUNK_BIT_MASK;
     long limit = bitLimit(offset, words);
