@@ -55,17 +55,26 @@ class EctIndexTest {
 
   @Test
   void tenMillionKeysAtThePaperSettingUseAtMostTwoAndAHalfBitsPerKey() {
+    EctIndex index = assertTenMillionKeysRankExactly(EctParameters.DEFAULT, 0x10E7L);
+    assertTrue(index.bitsPerKey() <= 2.5, "bits/key " + index.bitsPerKey());
+  }
+
+  @Test
+  void tenMillionKeysWithSmallBucketsAndSkipLengths() {
+    EctIndex index = assertTenMillionKeysRankExactly(new EctParameters(64, 16, 3), 0x10E8L);
+    assertTrue(index.bitsPerKey() <= 3.5, "bits/key " + index.bitsPerKey());
+  }
+
+  private static EctIndex assertTenMillionKeysRankExactly(EctParameters parameters, long seed) {
     int n = 10_000_000;
-    long seed = 0x10E7L;
-    System.out.println("EctIndexTest 10^7 seed " + seed);
+    System.out.println("EctIndexTest 10^7 " + parameters + " seed " + seed);
     SortedHashes hashes = SortedHashes.random(n, seed);
-    EctIndex index = hashes.buildDense(EctParameters.DEFAULT);
+    EctIndex index = hashes.buildDense(parameters);
     assertRanksExact(hashes, index);
-    double bitsPerKey = index.bitsPerKey();
     System.out.printf(
-        "10^7 keys, g=256 hmax=64: %.3f bits/key (tries %.3f, directory %.3f)%n",
-        bitsPerKey, (double) index.trieBits() / n, (double) index.directoryBits() / n);
-    assertTrue(bitsPerKey <= 2.5, "bits/key " + bitsPerKey);
+        "10^7 keys, %s: %.3f bits/key (tries %.3f, directory %.3f)%n",
+        parameters, index.bitsPerKey(), (double) index.trieBits() / n, (double) index.directoryBits() / n);
+    return index;
   }
 
   @Test
