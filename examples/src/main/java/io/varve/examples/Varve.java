@@ -50,7 +50,7 @@ public final class Varve {
         "         --keys N          number of keys (default 10000000)",
         "         --bucket-size G   average keys per virtual bucket (default 256)",
         "         --huffman-max H   largest subtrie coded with Huffman codes (default 64)",
-        "         --skip-levels L   trie levels that store skip lengths (default 0)",
+        "         --skip-levels L   trie levels that store skip lengths (default 3; 0 = the paper's tries)",
         "         --lookups N       member and absent lookups to time (default 1000000)",
         "         --seed S          key generator seed (default 42)",
         "  help   this text");
