@@ -10,6 +10,7 @@ public final class BitWriter {
   private LongBigArray words;
   private long bitLength;
 
+  /** Creates a writer with room for 1024 bits before it grows. */
   public BitWriter() {
     this(1024);
   }

@@ -13,6 +13,7 @@ public final class DuplicateHashException extends IllegalArgumentException {
   private final long lo;
   private final long index;
 
+  /** Creates the exception for hash {@code hi:lo} arriving again at input position {@code index}. */
   public DuplicateHashException(long hi, long lo, long index) {
     super(String.format("duplicate hash %016x%016x at index %d", hi, lo, index));
     this.hi = hi;

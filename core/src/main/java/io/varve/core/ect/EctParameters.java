@@ -25,6 +25,7 @@ public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) {
   /** The largest supported number of skip levels. */
   public static final int MAX_SKIP_LEVELS = 16;
 
+  /** Validates the knobs; throws {@link IllegalArgumentException} naming the one out of range. */
   public EctParameters {
     if (bucketSize < 1 || bucketSize > MAX_BUCKET_SIZE) {
       throw new IllegalArgumentException(

@@ -11,10 +11,12 @@ package io.varve.core.format;
 public final class CorruptStoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates the exception with a message that names what is damaged and where. */
   public CorruptStoreException(String message) {
     super(message);
   }
 
+  /** Creates the exception with a message and the low-level error that revealed the damage. */
   public CorruptStoreException(String message, Throwable cause) {
     super(message, cause);
   }
