@@ -54,7 +54,7 @@ import java.util.zip.CheckedOutputStream;
  * Footer   := crc32c:int32                        (CRC32C of every preceding byte)
  * </pre>
  *
- * <p>Instances are immutable and thread-safe: lookups allocate nothing and may run from any
+ * <p>Instances are immutable and thread-safe: single lookups allocate nothing and may run from any
  * number of threads.
  */
 public final class EctIndex {
