@@ -114,14 +114,11 @@ final class BucketDirectory {
     long offsetMin = Long.MAX_VALUE;
     long offsetMax = Long.MIN_VALUE;
     for (long b = 0; b <= bucketCount; b++) {
-      int j = (int) (b & (GROUP_SIZE - 1));
-      if (j == 0) {
+      if ((b & (GROUP_SIZE - 1)) == 0) {
         continue;
       }
-      long b0 = b - j;
-      long rankDelta = ranks.get(b) - ranks.get(b0);
-      long rankDeviation = rankDelta - expectedRankDelta(j, keyCount, bucketCount);
-      long offsetDeviation = offsets.get(b) - offsets.get(b0) - predictedBits(rankDelta, q16);
+      long rankDeviation = rankDeviation(ranks, b, keyCount, bucketCount);
+      long offsetDeviation = offsetDeviation(ranks, offsets, b, q16);
       rankMin = Math.min(rankMin, rankDeviation);
       rankMax = Math.max(rankMax, rankDeviation);
       offsetMin = Math.min(offsetMin, offsetDeviation);
@@ -143,15 +140,24 @@ final class BucketDirectory {
         words.orBitsLsbFirst(groupStart + layout.rankWidth, offsets.get(b), layout.offsetWidth);
         continue;
       }
-      long b0 = b - j;
-      long rankDelta = ranks.get(b) - ranks.get(b0);
-      long rankField = rankDelta - expectedRankDelta(j, keyCount, bucketCount) - rankMin;
-      long offsetField = offsets.get(b) - offsets.get(b0) - predictedBits(rankDelta, q16) - offsetMin;
-      long entryStart = groupStart + layout.rankWidth + layout.offsetWidth + (long) (j - 1) * layout.entryBits;
-      words.orBitsLsbFirst(entryStart, rankField, rankDeviationWidth);
-      words.orBitsLsbFirst(entryStart + rankDeviationWidth, offsetField, offsetDeviationWidth);
+      long entryStart = layout.entryStart(groupStart, j);
+      words.orBitsLsbFirst(entryStart, rankDeviation(ranks, b, keyCount, bucketCount) - rankMin, rankDeviationWidth);
+      words.orBitsLsbFirst(
+          entryStart + rankDeviationWidth, offsetDeviation(ranks, offsets, b, q16) - offsetMin, offsetDeviationWidth);
     }
     return new BucketDirectory(keyCount, bucketCount, trieBits, rankMin, offsetMin, rankDeviationWidth, offsetDeviationWidth, words);
+  }
+
+  /** How far boundary {@code b}'s rank lies from its group start plus the expected delta. */
+  private static long rankDeviation(LongBigArray ranks, long b, long keyCount, long bucketCount) {
+    int j = (int) (b & (GROUP_SIZE - 1));
+    return ranks.get(b) - ranks.get(b - j) - expectedRankDelta(j, keyCount, bucketCount);
+  }
+
+  /** How far boundary {@code b}'s offset lies from its group start plus the predicted trie bits. */
+  private static long offsetDeviation(LongBigArray ranks, LongBigArray offsets, long b, long q16) {
+    long b0 = b - (b & (GROUP_SIZE - 1));
+    return offsets.get(b) - offsets.get(b0) - predictedBits(ranks.get(b) - ranks.get(b0), q16);
   }
 
   private static long expectedRankDelta(int j, long keyCount, long bucketCount) {

@@ -7,8 +7,9 @@ import io.varve.core.hash.KeyHasher;
 import java.util.Arrays;
 
 /**
- * Builds an {@link EctIndex} from hashes fed in hash order, one pass, holding in memory only the
- * output and the keys of the current bucket.
+ * Builds an {@link EctIndex} from hashes fed in hash order, one pass, holding in memory the
+ * output, the keys of the current bucket, and each bucket's first rank and trie offset (16 bytes
+ * per bucket) for the directory written at {@link #finish()}.
  *
  * <pre>{@code
  * EctIndexBuilder builder = EctIndex.builder(n, EctParameters.DEFAULT);
