@@ -1,0 +1,125 @@
+package io.varve.core.store;
+
+import io.varve.core.format.CorruptStoreException;
+
+/**
+ * The byte layout of records in the {@link StoreFile#DATA data} file's payload, shared by the
+ * builder that writes them and the readers that decode them.
+ *
+ * <pre>
+ * Payload         := Record^recordCount                  (in hash order of the keys)
+ * Record          := keyLength:varint valueLength:varint key:byte[keyLength] value:byte[valueLength]
+ * varint          := LEB128: 7 bits per byte, least significant group first, high bit = "more";
+ *                    1 to 5 bytes, value at most {@link #MAX_LENGTH}
+ *
+ * Fixed-size mode (meta keyLength = K >= 0 and valueLength = V >= 0):
+ * Payload         := (key:byte[K] value:byte[V])^recordCount   (no lengths; record i at i * (K + V))
+ * </pre>
+ *
+ * Record {@code i} starts at offset {@code offsets.get(i)} of the payload (the {@link
+ * StoreFile#OFFSETS offsets} file), or at {@code i * (K + V)} in fixed-size mode, which needs no
+ * offsets file. Stateless and thread-safe.
+ */
+public final class RecordFormat {
+  /** The largest key or value length: the largest Java array. */
+  public static final int MAX_LENGTH = Integer.MAX_VALUE - 8;
+
+  /** The most bytes a record header (two varints) takes. */
+  public static final int MAX_HEADER_LENGTH = 10;
+
+  private static final int FAST_LENGTH_BITS = 21;
+  private static final long FAST_MASK = (1L << FAST_LENGTH_BITS) - 1;
+
+  private RecordFormat() {}
+
+  /** Bytes of the varint of {@code value >= 0}. */
+  public static int varintLength(int value) {
+    return (31 - Integer.numberOfLeadingZeros(value | 1)) / 7 + 1;
+  }
+
+  /** Bytes of the header of a record with these lengths. */
+  public static int headerLength(int keyLength, int valueLength) {
+    return varintLength(keyLength) + varintLength(valueLength);
+  }
+
+  /** Writes the varint of {@code value >= 0} at {@code position}; returns the position after it. */
+  public static int writeVarint(byte[] bytes, int position, int value) {
+    while ((value & ~0x7F) != 0) {
+      bytes[position++] = (byte) (value | 0x80);
+      value >>>= 7;
+    }
+    bytes[position++] = (byte) value;
+    return position;
+  }
+
+  /**
+   * Decodes a record header from its first eight bytes given as a little-endian long (byte 0 in
+   * the low bits) when both lengths are under 2^21 (the header is then at most six bytes).
+   *
+   * @return {@code headerLength << 42 | keyLength << 21 | valueLength}, or -1 when a length needs
+   *     more than three bytes (decode with {@link #decodeVarint} instead)
+   */
+  public static long decodeShortHeader(long firstBytes) {
+    long key = 0;
+    int position = 0;
+    for (int shift = 0; ; shift += 7) {
+      long b = (firstBytes >>> (8 * position++)) & 0xFF;
+      key |= (b & 0x7F) << shift;
+      if (b < 0x80) {
+        break;
+      }
+      if (position == 3) {
+        return -1;
+      }
+    }
+    int valueStart = position;
+    long value = 0;
+    for (int shift = 0; ; shift += 7) {
+      long b = (firstBytes >>> (8 * position++)) & 0xFF;
+      value |= (b & 0x7F) << shift;
+      if (b < 0x80) {
+        break;
+      }
+      if (position - valueStart == 3) {
+        return -1;
+      }
+    }
+    return (long) position << 42 | key << FAST_LENGTH_BITS | value;
+  }
+
+  /** The header length of a {@link #decodeShortHeader} result. */
+  public static int shortHeaderLength(long decoded) {
+    return (int) (decoded >>> 42);
+  }
+
+  /** The key length of a {@link #decodeShortHeader} result. */
+  public static int shortKeyLength(long decoded) {
+    return (int) ((decoded >>> FAST_LENGTH_BITS) & FAST_MASK);
+  }
+
+  /** The value length of a {@link #decodeShortHeader} result. */
+  public static int shortValueLength(long decoded) {
+    return (int) (decoded & FAST_MASK);
+  }
+
+  /**
+   * Decodes the varint at {@code bytes[position...]}.
+   *
+   * @return {@code length << 32 | value}: the varint's byte count and its value
+   * @throws CorruptStoreException when it is longer than five bytes, runs past {@code limit} or
+   *     exceeds {@link #MAX_LENGTH}
+   */
+  public static long decodeVarint(byte[] bytes, int position, int limit) {
+    long value = 0;
+    for (int i = 0; i < 5; i++) {
+      CorruptStoreException.check(position + i < limit, "record header runs past the data");
+      int b = bytes[position + i] & 0xFF;
+      value |= (long) (b & 0x7F) << (7 * i);
+      if (b < 0x80) {
+        CorruptStoreException.check(value <= MAX_LENGTH, "record length " + value + " out of range");
+        return (long) (i + 1) << 32 | value;
+      }
+    }
+    throw new CorruptStoreException("record length varint longer than five bytes");
+  }
+}

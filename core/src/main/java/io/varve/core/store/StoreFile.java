@@ -1,0 +1,131 @@
+package io.varve.core.store;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The files of a store directory and the envelope every one of them shares. This enum is the one
+ * place that knows the envelope's byte layout; writers ({@link StoreFileWriter}) and readers
+ * ({@link StoreFileReader}, the memory-mapped reader of {@link #DATA}) use its constants.
+ *
+ * <pre>
+ * File    := Header Payload Footer                      (all integers big-endian)
+ * Header  := magic:int32 = 0x56525645 ("VRVE")
+ *            nameLength:uint8 name:ASCII[nameLength]     (the file's format name, e.g. "varve-data")
+ *            version:int32
+ * Footer  := footerMagic:int32 = ~magic
+ *            checksum:int32                               (CRC32C of Header and Payload)
+ * </pre>
+ *
+ * The payloads are described by the classes that own them: {@link StoreMeta} ({@code meta}),
+ * {@link RecordFormat} ({@code data}), {@code EliasFano} ({@code offsets}) and {@code EctIndex}
+ * ({@code index}). Immutable and thread-safe.
+ */
+public enum StoreFile {
+  /** The records in hash order ({@link RecordFormat}). */
+  DATA("data", "varve-data", 1),
+  /** The Elias-Fano sequence of record start offsets; absent when all records have one size. */
+  OFFSETS("offsets", "varve-offsets", 1),
+  /** The ECT index: rank of each key in hash order. */
+  INDEX("index", "varve-index", 1),
+  /** Counts, parameters, sizes and checksums of the other files, user metadata. */
+  META("meta", "varve-meta", 1);
+
+  /** The first four bytes of every store file. */
+  public static final int MAGIC = 0x56525645;
+
+  /** The first four bytes of every footer. */
+  public static final int FOOTER_MAGIC = ~MAGIC;
+
+  /** Bytes of the footer. */
+  public static final int FOOTER_LENGTH = 8;
+
+  private final String fileName;
+  private final String formatName;
+  private final int version;
+  private final byte[] header;
+
+  StoreFile(String fileName, String formatName, int version) {
+    this.fileName = fileName;
+    this.formatName = formatName;
+    this.version = version;
+    byte[] name = formatName.getBytes(StandardCharsets.US_ASCII);
+    this.header =
+        ByteBuffer.allocate(4 + 1 + name.length + 4)
+            .putInt(MAGIC)
+            .put((byte) name.length)
+            .put(name)
+            .putInt(version)
+            .array();
+  }
+
+  /** The name of the file in the store directory. */
+  public String fileName() {
+    return fileName;
+  }
+
+  /** The format name in the header. */
+  public String formatName() {
+    return formatName;
+  }
+
+  /** The format version this code writes and reads. */
+  public int version() {
+    return version;
+  }
+
+  /** Bytes of the header; the payload starts at this offset. */
+  public int headerLength() {
+    return header.length;
+  }
+
+  /** Bytes of the file around a payload: header and footer. */
+  public long envelopeLength() {
+    return header.length + FOOTER_LENGTH;
+  }
+
+  /** A copy of the header bytes. */
+  public byte[] header() {
+    return header.clone();
+  }
+
+  void writeHeader(DataOutput out) throws IOException {
+    out.write(header);
+  }
+
+  /**
+   * Checks the first {@link #headerLength()} bytes of a file claimed to be this kind of file,
+   * naming what is wrong: a foreign file, another store file, or an unsupported version.
+   *
+   * @throws CorruptStoreException unless {@code bytes} starts with this file's header
+   */
+  public void checkHeader(byte[] bytes, String path) {
+    CorruptStoreException.check(
+        bytes.length >= 5 && ByteBuffer.wrap(bytes).getInt() == MAGIC,
+        path + ": not a Varve store file (bad magic)");
+    int nameLength = bytes[4] & 0xFF;
+    CorruptStoreException.check(
+        bytes.length >= 5 + nameLength + 4, path + ": truncated header");
+    String name = new String(bytes, 5, nameLength, StandardCharsets.US_ASCII);
+    CorruptStoreException.check(
+        name.equals(formatName), path + ": expected a " + formatName + " file, found " + name);
+    int found = ByteBuffer.wrap(bytes, 5 + nameLength, 4).getInt();
+    CorruptStoreException.check(
+        found == version,
+        path + ": " + formatName + " format version " + found + " is not supported (this is version " + version + ")");
+  }
+
+  /**
+   * Checks a footer's magic and returns its checksum.
+   *
+   * @throws CorruptStoreException when the footer magic is wrong
+   */
+  public static int checksumOfFooter(long footerMagicAndChecksum, String path) {
+    CorruptStoreException.check(
+        (int) (footerMagicAndChecksum >>> 32) == FOOTER_MAGIC, path + ": bad footer (truncated or damaged file)");
+    return (int) footerMagicAndChecksum;
+  }
+}

@@ -1,0 +1,162 @@
+package io.varve.core.store;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads and checks store files written by {@link StoreFileWriter}: the header, the footer and
+ * the checksum, before any payload byte is interpreted; every defect is a {@link
+ * CorruptStoreException} that names the file. Stateless and thread-safe.
+ */
+public final class StoreFileReader {
+  private static final int CHUNK_BYTES = 1 << 20;
+
+  private StoreFileReader() {}
+
+  /** Parses a payload given as a stream that ends exactly where the payload ends. */
+  @FunctionalInterface
+  public interface PayloadParser<T> {
+    T parse(DataInputStream payload, long payloadLength) throws IOException;
+  }
+
+  /**
+   * Checks {@code path} as a file of kind {@code kind}: size, header, footer magic, and the
+   * checksum over all of it (one sequential pass).
+   *
+   * @return the checksum stored in (and matching) the footer
+   * @throws CorruptStoreException on any defect
+   */
+  public static int verify(Path path, StoreFile kind) throws IOException {
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = channel.size();
+      int stored = checkEnvelope(channel, path, kind);
+      CRC32C crc = new CRC32C();
+      ByteBuffer buffer = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, Math.max(1, size)));
+      long position = 0;
+      long end = size - StoreFile.FOOTER_LENGTH;
+      while (position < end) {
+        buffer.clear().limit((int) Math.min(buffer.capacity(), end - position));
+        int read = channel.read(buffer, position);
+        CorruptStoreException.check(read > 0, path + ": file shrank while being read");
+        position += read;
+        buffer.flip();
+        crc.update(buffer);
+      }
+      CorruptStoreException.check(
+          (int) crc.getValue() == stored,
+          path + ": checksum mismatch (the " + kind.fileName() + " file is damaged)");
+      return stored;
+    }
+  }
+
+  /**
+   * Checks the file's size, header and footer magic without reading the payload.
+   *
+   * @return the checksum stored in the footer
+   */
+  public static int checkEnvelope(FileChannel channel, Path path, StoreFile kind) throws IOException {
+    long size = channel.size();
+    CorruptStoreException.check(
+        size >= kind.envelopeLength(),
+        path + ": " + size + " bytes is too short for a " + kind.formatName() + " file (truncated)");
+    ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
+    readFully(channel, header, 0, path);
+    kind.checkHeader(header.array(), path.toString());
+    ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH);
+    readFully(channel, footer, size - StoreFile.FOOTER_LENGTH, path);
+    return StoreFile.checksumOfFooter(footer.getLong(0), path.toString());
+  }
+
+  /**
+   * {@link #verify Verifies} the file, then parses its payload with {@code parser}, which must
+   * consume it exactly.
+   *
+   * @throws CorruptStoreException on any defect, including a payload the parser does not consume
+   *     exactly or ends early
+   */
+  public static <T> T read(Path path, StoreFile kind, PayloadParser<T> parser) throws IOException {
+    verify(path, kind);
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      long payloadLength = channel.size() - kind.envelopeLength();
+      channel.position(kind.headerLength());
+      BoundedInput bounded =
+          new BoundedInput(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
+      T parsed;
+      try {
+        parsed = parser.parse(new DataInputStream(bounded), payloadLength);
+      } catch (EOFException e) {
+        throw new CorruptStoreException(path + ": payload ends early", e);
+      } catch (CorruptStoreException e) {
+        throw new CorruptStoreException(path + ": " + e.getMessage(), e);
+      }
+      CorruptStoreException.check(
+          bounded.remaining == 0, path + ": " + bounded.remaining + " unexpected bytes after the payload");
+      return parsed;
+    }
+  }
+
+  private static void readFully(FileChannel channel, ByteBuffer buffer, long position, Path path)
+      throws IOException {
+    while (buffer.hasRemaining()) {
+      int read = channel.read(buffer, position + buffer.position());
+      CorruptStoreException.check(read > 0, path + ": truncated");
+    }
+  }
+
+  /** A stream that ends after a given number of bytes. */
+  private static final class BoundedInput extends FilterInputStream {
+    long remaining;
+
+    BoundedInput(InputStream in, long limit) {
+      super(in);
+      this.remaining = limit;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (remaining == 0) {
+        return -1;
+      }
+      int b = in.read();
+      if (b >= 0) {
+        remaining--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (remaining == 0) {
+        return len == 0 ? 0 : -1;
+      }
+      int read = in.read(b, off, (int) Math.min(len, remaining));
+      if (read > 0) {
+        remaining -= read;
+      }
+      return read;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long skipped = in.skip(Math.min(n, remaining));
+      remaining -= skipped;
+      return skipped;
+    }
+
+    @Override
+    public int available() throws IOException {
+      return (int) Math.min(in.available(), remaining);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.varve.core.store;
+
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes one store file: its {@link StoreFile} header on creation, then the payload, then on
+ * {@link #finish()} the footer with the CRC32C of everything before it, and forces the file to
+ * disk. The layout is {@link StoreFile}'s.
+ *
+ * <pre>{@code
+ * try (StoreFileWriter out = StoreFileWriter.create(dir.resolve("index"), StoreFile.INDEX)) {
+ *   index.writeTo(out);
+ *   FileSummary written = out.finish();
+ * }
+ * }</pre>
+ *
+ * {@link #close()} without {@link #finish()} abandons the file (closes it, leaves a file without a
+ * footer that no reader accepts); closing after finishing does nothing, so a stream that wraps
+ * this one may be closed. Not thread-safe.
+ */
+public final class StoreFileWriter extends OutputStream {
+  private static final int BUFFER_BYTES = 1 << 16;
+
+  private final Path path;
+  private final FileChannel channel;
+  private final CRC32C checksum = new CRC32C();
+  private final byte[] buffer = new byte[BUFFER_BYTES];
+  private final long headerLength;
+  private int buffered;
+  private long flushed;
+  private boolean finished;
+  private boolean closed;
+
+  private StoreFileWriter(Path path, StoreFile kind) throws IOException {
+    this.path = path;
+    this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    this.headerLength = kind.headerLength();
+    try {
+      kind.writeHeader(new DataOutputStream(this));
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Creates {@code path} (which must not exist) and writes the header of {@code kind}.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException if the file exists
+   */
+  public static StoreFileWriter create(Path path, StoreFile kind) throws IOException {
+    return new StoreFileWriter(path, kind);
+  }
+
+  @Override
+  public void write(int b) throws IOException {
+    if (buffered == BUFFER_BYTES) {
+      flushBuffer();
+    }
+    checkOpen();
+    buffer[buffered++] = (byte) b;
+  }
+
+  @Override
+  public void write(byte[] bytes, int offset, int length) throws IOException {
+    checkOpen();
+    java.util.Objects.checkFromIndexSize(offset, length, bytes.length);
+    if (length >= BUFFER_BYTES) {
+      flushBuffer();
+      checksum.update(bytes, offset, length);
+      writeFully(ByteBuffer.wrap(bytes, offset, length));
+      return;
+    }
+    if (buffered + length > BUFFER_BYTES) {
+      flushBuffer();
+    }
+    System.arraycopy(bytes, offset, buffer, buffered, length);
+    buffered += length;
+  }
+
+  /** Bytes of payload written so far (the header excluded). */
+  public long payloadBytes() {
+    return flushed + buffered - headerLength;
+  }
+
+  /**
+   * Writes the footer, forces the file's content to disk and closes it. Call once.
+   *
+   * @return the file's final size and its checksum
+   */
+  public FileSummary finish() throws IOException {
+    checkOpen();
+    flushBuffer();
+    int crc = (int) checksum.getValue();
+    ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH).putInt(StoreFile.FOOTER_MAGIC).putInt(crc).flip();
+    writeFully(footer);
+    channel.force(true);
+    finished = true;
+    closed = true;
+    channel.close();
+    return new FileSummary(flushed, crc);
+  }
+
+  /** Closes the file; without a previous {@link #finish()} the file is left unusable. */
+  @Override
+  public void close() throws IOException {
+    if (!closed) {
+      closed = true;
+      channel.close();
+    }
+  }
+
+  /** Whether {@link #finish()} completed. */
+  public boolean isFinished() {
+    return finished;
+  }
+
+  private void flushBuffer() throws IOException {
+    if (buffered > 0) {
+      checksum.update(buffer, 0, buffered);
+      writeFully(ByteBuffer.wrap(buffer, 0, buffered));
+      buffered = 0;
+    }
+  }
+
+  private void writeFully(ByteBuffer bytes) throws IOException {
+    flushed += bytes.remaining();
+    while (bytes.hasRemaining()) {
+      channel.write(bytes);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(path + ": writer already " + (finished ? "finished" : "closed"));
+    }
+  }
+
+  /**
+   * What a finished file holds: its size in bytes and the checksum in its footer.
+   *
+   * @param size the file's size, envelope included
+   * @param checksum the CRC32C of header and payload
+   */
+  public record FileSummary(long size, int checksum) {}
+}

@@ -1,0 +1,491 @@
+package io.varve.reader;
+
+import io.varve.core.ect.EctIndex;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.KeyHasher;
+import io.varve.core.store.RecordFormat;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreFileReader;
+import io.varve.core.store.StoreMeta;
+import io.varve.core.succinct.EliasFano;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A read-only store opened from a directory that {@code StoreBuilder} wrote: the index and the
+ * offsets are loaded on the heap (a few bits per record), the data file is memory-mapped, and a
+ * lookup reads one record.
+ *
+ * <pre>{@code
+ * try (Store store = Store.open(Path.of("/data/stores/2026-11-22"))) {
+ *   byte[] value = store.get("user:42".getBytes(UTF_8));   // null when absent
+ *   long i = store.indexOf(key);                              // rank in hash order, or -1
+ *   StoreStats stats = store.stats();
+ * }
+ * }</pre>
+ *
+ * <p>Opening validates everything except the data file's checksum (that is a full read; {@link
+ * #verify()} does it): every file's header, size and footer against the meta file, the checksums
+ * of meta, index and offsets, and the structure of index and offsets, so that no lookup can
+ * address a byte outside the data file. A damaged data file cannot make a lookup return another
+ * key's record (the stored key is compared) but may return damaged value bytes; any corruption
+ * found surfaces as {@link CorruptStoreException}.
+ *
+ * <p>Thread-safe: any number of threads may read at once. {@link #close()} waits for lookups in
+ * progress to finish, then unmaps the data; later calls throw {@link IllegalStateException}, so
+ * closing while other threads read never touches unmapped memory.
+ *
+ * <p>Memory-mapping goes through Chronicle Bytes, which on JDK 17+ needs the JVM options in
+ * {@link ChronicleAccess#JVM_OPTIONS}; without them {@link #open} fails with a message naming them.
+ */
+public final class Store implements Closeable {
+  private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
+
+  private final Path directory;
+  private final StoreMeta meta;
+  private final KeyHasher hasher;
+  private final EctIndex index;
+  private final EliasFano offsets;
+  private final MappedData data;
+  private final long dataStart;
+  private final long dataBytes;
+  private final long recordCount;
+  private final int fixedKeyLength;
+  private final int fixedRecordLength;
+  private final long fileBytes;
+  private final LongAdder readsInProgress = new LongAdder();
+  private volatile boolean closed;
+
+  private Store(Path directory, StoreMeta meta, EctIndex index, EliasFano offsets, MappedData data, long fileBytes) {
+    this.directory = directory;
+    this.meta = meta;
+    this.hasher = KeyHasher.withSeed(meta.seed());
+    this.index = index;
+    this.offsets = offsets;
+    this.data = data;
+    this.dataStart = StoreFile.DATA.headerLength();
+    this.dataBytes = meta.dataBytes();
+    this.recordCount = meta.recordCount();
+    this.fixedKeyLength = meta.keyLength();
+    this.fixedRecordLength = meta.isFixedSize() ? meta.keyLength() + meta.valueLength() : -1;
+    this.fileBytes = fileBytes;
+  }
+
+  /**
+   * Opens and validates the store in {@code directory}.
+   *
+   * @throws CorruptStoreException when a file is damaged, truncated, missing a part, or of an
+   *     unsupported version
+   * @throws NoSuchFileException when the directory or one of its files does not exist
+   * @throws IllegalStateException when the JVM lacks the options Chronicle Bytes needs
+   */
+  public static Store open(Path directory) throws IOException {
+    ChronicleAccess.check();
+    Path meta = directory.resolve(StoreFile.META.fileName());
+    if (!Files.isDirectory(directory)) {
+      throw new NoSuchFileException(directory.toString(), null, "not a store directory");
+    }
+    StoreMeta storeMeta = StoreFileReader.read(meta, StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
+    long fileBytes = Files.size(meta);
+    for (StoreMeta.FileEntry entry : storeMeta.files()) {
+      Path file = directory.resolve(entry.name());
+      long size = Files.size(file);
+      CorruptStoreException.check(
+          size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
+      fileBytes += size;
+    }
+    EctIndex index = readChecked(directory, StoreFile.INDEX, storeMeta, (in, length) -> EctIndex.readFrom(in));
+    CorruptStoreException.check(
+        index.size() == storeMeta.recordCount() && index.parameters().equals(storeMeta.indexParameters()),
+        directory.resolve(StoreFile.INDEX.fileName()) + ": index of " + index.size() + " keys with " + index.parameters()
+            + " does not match the meta file (" + storeMeta.recordCount() + " records, " + storeMeta.indexParameters() + ")");
+    EliasFano offsets = null;
+    if (!storeMeta.isFixedSize()) {
+      offsets = readChecked(directory, StoreFile.OFFSETS, storeMeta, (in, length) -> EliasFano.readFrom(in, storeMeta.recordCount() + 1));
+      checkOffsets(offsets, storeMeta, directory.resolve(StoreFile.OFFSETS.fileName()));
+    }
+    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
+    long dataFileLength = StoreFile.DATA.envelopeLength() + storeMeta.dataBytes();
+    CorruptStoreException.check(
+        storeMeta.file(StoreFile.DATA).size() == dataFileLength,
+        dataPath + ": " + storeMeta.file(StoreFile.DATA).size() + " bytes cannot hold " + storeMeta.dataBytes() + " bytes of records");
+    try (FileChannel channel = FileChannel.open(dataPath, StandardOpenOption.READ)) {
+      int footer = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA);
+      CorruptStoreException.check(
+          footer == storeMeta.file(StoreFile.DATA).checksum(), dataPath + ": checksum differs from the meta file's");
+    }
+    MappedData data = MappedData.map(dataPath, dataFileLength);
+    return new Store(directory, storeMeta, index, offsets, data, fileBytes);
+  }
+
+  private static <T> T readChecked(Path directory, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
+      throws IOException {
+    Path path = directory.resolve(kind.fileName());
+    int checksum = StoreFileReader.verify(path, kind);
+    CorruptStoreException.check(checksum == meta.file(kind).checksum(), path + ": checksum differs from the meta file's");
+    return StoreFileReader.read(path, kind, parser);
+  }
+
+  private static void checkOffsets(EliasFano offsets, StoreMeta meta, Path path) {
+    long n = meta.recordCount();
+    CorruptStoreException.check(
+        offsets.size() == n + 1 && offsets.get(0) == 0 && offsets.get(n) == meta.dataBytes(),
+        path + ": offsets do not span the data (" + offsets.size() + " offsets for " + n + " records)");
+  }
+
+  /** The store's metadata. */
+  public StoreMeta meta() {
+    return meta;
+  }
+
+  /** The number of records. */
+  public long size() {
+    return recordCount;
+  }
+
+  /** The value of {@code key}, or null when the store does not hold it. */
+  public byte[] get(byte[] key) {
+    enter();
+    try {
+      long position = recordOf(key, 0, key.length);
+      if (position < 0) {
+        return null;
+      }
+      return valueBytes(position);
+    } finally {
+      exit();
+    }
+  }
+
+  /**
+   * Copies the value of {@code key[keyOffset, keyOffset + keyLength)} into {@code target} from
+   * {@code targetOffset}, without allocating. Returns the value's length, or -1 when the key is
+   * absent; when the value does not fit, nothing is copied and the length is still returned, so
+   * that the caller can retry with a larger array.
+   */
+  public int get(byte[] key, int keyOffset, int keyLength, byte[] target, int targetOffset) {
+    Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
+    Objects.checkIndex(targetOffset, target.length + 1);
+    enter();
+    try {
+      long position = recordOf(key, keyOffset, keyLength);
+      if (position < 0) {
+        return -1;
+      }
+      long lengths = lengthsAt(position);
+      int length = valueLength(lengths);
+      if (length <= target.length - targetOffset) {
+        data.read(keyStart(position, lengths) + keyLength(lengths), target, targetOffset, length);
+      }
+      return length;
+    } finally {
+      exit();
+    }
+  }
+
+  /** Whether the store holds {@code key}. */
+  public boolean contains(byte[] key) {
+    return indexOf(key) >= 0;
+  }
+
+  /**
+   * The position of {@code key}'s record in hash order, in {@code [0, size())}, or -1 when
+   * absent: a dense, stable id of the key within this store (Indeed's "link by hashes").
+   */
+  public long indexOf(byte[] key) {
+    enter();
+    try {
+      long[] hash = HASH.get();
+      hasher.hash(key, 0, key.length, hash);
+      long rank = index.rank(hash[0], hash[1]);
+      if (rank < 0) {
+        return -1;
+      }
+      return keyMatches(recordStart(rank), key, 0, key.length) ? rank : -1;
+    } finally {
+      exit();
+    }
+  }
+
+  /** The key of the record at position {@code i} in hash order. */
+  public byte[] keyAt(long i) {
+    Objects.checkIndex(i, recordCount);
+    enter();
+    try {
+      return keyBytes(recordStart(i));
+    } finally {
+      exit();
+    }
+  }
+
+  /** The value of the record at position {@code i} in hash order. */
+  public byte[] valueAt(long i) {
+    Objects.checkIndex(i, recordCount);
+    enter();
+    try {
+      return valueBytes(recordStart(i));
+    } finally {
+      exit();
+    }
+  }
+
+  /** A cursor over all records in hash order (each cursor belongs to one thread). */
+  public Cursor cursor() {
+    checkOpen();
+    return new Cursor();
+  }
+
+  /**
+   * Iterates over the records in hash order: {@code while (cursor.next()) use(cursor.key(),
+   * cursor.value())}. Not thread-safe; each call to {@code key()} or {@code value()} returns a new
+   * array.
+   */
+  public final class Cursor {
+    private long next;
+    private long current = -1;
+
+    private Cursor() {}
+
+    /** Moves to the next record; false after the last. */
+    public boolean next() {
+      if (next == recordCount) {
+        current = -1;
+        return false;
+      }
+      current = next++;
+      return true;
+    }
+
+    /** The current record's position in hash order. */
+    public long index() {
+      checkCurrent();
+      return current;
+    }
+
+    /** The current record's key. */
+    public byte[] key() {
+      checkCurrent();
+      return keyAt(current);
+    }
+
+    /** The current record's value. */
+    public byte[] value() {
+      checkCurrent();
+      return valueAt(current);
+    }
+
+    private void checkCurrent() {
+      if (current < 0) {
+        throw new NoSuchElementException("no current record: call next() first and check that it returned true");
+      }
+    }
+  }
+
+  /**
+   * Reads every byte of every file and checks all checksums, then finds every record by its own
+   * key. Returns normally if the store is intact.
+   *
+   * @throws CorruptStoreException naming the file and the damage found
+   */
+  public void verify() throws IOException {
+    checkOpen();
+    for (StoreMeta.FileEntry entry : meta.files()) {
+      StoreFile kind = kindOf(entry.name());
+      int checksum = StoreFileReader.verify(directory.resolve(entry.name()), kind);
+      CorruptStoreException.check(checksum == entry.checksum(), directory.resolve(entry.name()) + ": checksum differs from the meta file's");
+    }
+    StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
+    for (long i = 0; i < recordCount; i++) {
+      byte[] key = keyAt(i);
+      CorruptStoreException.check(indexOf(key) == i, directory + ": record " + i + " is not found by its own key");
+    }
+  }
+
+  private static StoreFile kindOf(String name) {
+    for (StoreFile kind : StoreFile.values()) {
+      if (kind.fileName().equals(name)) {
+        return kind;
+      }
+    }
+    throw new CorruptStoreException("unknown file " + name);
+  }
+
+  /** Sizes of the store's parts. */
+  public StoreStats stats() {
+    checkOpen();
+    long offsetsBits = offsets == null ? 0 : offsets.encodedBits();
+    long memory = index.ramBytesUsed() + (offsets == null ? 0 : offsets.ramBytesUsed());
+    return new StoreStats(
+        recordCount,
+        dataBytes,
+        index.trieBits() + index.directoryBits(),
+        index.trieBits(),
+        index.directoryBits(),
+        offsetsBits,
+        memory,
+        fileBytes,
+        StoreFile.DATA.version());
+  }
+
+  /** The directory this store was opened from. */
+  public Path directory() {
+    return directory;
+  }
+
+  /** Waits for lookups in progress, then unmaps the data. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    while (readsInProgress.sum() != 0) {
+      Thread.onSpinWait();
+    }
+    data.close();
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  // The record position of key, or -1 if absent.
+  private long recordOf(byte[] key, int offset, int length) {
+    long[] hash = HASH.get();
+    hasher.hash(key, offset, length, hash);
+    long rank = index.rank(hash[0], hash[1]);
+    if (rank < 0) {
+      return -1;
+    }
+    long position = recordStart(rank);
+    return keyMatches(position, key, offset, length) ? position : -1;
+  }
+
+  /** The file position where record {@code rank} starts (its header, or its key when fixed-size). */
+  private long recordStart(long rank) {
+    if (fixedRecordLength >= 0) {
+      return dataStart + rank * fixedRecordLength;
+    }
+    long offset = offsets.get(rank);
+    // A header read takes eight bytes from here: the footer keeps them inside the file.
+    CorruptStoreException.check(
+        offset >= 0 && offset < dataBytes, directory + ": offset " + offset + " of record " + rank + " lies outside the data");
+    return dataStart + offset;
+  }
+
+  private boolean keyMatches(long position, byte[] key, int offset, int length) {
+    long lengths = lengthsAt(position);
+    if (keyLength(lengths) != length) {
+      return false;
+    }
+    long start = keyStart(position, lengths);
+    int i = 0;
+    for (; i + 8 <= length; i += 8) {
+      if (data.readLittleEndianLong(start + i) != (long) LITTLE_ENDIAN_LONG.get(key, offset + i)) {
+        return false;
+      }
+    }
+    for (; i < length; i++) {
+      if (data.readByte(start + i) != key[offset + i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static final java.lang.invoke.VarHandle LITTLE_ENDIAN_LONG =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+  private byte[] keyBytes(long position) {
+    long lengths = lengthsAt(position);
+    byte[] key = new byte[keyLength(lengths)];
+    data.read(keyStart(position, lengths), key, 0, key.length);
+    return key;
+  }
+
+  private byte[] valueBytes(long position) {
+    long lengths = lengthsAt(position);
+    byte[] value = new byte[valueLength(lengths)];
+    data.read(keyStart(position, lengths) + keyLength(lengths), value, 0, value.length);
+    return value;
+  }
+
+  private static int keyLength(long lengths) {
+    return (int) (lengths >>> 32);
+  }
+
+  private static int valueLength(long lengths) {
+    return (int) lengths;
+  }
+
+  private long keyStart(long position, long lengths) {
+    if (fixedRecordLength >= 0) {
+      return position;
+    }
+    return position + RecordFormat.headerLength(keyLength(lengths), valueLength(lengths));
+  }
+
+  /**
+   * The key and value lengths of the record at {@code position} as {@code keyLength << 32 |
+   * valueLength}, checked to lie inside the data.
+   */
+  private long lengthsAt(long position) {
+    if (fixedRecordLength >= 0) {
+      return (long) fixedKeyLength << 32 | (fixedRecordLength - fixedKeyLength);
+    }
+    long decoded = RecordFormat.decodeShortHeader(data.readLittleEndianLong(position));
+    long keyLength;
+    long valueLength;
+    if (decoded >= 0) {
+      keyLength = RecordFormat.shortKeyLength(decoded);
+      valueLength = RecordFormat.shortValueLength(decoded);
+    } else {
+      byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
+      int available = (int) Math.min(header.length, dataStart + dataBytes - position);
+      data.read(position, header, 0, available);
+      long key = RecordFormat.decodeVarint(header, 0, available);
+      long value = RecordFormat.decodeVarint(header, (int) (key >>> 32), available);
+      keyLength = (int) key;
+      valueLength = (int) value;
+    }
+    CorruptStoreException.check(
+        position + RecordFormat.headerLength((int) keyLength, (int) valueLength) + keyLength + valueLength
+            <= dataStart + dataBytes,
+        directory + ": record at byte " + position + " of the data file runs past its end");
+    return keyLength << 32 | valueLength;
+  }
+
+  private void enter() {
+    readsInProgress.increment();
+    if (closed) {
+      readsInProgress.decrement();
+      throw new IllegalStateException("store " + directory + " is closed");
+    }
+  }
+
+  private void exit() {
+    readsInProgress.decrement();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("store " + directory + " is closed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Store[" + directory + ", " + recordCount + " records" + (closed ? ", closed" : "") + "]";
+  }
+}

@@ -1,0 +1,66 @@
+package io.varve.reader;
+
+/**
+ * Sizes of an open {@link Store}. An immutable value.
+ *
+ * @param records the number of records
+ * @param dataBytes bytes of records in the data file (its header and footer excluded)
+ * @param indexBits bits of the ECT index: tries and bucket directory
+ * @param trieBits bits of the tries alone
+ * @param directoryBits bits of the bucket directory alone
+ * @param offsetsBits bits of the offsets (0 in a fixed-size store)
+ * @param memoryBytes heap bytes held by the open store (index and offsets)
+ * @param fileBytes bytes of all the store's files
+ * @param formatVersion the data file's format version
+ */
+public record StoreStats(
+    long records,
+    long dataBytes,
+    long indexBits,
+    long trieBits,
+    long directoryBits,
+    long offsetsBits,
+    long memoryBytes,
+    long fileBytes,
+    int formatVersion) {
+
+  /** Index bits per record. */
+  public double indexBitsPerKey() {
+    return perRecord(indexBits);
+  }
+
+  /** Offsets bits per record. */
+  public double offsetsBitsPerKey() {
+    return perRecord(offsetsBits);
+  }
+
+  /** Heap bits per record (index and offsets as held in memory). */
+  public double memoryBitsPerKey() {
+    return perRecord(8.0 * memoryBytes);
+  }
+
+  private double perRecord(double bits) {
+    return records == 0 ? 0 : bits / records;
+  }
+
+  /** The stats as a JSON object (fields named as the record components, plus the per-key ratios). */
+  public String toJson() {
+    return String.format(
+        java.util.Locale.ROOT,
+        "{\"records\":%d,\"dataBytes\":%d,\"indexBits\":%d,\"trieBits\":%d,\"directoryBits\":%d,"
+            + "\"offsetsBits\":%d,\"memoryBytes\":%d,\"fileBytes\":%d,\"formatVersion\":%d,"
+            + "\"indexBitsPerKey\":%.4f,\"offsetsBitsPerKey\":%.4f,\"memoryBitsPerKey\":%.4f}",
+        records,
+        dataBytes,
+        indexBits,
+        trieBits,
+        directoryBits,
+        offsetsBits,
+        memoryBytes,
+        fileBytes,
+        formatVersion,
+        indexBitsPerKey(),
+        offsetsBitsPerKey(),
+        memoryBitsPerKey());
+  }
+}
