@@ -7,20 +7,37 @@ import java.util.List;
 
 /**
  * Records held in memory between spills: their bytes ({@link RecordFormat}'s {@code Record}) in
- * an arena of pages (up to 1 MiB each), and their hashes and arena positions in parallel arrays that {@link
- * #sort()} puts into hash order. Its footprint ({@link #memoryBytes()}) counts pages, the arrays and
- * the sort's scratch arrays, and {@link #add} refuses a record that would take it over the budget.
- * Pages are kept across {@link #clear()} for reuse. Not thread-safe.
+ * an arena of pages, and their hashes and arena positions in parallel arrays that {@link #sort()}
+ * puts into hash order.
+ *
+ * <p>The arena is partitioned by hash prefix: each partition (a range of hash order) appends to
+ * its own pages. Reading the records back in hash order then sweeps the partitions one after the
+ * other, each a few hundred KiB that stay in the cache while its records are gathered, instead of
+ * jumping across the whole arena with a cache miss per record.
+ *
+ * <p>Its footprint ({@link #memoryBytes()}) counts pages, the arrays and the sort's scratch
+ * arrays, and {@link #add} refuses a record that would take it over the budget. Pages are kept
+ * across {@link #clear()} for reuse. Not thread-safe.
  */
 final class RecordBuffer {
   private static final int MAX_PAGE_BYTES = 1 << 20;
+  private static final int MIN_PAGE_BYTES = 4 << 10;
+  /** The arena bytes a partition should hold: small enough to stay in a core's cache. */
+  private static final long PARTITION_TARGET_BYTES = 256 << 10;
+  private static final int MAX_PARTITION_BITS = 10;
   /** Longs per record: hash, position, and their sort scratch copies. */
   private static final int LONGS_PER_RECORD = 6;
 
   private final long budgetBytes;
+  private final int partitionShift;
+  private final int pageSize;
+  /** Every page this buffer owns; record positions are {@code pageIndex << 32 | offset}. */
   private final List<byte[]> pages = new ArrayList<>();
-  private int pageIndex = -1;
-  private int pagePosition = Integer.MAX_VALUE / 2;
+  /** Standard-size pages owned but not in use since the last {@link #clear()}. */
+  private final List<Integer> freePages = new ArrayList<>();
+  /** Per partition: the page it appends to (-1: none) and the next free offset in it. */
+  private final int[] partitionPage;
+  private final int[] partitionPosition;
   private long pageBytes;
   private long[] hi = new long[0];
   private long[] lo = new long[0];
@@ -31,12 +48,19 @@ final class RecordBuffer {
   private int count;
   private boolean sorted;
 
-  private final int pageSize;
-
   RecordBuffer(long budgetBytes) {
     this.budgetBytes = budgetBytes;
-    // Small budgets get small pages, so that a page is never a large part of the budget.
-    this.pageSize = (int) Math.max(4096, Math.min(MAX_PAGE_BYTES, budgetBytes / 16));
+    int partitionBits = 0;
+    while (partitionBits < MAX_PARTITION_BITS && budgetBytes >> (partitionBits + 1) >= PARTITION_TARGET_BYTES) {
+      partitionBits++;
+    }
+    this.partitionShift = 64 - partitionBits;
+    int partitions = 1 << partitionBits;
+    // A partially filled page per partition wastes at most an eighth of the budget.
+    this.pageSize = (int) Math.max(MIN_PAGE_BYTES, Math.min(MAX_PAGE_BYTES, budgetBytes / partitions / 8));
+    this.partitionPage = new int[partitions];
+    this.partitionPosition = new int[partitions];
+    Arrays.fill(partitionPage, -1);
   }
 
   int size() {
@@ -56,7 +80,8 @@ final class RecordBuffer {
    */
   boolean add(long h, long l, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
     int length = RecordFormat.headerLength(keyLength, valueLength) + keyLength + valueLength;
-    if (count > 0 && wouldExceedBudget(length)) {
+    int partition = partitionShift == 64 ? 0 : (int) (h >>> partitionShift);
+    if (count > 0 && wouldExceedBudget(partition, length)) {
       return false;
     }
     if (count == hi.length) {
@@ -68,13 +93,14 @@ final class RecordBuffer {
       lo = Arrays.copyOf(lo, capacity);
       position = Arrays.copyOf(position, capacity);
     }
-    byte[] page = pageFor(length);
-    int start = pagePosition;
+    int pageIndex = pageFor(partition, length);
+    byte[] page = pages.get(pageIndex);
+    int start = partitionPosition[partition];
     int p = RecordFormat.writeVarint(page, start, keyLength);
     p = RecordFormat.writeVarint(page, p, valueLength);
     System.arraycopy(key, keyOffset, page, p, keyLength);
     System.arraycopy(value, valueOffset, page, p + keyLength, valueLength);
-    pagePosition = p + keyLength + valueLength;
+    partitionPosition[partition] = p + keyLength + valueLength;
     hi[count] = h;
     lo[count] = l;
     position[count] = (long) pageIndex << 32 | start;
@@ -83,38 +109,50 @@ final class RecordBuffer {
     return true;
   }
 
-  private boolean wouldExceedBudget(int length) {
+  private boolean wouldExceedBudget(int partition, int length) {
     long arrays = (long) LONGS_PER_RECORD * 8 * (count == hi.length ? hi.length + (hi.length >> 1) : hi.length);
     long pagesNeeded = pageBytes;
-    if (!fitsInCurrentPage(length)) {
+    if (!fitsInCurrentPage(partition, length)) {
       if (length > pageSize) {
         pagesNeeded += length;
-      } else if (pageIndex + 1 == pages.size()) {
+      } else if (freePages.isEmpty()) {
         pagesNeeded += pageSize;
       }
     }
     return arrays + pagesNeeded > budgetBytes;
   }
 
-  private byte[] pageFor(int length) {
-    if (fitsInCurrentPage(length)) {
-      return pages.get(pageIndex);
-    }
-    pageIndex++;
-    if (length > pageSize) {
-      // A record larger than a page gets a page of its own, dropped at the next clear().
-      pages.add(pageIndex, new byte[length]);
-      pageBytes += length;
-    } else if (pageIndex == pages.size()) {
-      pages.add(new byte[pageSize]);
-      pageBytes += pageSize;
-    }
-    pagePosition = 0;
-    return pages.get(pageIndex);
+  private boolean fitsInCurrentPage(int partition, int length) {
+    int page = partitionPage[partition];
+    return page >= 0 && (long) partitionPosition[partition] + length <= pageSize && pages.get(page).length == pageSize;
   }
 
-  private boolean fitsInCurrentPage(int length) {
-    return pageIndex >= 0 && (long) pagePosition + length <= pageSize && pages.get(pageIndex).length == pageSize;
+  /** The page that takes the next {@code length} bytes of {@code partition}, at partitionPosition. */
+  private int pageFor(int partition, int length) {
+    if (fitsInCurrentPage(partition, length)) {
+      return partitionPage[partition];
+    }
+    int page;
+    if (length > pageSize) {
+      // A record larger than a page gets a page of its own, dropped at the next clear().
+      // A later record of this partition will not fit in it (it is not a standard page) and
+      // takes a fresh standard page.
+      pages.add(new byte[length]);
+      pageBytes += length;
+      partitionPage[partition] = pages.size() - 1;
+      partitionPosition[partition] = 0;
+      return pages.size() - 1;
+    }
+    if (freePages.isEmpty()) {
+      pages.add(new byte[pageSize]);
+      pageBytes += pageSize;
+      page = pages.size() - 1;
+    } else {
+      page = freePages.remove(freePages.size() - 1);
+    }
+    partitionPage[partition] = page;
+    partitionPosition[partition] = 0;
+    return page;
   }
 
   /** Puts the records into hash order; records with equal hashes keep their order of addition. */
@@ -152,10 +190,20 @@ final class RecordBuffer {
 
   /** Empties the buffer, keeping its standard pages for reuse. */
   void clear() {
-    pages.removeIf(page -> page.length != pageSize);
+    List<byte[]> standard = new ArrayList<>();
+    for (byte[] page : pages) {
+      if (page.length == pageSize) {
+        standard.add(page);
+      }
+    }
+    pages.clear();
+    pages.addAll(standard);
     pageBytes = (long) pages.size() * pageSize;
-    pageIndex = -1;
-    pagePosition = Integer.MAX_VALUE / 2;
+    freePages.clear();
+    for (int i = pages.size() - 1; i >= 0; i--) {
+      freePages.add(i);
+    }
+    Arrays.fill(partitionPage, -1);
     count = 0;
     sorted = false;
   }
@@ -164,6 +212,7 @@ final class RecordBuffer {
   void release() {
     clear();
     pages.clear();
+    freePages.clear();
     pageBytes = 0;
     hi = lo = position = hiScratch = loScratch = positionScratch = new long[0];
   }

@@ -305,7 +305,9 @@ public final class Store implements Closeable {
     StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
     for (long i = 0; i < recordCount; i++) {
       byte[] key = keyAt(i);
-      CorruptStoreException.check(indexOf(key) == i, directory + ": record " + i + " is not found by its own key");
+      if (indexOf(key) != i) {
+        throw new CorruptStoreException(directory + ": record " + i + " is not found by its own key");
+      }
     }
   }
 
@@ -379,8 +381,9 @@ public final class Store implements Closeable {
     }
     long offset = offsets.get(rank);
     // A header read takes eight bytes from here: the footer keeps them inside the file.
-    CorruptStoreException.check(
-        offset >= 0 && offset < dataBytes, directory + ": offset " + offset + " of record " + rank + " lies outside the data");
+    if (offset < 0 || offset >= dataBytes) {
+      throw new CorruptStoreException(directory + ": offset " + offset + " of record " + rank + " lies outside the data");
+    }
     return dataStart + offset;
   }
 
@@ -459,10 +462,10 @@ public final class Store implements Closeable {
       keyLength = (int) key;
       valueLength = (int) value;
     }
-    CorruptStoreException.check(
-        position + RecordFormat.headerLength((int) keyLength, (int) valueLength) + keyLength + valueLength
-            <= dataStart + dataBytes,
-        directory + ": record at byte " + position + " of the data file runs past its end");
+    if (position + RecordFormat.headerLength((int) keyLength, (int) valueLength) + keyLength + valueLength
+        > dataStart + dataBytes) {
+      throw new CorruptStoreException(directory + ": record at byte " + position + " of the data file runs past its end");
+    }
     return keyLength << 32 | valueLength;
   }
 

@@ -112,11 +112,15 @@ public final class RecordFormat {
   public static long decodeVarint(byte[] bytes, int position, int limit) {
     long value = 0;
     for (int i = 0; i < 5; i++) {
-      CorruptStoreException.check(position + i < limit, "record header runs past the data");
+      if (position + i >= limit) {
+        throw new CorruptStoreException("record header runs past the data");
+      }
       int b = bytes[position + i] & 0xFF;
       value |= (long) (b & 0x7F) << (7 * i);
       if (b < 0x80) {
-        CorruptStoreException.check(value <= MAX_LENGTH, "record length " + value + " out of range");
+        if (value > MAX_LENGTH) {
+          throw new CorruptStoreException("record length " + value + " out of range");
+        }
         return (long) (i + 1) << 32 | value;
       }
     }

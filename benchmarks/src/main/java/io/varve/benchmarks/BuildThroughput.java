@@ -1,0 +1,81 @@
+package io.varve.benchmarks;
+
+import io.varve.builder.BuildSummary;
+import io.varve.builder.StoreBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+
+/**
+ * Whole-process build throughput: puts {@code N} records of 16-byte random keys and 8-byte values
+ * into a {@link StoreBuilder} and builds the store, printing records per second per phase. Run it
+ * under {@code /usr/bin/time -v} for peak RSS:
+ *
+ * <pre>
+ * /usr/bin/time -v java -Xmx1g -cp benchmarks/target/benchmarks.jar \
+ *     io.varve.benchmarks.BuildThroughput 100000000 /tmp/varve-scale [memoryBudgetMiB]
+ * </pre>
+ *
+ * The target directory must not exist; it is deleted at the end unless {@code --keep} follows.
+ */
+public final class BuildThroughput {
+  private BuildThroughput() {}
+
+  public static void main(String[] args) throws IOException {
+    long n = Long.parseLong(args[0]);
+    Path target = Path.of(args[1]);
+    long budget = args.length > 2 ? Long.parseLong(args[2]) << 20 : StoreBuilder.DEFAULT_MEMORY_BUDGET;
+    boolean keep = args.length > 3 && args[3].equals("--keep");
+    SplittableRandom random = new SplittableRandom(BenchmarkData.SEED);
+    byte[] key = new byte[16];
+    byte[] value = new byte[8];
+    long start = System.nanoTime();
+    long[] lastReport = {start};
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target)
+            .memoryBudget(budget)
+            .listener(
+                (phase, done, total) -> {
+                  long now = System.nanoTime();
+                  if (now - lastReport[0] > 5_000_000_000L) {
+                    lastReport[0] = now;
+                    System.out.printf("  %s %,d of %,d at %.1f s%n", phase, done, total, (now - start) / 1e9);
+                  }
+                })) {
+      for (long i = 0; i < n; i++) {
+        long a = random.nextLong();
+        long b = random.nextLong();
+        for (int j = 0; j < 8; j++) {
+          key[j] = (byte) (a >>> (8 * j));
+          key[8 + j] = (byte) (b >>> (8 * j));
+          value[j] = (byte) (i >>> (8 * j));
+        }
+        builder.put(key, value);
+      }
+      long input = System.nanoTime();
+      System.out.printf("input: %,d records in %.1f s (%.2f M records/s)%n", n, (input - start) / 1e9, n / ((input - start) / 1e3));
+      summary = builder.build();
+      long end = System.nanoTime();
+      System.out.printf(
+          "build: %.1f s after input; total %.1f s = %.2f M records/s end to end; %d runs spilled, %d records%n",
+          (end - input) / 1e9, (end - start) / 1e9, n / ((end - start) / 1e3), summary.runsSpilled(), summary.meta().recordCount());
+    }
+    long bytes = 0;
+    try (var files = Files.list(target)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        bytes += Files.size(file);
+      }
+    }
+    System.out.printf("store: %,d bytes (%.2f bytes/record)%n", bytes, bytes / (double) n);
+    if (!keep) {
+      try (var files = Files.list(target)) {
+        for (Path file : (Iterable<Path>) files::iterator) {
+          Files.delete(file);
+        }
+      }
+      Files.delete(target);
+    }
+  }
+}

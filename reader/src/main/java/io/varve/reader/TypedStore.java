@@ -1,0 +1,98 @@
+package io.varve.reader;
+
+import io.varve.core.serial.Serializer;
+import java.io.Closeable;
+import java.util.Objects;
+
+/**
+ * A typed view of a {@link Store}: keys and values go through {@link Serializer}s.
+ *
+ * <pre>{@code
+ * try (TypedStore<String, Long> counts =
+ *     TypedStore.of(Store.open(dir), Serializers.utf8(), Serializers.int64())) {
+ *   Long apples = counts.get("apples");   // null when absent
+ * }
+ * }</pre>
+ *
+ * When the store records the serializers it was built with (user metadata {@value
+ * #KEY_SERIALIZER} and {@value #VALUE_SERIALIZER}, written by {@code TypedStoreBuilder}), {@link
+ * #of} checks that they are the same. Thread-safe when the serializers are (all built-in ones
+ * are); closing the view closes the store.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class TypedStore<K, V> implements Closeable {
+  /** The user-metadata entry naming the key serializer. */
+  public static final String KEY_SERIALIZER = "varve.key.serializer";
+
+  /** The user-metadata entry naming the value serializer. */
+  public static final String VALUE_SERIALIZER = "varve.value.serializer";
+
+  private final Store store;
+  private final Serializer<K> keys;
+  private final Serializer<V> values;
+
+  private TypedStore(Store store, Serializer<K> keys, Serializer<V> values) {
+    this.store = store;
+    this.keys = keys;
+    this.values = values;
+  }
+
+  /**
+   * A typed view of {@code store}.
+   *
+   * @throws IllegalArgumentException when the store names other serializers than these
+   */
+  public static <K, V> TypedStore<K, V> of(Store store, Serializer<K> keys, Serializer<V> values) {
+    Objects.requireNonNull(store, "store");
+    check(store, KEY_SERIALIZER, keys);
+    check(store, VALUE_SERIALIZER, values);
+    return new TypedStore<>(store, keys, values);
+  }
+
+  private static void check(Store store, String entry, Serializer<?> serializer) {
+    String recorded = store.meta().userMetadata().get(entry);
+    if (recorded != null && !recorded.equals(serializer.name())) {
+      throw new IllegalArgumentException(
+          store.directory() + " was built with " + entry + " = " + recorded + ", not " + serializer.name());
+    }
+  }
+
+  /** The value of {@code key}, or null when absent. */
+  public V get(K key) {
+    byte[] value = store.get(keys.toBytes(key));
+    return value == null ? null : values.fromBytes(value);
+  }
+
+  /** Whether the store holds {@code key}. */
+  public boolean contains(K key) {
+    return store.contains(keys.toBytes(key));
+  }
+
+  /** The position of {@code key} in hash order, or -1 ({@link Store#indexOf}). */
+  public long indexOf(K key) {
+    return store.indexOf(keys.toBytes(key));
+  }
+
+  /** The key at position {@code i} in hash order. */
+  public K keyAt(long i) {
+    return keys.fromBytes(store.keyAt(i));
+  }
+
+  /** The value at position {@code i} in hash order. */
+  public V valueAt(long i) {
+    return values.fromBytes(store.valueAt(i));
+  }
+
+  /** The underlying store. */
+  public Store store() {
+    return store;
+  }
+
+  /** Closes the underlying store. */
+  @Override
+  public void close() {
+    store.close();
+  }
+}
