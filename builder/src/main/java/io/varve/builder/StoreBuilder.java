@@ -458,7 +458,10 @@ public final class StoreBuilder implements Closeable {
       }
       boolean fixed = fixedSize();
       long dataBytes = fixed ? records * ((long) minKeyLength + minValueLength) : recordBytes;
-      staging = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".staging-");
+      // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
+      staging =
+          Files.createDirectory(
+              target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(System.nanoTime() ^ new java.util.Random().nextLong())));
       Attempt first = writeOnce(records, dataBytes, fixed);
       if (first.collision) {
         return new StoreOutcome(null, null, 0);

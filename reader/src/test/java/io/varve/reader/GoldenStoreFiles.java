@@ -1,0 +1,77 @@
+package io.varve.reader;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.core.ect.EctParameters;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * Writes the golden sample stores of each released format version (run by hand when a version is
+ * released; {@link GoldenStoreTest} reads the committed copies):
+ *
+ * <pre>
+ * java -cp ... io.varve.reader.GoldenStoreFiles reader/src/test/resources/golden
+ * </pre>
+ */
+final class GoldenStoreFiles {
+  private GoldenStoreFiles() {}
+
+  static final String VARIABLE = "store-v1-variable";
+  static final String FIXED = "store-v1-fixed";
+  static final int RECORDS = 500;
+
+  /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
+  static byte[] variableKey(int i) {
+    return i == 0 ? new byte[0] : ("ключ-" + i + "-キー").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Value {@code i} of the variable-size sample: {@code i % 40} bytes, some empty. */
+  static byte[] variableValue(int i) {
+    byte[] value = new byte[i % 40];
+    for (int j = 0; j < value.length; j++) {
+      value[j] = (byte) (i * 31 + j);
+    }
+    return value;
+  }
+
+  static byte[] fixedKey(int i) {
+    byte[] key = new byte[16];
+    for (int j = 0; j < 16; j++) {
+      key[j] = (byte) (i >>> (j % 4 * 8) ^ j * 17);
+    }
+    return key;
+  }
+
+  static byte[] fixedValue(int i) {
+    byte[] value = new byte[8];
+    for (int j = 0; j < 8; j++) {
+      value[j] = (byte) (i >>> (j * 8 % 32));
+    }
+    return value;
+  }
+
+  static void writeVariable(Path dir) throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(dir).indexParameters(new EctParameters(16, 64, 2)).metadata("sample", "variable")) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(variableKey(i), variableValue(i));
+      }
+      builder.build();
+    }
+  }
+
+  static void writeFixed(Path dir) throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(dir).seed(42)) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(fixedKey(i), fixedValue(i));
+      }
+      builder.build();
+    }
+  }
+
+  public static void main(String[] args) throws IOException {
+    Path folder = Path.of(args[0]);
+    writeVariable(folder.resolve(VARIABLE));
+    writeFixed(folder.resolve(FIXED));
+  }
+}
