@@ -1,14 +1,18 @@
 package io.varve.examples;
 
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 
 /**
  * The {@code varve} command. Run {@code java -jar examples/target/varve.jar help} for usage.
  *
- * <p>Commands so far: {@code demo} (build an index over generated keys, query it, print its
- * statistics and timings). The store commands ({@code build}, {@code get}, {@code stats}, ...)
- * arrive with the store format.
+ * <p>Exit codes: 0 success; 1 a key was not found ({@code get}) or a store is damaged; 2 bad
+ * usage or input; 3 an I/O error.
  *
  * <p>Not meant for concurrent use: {@link #main} runs one command and exits.
  */
@@ -29,7 +33,19 @@ public final class Varve {
     try {
       switch (args[0]) {
         case "demo":
+          return StoreDemo.run(rest, out, err);
+        case "index-demo":
           return IndexDemo.run(Options.parse(rest), out);
+        case "build":
+          return BuildCommand.run(rest, out, err);
+        case "get":
+          return StoreCommands.get(rest, out, err);
+        case "stats":
+          return StoreCommands.stats(rest, out);
+        case "verify":
+          return StoreCommands.verify(rest, out, err);
+        case "dump":
+          return StoreCommands.dump(rest, out);
         default:
           err.println("varve: unknown command '" + args[0] + "'\n\n" + usage());
           return 2;
@@ -37,6 +53,18 @@ public final class Varve {
     } catch (IllegalArgumentException e) {
       err.println("varve " + args[0] + ": " + e.getMessage());
       return 2;
+    } catch (CorruptStoreException e) {
+      err.println("varve " + args[0] + ": damaged store: " + e.getMessage());
+      return 1;
+    } catch (NoSuchFileException e) {
+      err.println("varve " + args[0] + ": no such file or directory: " + e.getMessage());
+      return 2;
+    } catch (FileAlreadyExistsException e) {
+      err.println("varve " + args[0] + ": already exists: " + e.getMessage());
+      return 2;
+    } catch (IOException | UncheckedIOException e) {
+      err.println("varve " + args[0] + ": I/O error: " + e.getMessage());
+      return 3;
     }
   }
 
@@ -46,7 +74,26 @@ public final class Varve {
         "usage: varve COMMAND [OPTIONS]",
         "",
         "commands:",
-        "  demo   build an ECT index over generated keys, look every sampled key up, print stats",
+        "  build INPUT --out DIR    build a store from a TSV, CSV or JSON-lines file (- for stdin)",
+        "         --format tsv|csv|jsonl   input format (default: from the file name, else tsv)",
+        "         --key-column C    key column: 0-based index, or a name with --header / in JSON (default 0 / key)",
+        "         --value-column C  value column (default 1 / value)",
+        "         --header          the first TSV/CSV line names the columns",
+        "         --duplicates fail|last-wins   repeated keys: fail (default) or keep the last",
+        "         --memory SIZE     memory budget for sorting, e.g. 256m (default), 1g",
+        "         --bucket-size G --huffman-max H --skip-levels L   index knobs (default 64, 64, 3)",
+        "         --temp DIR        where sorted runs spill (default: next to --out)",
+        "  get DIR KEY...           print the value of each key; exit 1 if one is absent",
+        "  stats DIR [--json]       records, sizes, bits per key of index, offsets and memory",
+        "  verify DIR               check every checksum and find every record by its key",
+        "  dump DIR [--limit N]     print records in hash order as TSV",
+        "  demo   build a store from generated records, query it, verify it, print stats",
+        "         --records N       number of records (default 10000000)",
+        "         --memory SIZE     memory budget (default 256m)",
+        "         --bucket-size G --skip-levels L   index knobs (default 64, 3)",
+        "         --lookups N       member and absent lookups to time (default 1000000)",
+        "         --dir DIR --keep  build into DIR and keep it (default: a temporary directory)",
+        "  index-demo   build an ECT index alone over generated hashes, print bits/key and ns/lookup",
         "         --keys N          number of keys (default 10000000)",
         "         --bucket-size G   average keys per virtual bucket (default 256)",
         "         --huffman-max H   largest subtrie coded with Huffman codes (default 64)",

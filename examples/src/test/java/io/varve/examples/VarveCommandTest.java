@@ -26,7 +26,7 @@ class VarveCommandTest {
 
   @Test
   void demoBuildsQueriesAndReportsWithoutWrongAnswers() {
-    assertEquals(0, run("demo", "--keys", "20000", "--lookups", "5000", "--bucket-size", "64", "--skip-levels", "2"));
+    assertEquals(0, run("index-demo", "--keys", "20000", "--lookups", "5000", "--bucket-size", "64", "--skip-levels", "2"));
     String text = stdout();
     assertTrue(text.contains("20,000 keys"), text);
     assertTrue(text.contains("bits/key = tries"), text);
@@ -36,20 +36,20 @@ class VarveCommandTest {
 
   @Test
   void demoHandlesZeroAndOneKeys() {
-    assertEquals(0, run("demo", "--keys", "0"));
-    assertEquals(0, run("demo", "--keys=1", "--lookups=10"));
+    assertEquals(0, run("index-demo", "--keys", "0"));
+    assertEquals(0, run("index-demo", "--keys=1", "--lookups=10"));
     assertTrue(stdout().contains("0 wrong"), stdout());
   }
 
   @Test
   void badInputGetsAMessageAndExitCodeTwo() {
-    assertEquals(2, run("demo", "--keys", "many"));
+    assertEquals(2, run("index-demo", "--keys", "many"));
     assertTrue(stderr().contains("--keys expects an integer, got 'many'"), stderr());
-    assertEquals(2, run("demo", "--bucket-size", "0"));
+    assertEquals(2, run("index-demo", "--bucket-size", "0"));
     assertTrue(stderr().contains("--bucket-size must be in [1, 65536]"), stderr());
-    assertEquals(2, run("demo", "--colour", "blue"));
+    assertEquals(2, run("index-demo", "--colour", "blue"));
     assertTrue(stderr().contains("unknown option(s): --colour"), stderr());
-    assertEquals(2, run("demo", "--keys"));
+    assertEquals(2, run("index-demo", "--keys"));
     assertTrue(stderr().contains("option --keys needs a value"), stderr());
     assertEquals(2, run("frobnicate"));
     assertTrue(stderr().contains("unknown command 'frobnicate'"), stderr());

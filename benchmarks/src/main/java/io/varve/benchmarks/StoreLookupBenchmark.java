@@ -1,0 +1,138 @@
+package io.varve.benchmarks;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.core.ect.EctParameters;
+import io.varve.reader.Store;
+import io.varve.reader.StoreStats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * {@link Store#get} of member keys with the page cache warm: {@code keys} records of 8-byte keys
+ * and 8-byte values (fixed-size, so no offsets file), looked up in a random order. Run with
+ * {@code -t 1} and {@code -t 2} for one and two threads; the score is operations per second per
+ * run, divide by the thread count for the rate per thread.
+ *
+ * <pre>
+ * java -jar benchmarks/target/benchmarks.jar StoreLookupBenchmark -t 1
+ * java -jar benchmarks/target/benchmarks.jar StoreLookupBenchmark -t 2
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseParallelGC",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED"})
+public class StoreLookupBenchmark {
+  /** The number of records. */
+  @Param("10000000")
+  public int keys;
+
+  /** {@code g} of the index. */
+  @Param("64")
+  public int bucketSize;
+
+  /** Skip levels of the index. */
+  @Param("3")
+  public int skipLevels;
+
+  Path directory;
+  Store store;
+  /** Member keys in lookup order. */
+  byte[][] queries;
+
+  /** The key of record {@code i}: 8 bytes derived from {@code i}. */
+  static byte[] key(long i) {
+    long mixed = i * 0x9E3779B97F4A7C15L;
+    byte[] key = new byte[8];
+    for (int j = 0; j < 8; j++) {
+      key[j] = (byte) (mixed >>> (8 * j));
+    }
+    return key;
+  }
+
+  @Setup(Level.Trial)
+  public void setup() throws IOException {
+    directory = Files.createTempDirectory("varve-lookup-bench").resolve("store");
+    long start = System.nanoTime();
+    try (StoreBuilder builder = StoreBuilder.create(directory).indexParameters(new EctParameters(bucketSize, 64, skipLevels))) {
+      byte[] value = new byte[8];
+      for (long i = 0; i < keys; i++) {
+        builder.put(key(i), value);
+      }
+      builder.build();
+    }
+    store = Store.open(directory);
+    // Read the data once so that the page cache is warm.
+    store.verify();
+    SplittableRandom random = new SplittableRandom(BenchmarkData.LOOKUP_SEED);
+    queries = new byte[BenchmarkData.MAX_LOOKUPS][];
+    for (int i = 0; i < queries.length; i++) {
+      queries[i] = key(random.nextInt(keys));
+    }
+    StoreStats stats = store.stats();
+    System.out.printf(
+        "%n[space] store g=%d skip=%d n=%d: index %.3f bits/key (tries %.3f + directory %.3f), offsets %.3f bits/key,"
+            + " heap %.3f bits/key; built and verified in %.1f s%n",
+        bucketSize,
+        skipLevels,
+        keys,
+        stats.indexBitsPerKey(),
+        stats.trieBits() / (double) keys,
+        stats.directoryBits() / (double) keys,
+        stats.offsetsBitsPerKey(),
+        stats.memoryBitsPerKey(),
+        (System.nanoTime() - start) / 1e9);
+  }
+
+  /** Each thread walks the lookup order from its own starting point. */
+  @State(Scope.Thread)
+  public static class Cursor {
+    int next;
+
+    @Setup(Level.Trial)
+    public void setup() {
+      next = (int) (Thread.currentThread().getId() * 7919 % BenchmarkData.MAX_LOOKUPS);
+    }
+  }
+
+  /** One lookup of a member key. */
+  @Benchmark
+  public byte[] get(Cursor cursor) {
+    byte[] value = store.get(queries[cursor.next]);
+    cursor.next = BenchmarkData.nextLookup(cursor.next, queries.length);
+    return value;
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    store.close();
+    try (Stream<Path> files = Files.walk(directory.getParent())) {
+      for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package io.varve.examples;
+
+import io.varve.builder.BuildSummary;
+import io.varve.builder.DuplicateKeyException;
+import io.varve.builder.DuplicatePolicy;
+import io.varve.builder.StoreBuilder;
+import io.varve.core.codes.TrieCodes;
+import io.varve.core.ect.EctParameters;
+import io.varve.examples.input.InputFormat;
+import io.varve.examples.input.InputFormatException;
+import io.varve.examples.input.RecordReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * {@code varve build INPUT --out DIR}: reads records from a TSV, CSV or JSON-lines file (or stdin)
+ * and builds a store. Bad input stops the build with the line number and leaves no store.
+ */
+final class BuildCommand {
+  private BuildCommand() {}
+
+  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
+    return run(args, System.in, out, err);
+  }
+
+  static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) throws IOException {
+    Options options = Options.parse(args, Set.of("header"));
+    String outDir = options.getString("out", null);
+    String formatName = options.getString("format", null);
+    boolean header = options.flag("header");
+    String keyColumn = options.getString("key-column", null);
+    String valueColumn = options.getString("value-column", null);
+    String duplicates = options.getString("duplicates", "fail");
+    long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
+    EctParameters defaults = StoreBuilder.DEFAULT_INDEX;
+    int bucketSize = options.getInt("bucket-size", defaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE);
+    int huffmanMax = options.getInt("huffman-max", defaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT);
+    int skipLevels = options.getInt("skip-levels", defaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS);
+    String temp = options.getString("temp", null);
+    options.checkAllUsed();
+    if (options.positional().size() != 1 || outDir == null) {
+      throw new IllegalArgumentException("usage: varve build INPUT --out DIR [options] (INPUT may be - for stdin)");
+    }
+    String input = options.positional().get(0);
+    InputFormat format = formatName != null ? InputFormat.parse(formatName) : InputFormat.fromFileName(input);
+    if (keyColumn == null) {
+      keyColumn = format == InputFormat.JSON_LINES ? "key" : "0";
+    }
+    if (valueColumn == null) {
+      valueColumn = format == InputFormat.JSON_LINES ? "value" : "1";
+    }
+    DuplicatePolicy policy =
+        switch (duplicates) {
+          case "fail" -> DuplicatePolicy.FAIL;
+          case "last-wins" -> DuplicatePolicy.LAST_WINS;
+          default -> throw new IllegalArgumentException("--duplicates expects fail or last-wins, got '" + duplicates + "'");
+        };
+    StoreBuilder builder =
+        StoreBuilder.create(Path.of(outDir))
+            .memoryBudget(memory)
+            .duplicates(policy)
+            .indexParameters(new EctParameters(bucketSize, huffmanMax, skipLevels));
+    if (temp != null) {
+      builder.temporaryDirectory(Path.of(temp));
+    }
+    StoreDemo.Progress progress = StoreDemo.Progress.forTerminal(err);
+    builder.listener(progress);
+    long start = System.nanoTime();
+    try (builder;
+        Reader text = open(input, stdin);
+        RecordReader records = RecordReader.open(text, format, keyColumn, valueColumn, header)) {
+      builder.metadata("varve.source", input.equals("-") ? "stdin" : Path.of(input).getFileName().toString());
+      while (records.next()) {
+        builder.put(records.key(), records.value());
+      }
+      BuildSummary summary = builder.build();
+      progress.done();
+      double seconds = (System.nanoTime() - start) / 1e9;
+      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %.2f M records/s%n",
+          summary.directory(), summary.meta().recordCount(), summary.recordsPut(), summary.duplicatesDropped(),
+          seconds, summary.recordsPut() / 1e6 / Math.max(1e-9, seconds));
+      return 0;
+    } catch (InputFormatException e) {
+      progress.done();
+      err.println("varve build: " + input + ": " + e.getMessage());
+      return 2;
+    } catch (DuplicateKeyException e) {
+      progress.done();
+      err.println("varve build: " + e.getMessage());
+      return 2;
+    }
+  }
+
+  private static Reader open(String input, InputStream stdin) throws IOException {
+    InputStream bytes = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
+    // Malformed UTF-8 in the input is an error, not silently replaced.
+    return new InputStreamReader(
+        bytes,
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT));
+  }
+}

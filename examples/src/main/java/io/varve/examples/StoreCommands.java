@@ -1,0 +1,144 @@
+package io.varve.examples;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.reader.Store;
+import io.varve.reader.StoreStats;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The commands that read a store: {@code get}, {@code stats}, {@code verify} and {@code dump}.
+ * Exit codes: 0 success, 1 a key was absent ({@code get}, like grep) or the store is damaged, 2 bad
+ * usage.
+ */
+final class StoreCommands {
+  private StoreCommands() {}
+
+  /** {@code get DIR KEY...}: prints each found value on its own line. */
+  static int get(String[] args, PrintStream out, PrintStream err) throws IOException {
+    Options options = Options.parse(args, Set.of());
+    options.checkAllUsed();
+    List<String> positional = options.positional();
+    if (positional.size() < 2) {
+      throw new IllegalArgumentException("usage: varve get DIR KEY...");
+    }
+    int status = 0;
+    try (Store store = Store.open(Path.of(positional.get(0)))) {
+      for (String key : positional.subList(1, positional.size())) {
+        byte[] value = store.get(key.getBytes(StandardCharsets.UTF_8));
+        if (value == null) {
+          err.println("varve get: " + key + ": not found");
+          status = 1;
+        } else {
+          out.write(value, 0, value.length);
+          out.println();
+        }
+      }
+    }
+    return status;
+  }
+
+  /** {@code stats DIR [--json]}. */
+  static int stats(String[] args, PrintStream out) throws IOException {
+    Options options = Options.parse(args, Set.of("json"));
+    boolean json = options.flag("json");
+    options.checkAllUsed();
+    try (Store store = Store.open(onlyDirectory(options, "stats DIR [--json]"))) {
+      StoreStats stats = store.stats();
+      if (json) {
+        out.println(stats.toJson());
+      } else {
+        printStats(store, stats, out);
+      }
+    }
+    return 0;
+  }
+
+  static void printStats(Store store, StoreStats stats, PrintStream out) {
+    out.printf("store %s (format version %d)%n", store.directory(), stats.formatVersion());
+    out.printf("  records          %,d%n", stats.records());
+    out.printf("  data             %,d bytes (%s records)%n", stats.dataBytes(),
+        store.meta().isFixedSize()
+            ? "fixed-size: " + store.meta().keyLength() + "-byte keys, " + store.meta().valueLength() + "-byte values"
+            : "variable-size");
+    out.printf("  index            %.3f bits/key (tries %.3f + directory %.3f; g=%d, hmax=%d, skip levels %d)%n",
+        stats.indexBitsPerKey(),
+        perKey(stats.trieBits(), stats.records()),
+        perKey(stats.directoryBits(), stats.records()),
+        store.meta().indexParameters().bucketSize(),
+        store.meta().indexParameters().huffmanMax(),
+        store.meta().indexParameters().skipLevels());
+    out.printf("  offsets          %.3f bits/key%n", stats.offsetsBitsPerKey());
+    out.printf("  memory           %.3f bits/key (%,d bytes of heap)%n", stats.memoryBitsPerKey(), stats.memoryBytes());
+    out.printf("  files            %,d bytes%n", stats.fileBytes());
+    out.printf("  hash seed        %d%n", store.meta().seed());
+    store.meta().userMetadata().forEach((k, v) -> out.printf("  meta %-11s %s%n", k, v));
+  }
+
+  private static double perKey(long bits, long records) {
+    return records == 0 ? 0 : bits / (double) records;
+  }
+
+  /** {@code verify DIR}: all checksums and every record found by its own key. */
+  static int verify(String[] args, PrintStream out, PrintStream err) throws IOException {
+    Options options = Options.parse(args, Set.of());
+    options.checkAllUsed();
+    Path dir = onlyDirectory(options, "verify DIR");
+    long start = System.nanoTime();
+    try (Store store = Store.open(dir)) {
+      store.verify();
+      out.printf("ok: %s, %,d records, every checksum matches and every key finds its record (%.1f s)%n",
+          dir, store.size(), (System.nanoTime() - start) / 1e9);
+      return 0;
+    } catch (CorruptStoreException e) {
+      err.println("varve verify: damaged store: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  /** {@code dump DIR [--limit N]}: records in hash order as TSV (escaped like the TSV input). */
+  static int dump(String[] args, PrintStream out) throws IOException {
+    Options options = Options.parse(args, Set.of());
+    long limit = options.getLong("limit", Long.MAX_VALUE, 0, Long.MAX_VALUE);
+    options.checkAllUsed();
+    try (Store store = Store.open(onlyDirectory(options, "dump DIR [--limit N]"))) {
+      Store.Cursor cursor = store.cursor();
+      for (long i = 0; i < limit && cursor.next(); i++) {
+        out.print(escapeTsv(cursor.key()));
+        out.print('\t');
+        out.print(escapeTsv(cursor.value()));
+        out.print('\n');
+      }
+    }
+    out.flush();
+    return 0;
+  }
+
+  /** Bytes as UTF-8 text with tab, newline, carriage return and backslash escaped. */
+  static String escapeTsv(byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    StringBuilder escaped = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '\t' -> escaped.append("\\t");
+        case '\n' -> escaped.append("\\n");
+        case '\r' -> escaped.append("\\r");
+        case '\\' -> escaped.append("\\\\");
+        default -> escaped.append(c);
+      }
+    }
+    return escaped.toString();
+  }
+
+  static Path onlyDirectory(Options options, String usage) {
+    if (options.positional().size() != 1) {
+      throw new IllegalArgumentException("usage: varve " + usage);
+    }
+    return Path.of(options.positional().get(0));
+  }
+}

@@ -1,0 +1,184 @@
+package io.varve.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The store commands end to end: build from each input format, get, stats, verify, dump, demo. */
+class StoreCommandsTest {
+  @TempDir Path temp;
+  private ByteArrayOutputStream out;
+  private ByteArrayOutputStream err;
+
+  @BeforeEach
+  void reset() {
+    out = new ByteArrayOutputStream();
+    err = new ByteArrayOutputStream();
+  }
+
+  private int run(String... args) {
+    out.reset();
+    err.reset();
+    return Varve.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String stdout() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String stderr() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  private Path write(String name, String text) throws IOException {
+    return Files.writeString(temp.resolve(name), text, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void buildFromTsvThenGetStatsVerifyDump() throws IOException {
+    Path input = write("in.tsv", "alpha\t1\nbeta\t2\nγάμμα\tτρία\n\tempty key\ntab\\tkey\tline\\nbreak\n");
+    Path store = temp.resolve("store");
+    assertEquals(0, run("build", input.toString(), "--out", store.toString()), stderr());
+    assertTrue(stdout().contains("5 records"), stdout());
+
+    assertEquals(0, run("get", store.toString(), "alpha", "γάμμα", "tab\tkey"), stderr());
+    assertEquals("1\nτρία\nline\nbreak\n", stdout());
+    assertEquals(1, run("get", store.toString(), "beta", "nope"));
+    assertEquals("2\n", stdout());
+    assertTrue(stderr().contains("nope: not found"), stderr());
+
+    assertEquals(0, run("stats", store.toString(), "--json"));
+    for (String field : new String[] {"\"records\":5", "\"dataBytes\":", "\"indexBitsPerKey\":", "\"offsetsBitsPerKey\":", "\"memoryBitsPerKey\":", "\"formatVersion\":1"}) {
+      assertTrue(stdout().contains(field), stdout());
+    }
+    assertEquals(0, run("stats", store.toString()));
+    assertTrue(stdout().contains("records                 5") || stdout().contains("5"), stdout());
+
+    assertEquals(0, run("verify", store.toString()));
+    assertTrue(stdout().startsWith("ok:"), stdout());
+
+    assertEquals(0, run("dump", store.toString()));
+    String dump = stdout();
+    assertEquals(5, dump.split("\n").length, dump);
+    assertTrue(dump.contains("tab\\tkey\tline\\nbreak\n"), dump);
+    assertTrue(dump.contains("\tempty key\n"), dump);
+  }
+
+  @Test
+  void buildFromCsvWithHeaderAndJsonLinesFromStdin() throws IOException {
+    Path csv = write("in.csv", "id,name,comment\n1,\"Smith, John\",\"says \"\"hi\"\"\"\n2,Ann,\"two\nlines\"\n");
+    Path store = temp.resolve("csv");
+    assertEquals(0, run("build", csv.toString(), "--out", store.toString(), "--header", "--key-column", "name", "--value-column", "comment"), stderr());
+    assertEquals(0, run("get", store.toString(), "Smith, John", "Ann"));
+    assertEquals("says \"hi\"\ntwo\nlines\n", stdout());
+
+    Path json = temp.resolve("json");
+    byte[] lines = "{\"key\":\"k1\",\"value\":{\"n\":1}}\n{\"value\":\"v2\",\"key\":\"k\\u00e9\"}\n".getBytes(StandardCharsets.UTF_8);
+    out.reset();
+    err.reset();
+    int status =
+        assertDoesNotThrowIo(() -> BuildCommand.run(new String[] {"-", "--out", json.toString(), "--format", "jsonl"},
+            new ByteArrayInputStream(lines), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+    assertEquals(0, status, stderr());
+    assertEquals(0, run("get", json.toString(), "k1", "ké"));
+    assertEquals("{\"n\":1}\nv2\n", stdout());
+  }
+
+  interface IoCall {
+    int call() throws IOException;
+  }
+
+  private static int assertDoesNotThrowIo(IoCall call) throws IOException {
+    return call.call();
+  }
+
+  @Test
+  void badInputNamesTheLineAndLeavesNoStore() throws IOException {
+    Path input = write("bad.tsv", "a\t1\nb\t2\nno-tab-here\n");
+    Path store = temp.resolve("store");
+    assertEquals(2, run("build", input.toString(), "--out", store.toString()));
+    assertTrue(stderr().contains("line 3"), stderr());
+    assertFalse(Files.exists(store));
+    assertNoLeftovers();
+
+    Path json = write("bad.jsonl", "{\"key\":\"a\",\"value\":\"1\"}\n{\"key\":\"b\"\n");
+    assertEquals(2, run("build", json.toString(), "--out", store.toString()));
+    assertTrue(stderr().contains("line 2"), stderr());
+    assertFalse(Files.exists(store));
+  }
+
+  @Test
+  void duplicatesFailByDefaultAndLastWinsOnRequest() throws IOException {
+    Path input = write("dups.tsv", "k\t1\nj\t2\nk\t3\n");
+    Path store = temp.resolve("store");
+    assertEquals(2, run("build", input.toString(), "--out", store.toString()));
+    assertTrue(stderr().contains("duplicate key \"k\""), stderr());
+    assertFalse(Files.exists(store));
+    assertEquals(0, run("build", input.toString(), "--out", store.toString(), "--duplicates", "last-wins"), stderr());
+    assertEquals(0, run("get", store.toString(), "k"));
+    assertEquals("3\n", stdout());
+    assertEquals(2, run("build", input.toString(), "--out", store.toString()));
+    assertTrue(stderr().contains("already exists"), stderr());
+  }
+
+  @Test
+  void verifyNamesTheDamagedFile() throws IOException {
+    Path input = write("in.tsv", "a\t1\nb\t2\nc\t3\n");
+    Path store = temp.resolve("store");
+    assertEquals(0, run("build", input.toString(), "--out", store.toString()));
+    try (FileChannel data = FileChannel.open(store.resolve("data"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+      data.read(b, 22);
+      b.put(0, (byte) (b.get(0) ^ 0x40));
+      b.rewind();
+      data.write(b, 22);
+    }
+    assertEquals(1, run("verify", store.toString()));
+    assertTrue(stderr().contains("data"), stderr());
+    assertTrue(stderr().contains("checksum"), stderr());
+  }
+
+  @Test
+  void missingStoreAndBadUsageAreReported() {
+    assertEquals(2, run("get", temp.resolve("none").toString(), "k"));
+    assertTrue(stderr().contains("no such file"), stderr());
+    assertEquals(2, run("build", "x.tsv"));
+    assertTrue(stderr().contains("usage: varve build"), stderr());
+    assertEquals(2, run("build", "x.tsv", "--out", temp.resolve("o").toString(), "--duplicates", "sometimes"));
+    assertTrue(stderr().contains("--duplicates expects fail or last-wins"), stderr());
+    assertEquals(2, run("build", "x.tsv", "--out", temp.resolve("o").toString(), "--memory", "lots"));
+    assertTrue(stderr().contains("--memory expects a size"), stderr());
+  }
+
+  @Test
+  void demoBuildsQueriesAndVerifies() {
+    assertEquals(0, run("demo", "--records", "30000", "--lookups", "3000", "--memory", "4m"), stderr());
+    String text = stdout();
+    assertTrue(text.contains("30,000 records"), text);
+    assertTrue(text.contains("(0 wrong values)"), text);
+    assertTrue(text.contains("(0 false hits)"), text);
+    assertTrue(text.contains("verify"), text);
+    assertEquals(0, run("demo", "--records", "0", "--lookups", "10"), stderr());
+    assertEquals(0, run("demo", "--records", "1", "--lookups", "10"), stderr());
+  }
+
+  private void assertNoLeftovers() throws IOException {
+    try (Stream<Path> files = Files.list(temp)) {
+      assertEquals(0, files.filter(p -> p.getFileName().toString().startsWith(".")).count());
+    }
+  }
+}

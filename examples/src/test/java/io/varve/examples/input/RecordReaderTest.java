@@ -1,0 +1,171 @@
+package io.varve.examples.input;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The reader's life cycle and argument checks; the formats have their own tests. */
+class RecordReaderTest {
+  /** Remembers whether it was closed. */
+  private static final class TrackingReader extends StringReader {
+    boolean closed;
+
+    TrackingReader(String text) {
+      super(text);
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      super.close();
+    }
+  }
+
+  @Test
+  void keyAndValueArraysBelongToTheCaller() {
+    try (RecordReader reader = RecordReader.open(new StringReader("a\tb\nc\td\n"), InputFormat.TSV, "0", "1", false)) {
+      assertEquals(0, reader.lineNumber());
+      assertThrows(IllegalStateException.class, reader::key);
+      assertTrue(reader.next());
+      byte[] first = reader.key();
+      assertSame(first, reader.key());
+      assertEquals(1, reader.lineNumber());
+      assertTrue(reader.next());
+      assertArrayEquals("a".getBytes(StandardCharsets.UTF_8), first);
+      assertArrayEquals("c".getBytes(StandardCharsets.UTF_8), reader.key());
+      assertArrayEquals("d".getBytes(StandardCharsets.UTF_8), reader.value());
+      assertFalse(reader.next());
+      assertEquals(0, reader.lineNumber());
+      assertThrows(IllegalStateException.class, reader::value);
+      assertFalse(reader.next());
+    }
+  }
+
+  @Test
+  void namesNeedAHeader() {
+    TrackingReader in = new TrackingReader("a\tb\n");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> RecordReader.open(in, InputFormat.TSV, "id", "1", false));
+    assertEquals(
+        "key column 'id' is a name, which needs a header line: give a 0-based index (such as 0) or declare that the"
+            + " input has a header",
+        e.getMessage());
+    assertTrue(in.closed);
+    e = assertThrows(IllegalArgumentException.class, () -> RecordReader.open(new StringReader(""), InputFormat.CSV, "0", "val", false));
+    assertTrue(e.getMessage().startsWith("value column 'val' is a name"), e.getMessage());
+  }
+
+  @Test
+  void tooLargeIndex() {
+    IllegalArgumentException e = assertThrows(
+        IllegalArgumentException.class, () -> RecordReader.open(new StringReader(""), InputFormat.TSV, "99999999999", "1", false));
+    assertEquals("key column index 99999999999 is too large", e.getMessage());
+  }
+
+  @Test
+  void headerWithoutTheNamedColumnFailsOnOpen() {
+    TrackingReader in = new TrackingReader("\n\nid\tname\nk\tv\n");
+    InputFormatException e =
+        assertThrows(InputFormatException.class, () -> RecordReader.open(in, InputFormat.TSV, "id", "value", true));
+    assertEquals("line 3: the header has no column named 'value' for the value (it has 'id', 'name')", e.getMessage());
+    assertEquals(3, e.lineNumber());
+    assertTrue(in.closed);
+  }
+
+  @Test
+  void headerWithTheNameTwiceIsAmbiguous() {
+    InputFormatException e = assertThrows(
+        InputFormatException.class, () -> RecordReader.open(new StringReader("id,v,id\n"), InputFormat.CSV, "id", "v", true));
+    assertEquals(
+        "line 1: the header names two columns 'id' (indexes 0 and 2), so the key column is ambiguous; give its index instead",
+        e.getMessage());
+  }
+
+  @Test
+  void longHeadersAreShortenedInMessages() {
+    StringBuilder header = new StringBuilder();
+    for (int i = 0; i < 25; i++) {
+      header.append(i == 0 ? "" : ",").append("c").append(i);
+    }
+    InputFormatException e = assertThrows(
+        InputFormatException.class, () -> RecordReader.open(new StringReader(header + "\n"), InputFormat.CSV, "x", "c1", true));
+    assertTrue(e.getMessage().endsWith("'c18', 'c19', and 5 more)"), e.getMessage());
+  }
+
+  @Test
+  void afterAnErrorTheReaderStops() {
+    try (RecordReader reader = RecordReader.open(new StringReader("a\tb\nc\nd\te\n"), InputFormat.TSV, "0", "1", false)) {
+      assertTrue(reader.next());
+      InputFormatException e = assertThrows(InputFormatException.class, reader::next);
+      assertEquals(2, e.lineNumber());
+      IllegalStateException again = assertThrows(IllegalStateException.class, reader::next);
+      assertSame(e, again.getCause());
+      assertThrows(IllegalStateException.class, reader::key);
+    }
+  }
+
+  @Test
+  void closeClosesTheReaderOnceAndStopsReading() {
+    TrackingReader in = new TrackingReader("a\tb\n");
+    RecordReader reader = RecordReader.open(in, InputFormat.TSV, "0", "1", false);
+    reader.close();
+    reader.close();
+    assertTrue(in.closed);
+    assertThrows(IllegalStateException.class, reader::next);
+  }
+
+  @Test
+  void ioErrorsAreUnchecked() {
+    Reader failing = new Reader() {
+      @Override
+      public int read(char[] buf, int off, int len) throws IOException {
+        throw new IOException("disk on fire");
+      }
+
+      @Override
+      public void close() {}
+    };
+    UncheckedIOException e =
+        assertThrows(UncheckedIOException.class, () -> RecordReader.open(failing, InputFormat.JSON_LINES, "k", "v", false));
+    assertEquals("reading line 1: disk on fire", e.getMessage());
+  }
+
+  @Test
+  void readersThatReturnFewCharsAtATimeAreFine() {
+    Reader trickle = new Reader() {
+      private final StringReader text = new StringReader("a,\"x\ny\"\r\nb,c\r\n");
+
+      @Override
+      public int read(char[] buf, int off, int len) throws IOException {
+        return text.read(buf, off, Math.min(len, 1));
+      }
+
+      @Override
+      public void close() {}
+    };
+    try (RecordReader reader = RecordReader.open(trickle, InputFormat.CSV, "0", "1", false)) {
+      assertTrue(reader.next());
+      assertArrayEquals("x\ny".getBytes(StandardCharsets.UTF_8), reader.value());
+      assertTrue(reader.next());
+      assertEquals(3, reader.lineNumber());
+      assertFalse(reader.next());
+    }
+  }
+
+  @Test
+  void nullArgumentsAreRejected() {
+    assertThrows(NullPointerException.class, () -> RecordReader.open(null, InputFormat.TSV, "0", "1", false));
+    assertThrows(NullPointerException.class, () -> RecordReader.open(new StringReader(""), null, "0", "1", false));
+    assertThrows(NullPointerException.class, () -> RecordReader.open(new StringReader(""), InputFormat.TSV, null, "1", false));
+  }
+}
