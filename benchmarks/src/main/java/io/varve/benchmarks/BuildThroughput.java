@@ -60,7 +60,7 @@ public final class BuildThroughput {
       long end = System.nanoTime();
       System.out.printf(
           "build: %.1f s after input; total %.1f s = %.2f M records/s end to end; %d runs spilled, %d records%n",
-          (end - input) / 1e9, (end - start) / 1e9, n / ((end - start) / 1e3), summary.runsSpilled(), summary.meta().recordCount());
+          (end - input) / 1e9, (end - start) / 1e9, n / ((end - start) / 1e3), summary.spills(), summary.meta().recordCount());
     }
     long bytes = 0;
     try (var files = Files.list(target)) {

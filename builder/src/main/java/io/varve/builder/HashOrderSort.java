@@ -20,21 +20,32 @@ final class HashOrderSort {
    * returns true when the sorted records ended in the scratch arrays instead of the inputs.
    */
   static boolean sort(long[] hi, long[] lo, long[] payload, long[] hiScratch, long[] loScratch, long[] payloadScratch, int n) {
+    return sort(hi, lo, payload, hiScratch, loScratch, payloadScratch, n, 0);
+  }
+
+  /**
+   * {@link #sort} for hashes that share their top {@code sharedPrefixBits} bits (the records of one
+   * hash-prefix partition): the counting pass spreads them by the bits that follow.
+   */
+  static boolean sort(
+      long[] hi, long[] lo, long[] payload, long[] hiScratch, long[] loScratch, long[] payloadScratch, int n, int sharedPrefixBits) {
     if (n < 2) {
       return false;
     }
     int bits = Math.max(1, Math.min(MAX_BUCKET_BITS, 31 - Integer.numberOfLeadingZeros(n) - 2));
     int shift = 64 - bits;
+    // Past 64 - bits shared bits the counting pass degrades to one bucket, still correct.
+    int skip = Math.min(sharedPrefixBits, 64 - bits);
     int[] starts = new int[(1 << bits) + 1];
     for (int i = 0; i < n; i++) {
-      starts[(int) (hi[i] >>> shift) + 1]++;
+      starts[(int) ((hi[i] << skip) >>> shift) + 1]++;
     }
     for (int b = 0; b < 1 << bits; b++) {
       starts[b + 1] += starts[b];
     }
     int[] next = starts.clone();
     for (int i = 0; i < n; i++) {
-      int target = next[(int) (hi[i] >>> shift)]++;
+      int target = next[(int) ((hi[i] << skip) >>> shift)]++;
       hiScratch[target] = hi[i];
       loScratch[target] = lo[i];
       payloadScratch[target] = payload[i];

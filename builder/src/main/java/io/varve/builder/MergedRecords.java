@@ -15,8 +15,8 @@ import java.util.List;
  *
  * <p>Not thread-safe.
  */
-final class MergedRecords extends SortedRecords {
-  private final SortedRecords[] sources;
+final class MergedRecords extends RecordCursor {
+  private final RecordCursor[] sources;
   private final DuplicatePolicy policy;
   /** A binary min-heap of source indexes ordered by (current hash, source index). */
   private final int[] heap;
@@ -31,8 +31,8 @@ final class MergedRecords extends SortedRecords {
   private long duplicatesDropped;
   private boolean collisionSeen;
 
-  MergedRecords(List<? extends SortedRecords> sources, DuplicatePolicy policy) {
-    this.sources = sources.toArray(new SortedRecords[0]);
+  MergedRecords(List<? extends RecordCursor> sources, DuplicatePolicy policy) {
+    this.sources = sources.toArray(new RecordCursor[0]);
     this.policy = policy;
     this.heap = new int[this.sources.length];
   }
@@ -81,7 +81,7 @@ final class MergedRecords extends SortedRecords {
   private void readGroup() throws IOException {
     groupSize = 0;
     groupNext = 0;
-    SortedRecords first = sources[heap[0]];
+    RecordCursor first = sources[heap[0]];
     groupHi = first.hi;
     groupLo = first.lo;
     while (heapSize > 0 && sources[heap[0]].hi == groupHi && sources[heap[0]].lo == groupLo) {
@@ -146,8 +146,8 @@ final class MergedRecords extends SortedRecords {
   }
 
   private boolean before(int a, int b) {
-    SortedRecords x = sources[a];
-    SortedRecords y = sources[b];
+    RecordCursor x = sources[a];
+    RecordCursor y = sources[b];
     if (x.hi != y.hi || x.lo != y.lo) {
       return HashOrderSort.less(x.hi, x.lo, y.hi, y.lo);
     }
@@ -163,7 +163,7 @@ final class MergedRecords extends SortedRecords {
   @Override
   public void close() throws IOException {
     IOException failure = null;
-    for (SortedRecords source : sources) {
+    for (RecordCursor source : sources) {
       try {
         source.close();
       } catch (IOException e) {

@@ -29,12 +29,14 @@ final class RecordBuffer {
   private static final int LONGS_PER_RECORD = 6;
 
   private final long budgetBytes;
+  private int sharedPrefixBits;
   private final int partitionShift;
   private final int pageSize;
   /** Every page this buffer owns; record positions are {@code pageIndex << 32 | offset}. */
   private final List<byte[]> pages = new ArrayList<>();
-  /** Standard-size pages owned but not in use since the last {@link #clear()}. */
-  private final List<Integer> freePages = new ArrayList<>();
+  /** Indexes of standard-size pages owned but not in use since the last {@link #clear()} (a stack). */
+  private int[] freePages = new int[16];
+  private int freePageCount;
   /** Per partition: the page it appends to (-1: none) and the next free offset in it. */
   private final int[] partitionPage;
   private final int[] partitionPosition;
@@ -49,7 +51,16 @@ final class RecordBuffer {
   private boolean sorted;
 
   RecordBuffer(long budgetBytes) {
+    this(budgetBytes, 0);
+  }
+
+  /**
+   * A buffer for records whose hashes share their top {@code sharedPrefixBits} bits (one
+   * hash-prefix partition being loaded): arena partitions and the sort use the bits after them.
+   */
+  RecordBuffer(long budgetBytes, int sharedPrefixBits) {
     this.budgetBytes = budgetBytes;
+    this.sharedPrefixBits = Math.min(sharedPrefixBits, 48);
     int partitionBits = 0;
     while (partitionBits < MAX_PARTITION_BITS && budgetBytes >> (partitionBits + 1) >= PARTITION_TARGET_BYTES) {
       partitionBits++;
@@ -80,7 +91,7 @@ final class RecordBuffer {
    */
   boolean add(long h, long l, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
     int length = RecordFormat.headerLength(keyLength, valueLength) + keyLength + valueLength;
-    int partition = partitionShift == 64 ? 0 : (int) (h >>> partitionShift);
+    int partition = partitionShift == 64 ? 0 : (int) ((h << sharedPrefixBits) >>> partitionShift);
     if (count > 0 && wouldExceedBudget(partition, length)) {
       return false;
     }
@@ -115,7 +126,7 @@ final class RecordBuffer {
     if (!fitsInCurrentPage(partition, length)) {
       if (length > pageSize) {
         pagesNeeded += length;
-      } else if (freePages.isEmpty()) {
+      } else if (freePageCount == 0) {
         pagesNeeded += pageSize;
       }
     }
@@ -143,12 +154,12 @@ final class RecordBuffer {
       partitionPosition[partition] = 0;
       return pages.size() - 1;
     }
-    if (freePages.isEmpty()) {
+    if (freePageCount == 0) {
       pages.add(new byte[pageSize]);
       pageBytes += pageSize;
       page = pages.size() - 1;
     } else {
-      page = freePages.remove(freePages.size() - 1);
+      page = freePages[--freePageCount];
     }
     partitionPage[partition] = page;
     partitionPosition[partition] = 0;
@@ -162,7 +173,7 @@ final class RecordBuffer {
       loScratch = new long[hi.length];
       positionScratch = new long[hi.length];
     }
-    if (HashOrderSort.sort(hi, lo, position, hiScratch, loScratch, positionScratch, count)) {
+    if (HashOrderSort.sort(hi, lo, position, hiScratch, loScratch, positionScratch, count, sharedPrefixBits)) {
       System.arraycopy(hiScratch, 0, hi, 0, count);
       System.arraycopy(loScratch, 0, lo, 0, count);
       System.arraycopy(positionScratch, 0, position, 0, count);
@@ -188,6 +199,12 @@ final class RecordBuffer {
     return slice.decode(pages.get((int) (p >>> 32)), (int) p);
   }
 
+  /** Empties the buffer for records that share {@code sharedPrefixBits} leading hash bits. */
+  void clear(int sharedPrefixBits) {
+    clear();
+    this.sharedPrefixBits = Math.min(sharedPrefixBits, 48);
+  }
+
   /** Empties the buffer, keeping its standard pages for reuse. */
   void clear() {
     List<byte[]> standard = new ArrayList<>();
@@ -199,9 +216,12 @@ final class RecordBuffer {
     pages.clear();
     pages.addAll(standard);
     pageBytes = (long) pages.size() * pageSize;
-    freePages.clear();
+    if (freePages.length < pages.size()) {
+      freePages = new int[pages.size()];
+    }
+    freePageCount = 0;
     for (int i = pages.size() - 1; i >= 0; i--) {
-      freePages.add(i);
+      freePages[freePageCount++] = i;
     }
     Arrays.fill(partitionPage, -1);
     count = 0;
@@ -212,7 +232,7 @@ final class RecordBuffer {
   void release() {
     clear();
     pages.clear();
-    freePages.clear();
+    freePageCount = 0;
     pageBytes = 0;
     hi = lo = position = hiScratch = loScratch = positionScratch = new long[0];
   }

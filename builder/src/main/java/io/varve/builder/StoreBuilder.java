@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.ect.EctIndexBuilder;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreMeta;
@@ -70,9 +71,6 @@ public final class StoreBuilder implements Closeable {
 
   /** The default index parameters: {@code g = 64, hmax = 64}, skip lengths on 3 levels. */
   public static final EctParameters DEFAULT_INDEX = new EctParameters(64, 64, 3);
-
-  /** The most runs one merge reads at once; more are first merged in groups. */
-  static final int MAX_MERGE_FAN_IN = 128;
 
   private static final int MAX_SEED_ATTEMPTS = 8;
   private static final long PROGRESS_INTERVAL = 1 << 20;
@@ -244,7 +242,7 @@ public final class StoreBuilder implements Closeable {
               outcome.meta,
               recordsPut,
               outcome.duplicatesDropped,
-              pipeline.runsSpilled,
+              pipeline.spills,
               pipeline.attempt,
               System.nanoTime() - startNanos);
         }
@@ -333,25 +331,39 @@ public final class StoreBuilder implements Closeable {
   /** The result of one attempt to write the store: a staging directory with meta, or a collision. */
   private record StoreOutcome(Path staging, StoreMeta meta, long duplicatesDropped) {}
 
+  /** One range of hash order that fits in memory: a spill file and the hash bits its records share. */
+  private record Leaf(Path path, int sharedPrefixBits) {}
+
+  /** What the chunk producer hands to the writing thread: a sorted buffer, the end, or a failure. */
+  private record Chunk(RecordBuffer buffer, Throwable failure) {
+    static final Chunk END = new Chunk(null, null);
+  }
+
   /**
-   * The state of a build under one seed: buffers, the spill thread and the runs. A collision
-   * moves every record into a new pipeline with the next seed.
+   * The state of a build under one seed. Records go into an in-memory buffer; a full buffer is
+   * handed to a background thread that appends its records to 256 hash-prefix partition files
+   * while {@code put} fills the other buffer. At the end each partition is loaded, sorted and
+   * written out in partition order, the loading and sorting of one partition (background thread)
+   * overlapping the writing of the previous one (caller's thread). A partition too large for
+   * memory is split again by the next 8 hash bits. A build that never spilled is sorted and
+   * written from memory. A collision moves every record into a new pipeline with the next seed.
    */
   private final class Pipeline {
     final long seed;
     final int attempt;
     final RecordHasher hasher;
     final long[] hash = new long[2];
-    final List<SortedRun> runs = new ArrayList<>();
     RecordBuffer filling;
     RecordBuffer spare;
-    ExecutorService spiller;
-    Future<SortedRun> pendingSpill;
+    ExecutorService background;
+    Future<?> pendingSpill;
+    HashPartitions partitions;
+    List<Leaf> leaves;
     Path temporary;
     Path staging;
-    int runsSpilled;
-    volatile boolean collisionSeen;
-    long spilledDuplicates;
+    int spills;
+    long records;
+    long recordBytes;
 
     Pipeline(long seed, int attempt) {
       this.seed = seed;
@@ -369,36 +381,46 @@ public final class StoreBuilder implements Closeable {
           throw new IllegalStateException("an empty buffer refused a record");
         }
       }
+      records++;
+      recordBytes += RecordFormat.headerLength(keyLength, valueLength) + (long) keyLength + valueLength;
     }
 
-    private void spill() throws IOException {
-      awaitSpill();
-      RecordBuffer full = filling;
-      filling = spare;
-      spare = full;
-      if (spiller == null) {
-        spiller =
+    private ExecutorService background() {
+      if (background == null) {
+        background =
             Executors.newSingleThreadExecutor(
                 task -> {
-                  Thread thread = new Thread(task, "varve-spill");
+                  Thread thread = new Thread(task, "varve-build");
                   thread.setDaemon(true);
                   return thread;
                 });
       }
-      Path runPath = temporaryDirectory().resolve("run-" + runsSpilled++);
-      pendingSpill = spiller.submit(() -> spillBuffer(full, runPath));
+      return background;
     }
 
-    private SortedRun spillBuffer(RecordBuffer full, Path runPath) throws IOException {
-      full.sort();
-      MergedRecords deduplicated = new MergedRecords(List.of(SortedRecords.of(full)), duplicatePolicy);
-      SortedRun run = SortedRun.write(runPath, deduplicated);
-      if (deduplicated.collisionSeen()) {
-        collisionSeen = true;
+    /** Hands the full buffer to the background thread and continues with the other one. */
+    private void spill() throws IOException {
+      awaitSpill();
+      if (partitions == null) {
+        partitions = new HashPartitions(temporaryDirectory().resolve("partitions"), 0, spillBufferBytes());
       }
-      spilledDuplicates += deduplicated.duplicatesDropped();
-      full.clear();
-      return run;
+      RecordBuffer full = filling;
+      filling = spare;
+      spare = full;
+      spills++;
+      pendingSpill =
+          background()
+              .submit(
+                  () -> {
+                    partitions.spill(full);
+                    partitions.flush();
+                    full.clear();
+                    return null;
+                  });
+    }
+
+    private int spillBufferBytes() {
+      return (int) Math.max(4 << 10, Math.min(64 << 10, memoryBudget / 16 / HashPartitions.COUNT));
     }
 
     private void awaitSpill() throws IOException {
@@ -406,19 +428,12 @@ public final class StoreBuilder implements Closeable {
         return;
       }
       try {
-        runs.add(pendingSpill.get());
+        pendingSpill.get();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while spilling", e);
       } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof IOException io) {
-          throw io;
-        }
-        if (cause instanceof RuntimeException runtime) {
-          throw runtime;
-        }
-        throw new IOException(cause);
+        throw rethrow(e.getCause());
       } finally {
         pendingSpill = null;
       }
@@ -432,134 +447,303 @@ public final class StoreBuilder implements Closeable {
       return temporary;
     }
 
-    /** Merges everything into a staging directory; a null meta means a hash collision. */
+    /** Writes everything into a staging directory; a null meta means a hash collision. */
     StoreOutcome writeStore() throws IOException {
-      awaitSpill();
-      spare.release();
-      filling.sort();
-      mergeRunsDownTo(MAX_MERGE_FAN_IN);
-      if (collisionSeen) {
-        return new StoreOutcome(null, null, 0);
-      }
-      long records = 0;
-      long recordBytes = 0;
-      for (SortedRun run : runs) {
-        records += run.records;
-        recordBytes += run.bytes - 16 * run.records;
-      }
-      try (MergedRecords memory = new MergedRecords(List.of(SortedRecords.of(filling)), duplicatePolicy)) {
-        while (memory.next()) {
-          records++;
-          recordBytes += memory.record.length();
-        }
-        if (memory.collisionSeen()) {
-          return new StoreOutcome(null, null, 0);
-        }
+      if (partitions != null) {
+        // Everything goes through the partitions: the last buffer too.
+        spill();
+        awaitSpill();
+        partitions.close();
+        filling.clear();
       }
       boolean fixed = fixedSize();
-      long dataBytes = fixed ? records * ((long) minKeyLength + minValueLength) : recordBytes;
-      // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
+      long expectedBytes = fixed ? records * ((long) minKeyLength + minValueLength) : recordBytes;
       staging =
           Files.createDirectory(
-              target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(System.nanoTime() ^ new java.util.Random().nextLong())));
-      Attempt first = writeOnce(records, dataBytes, fixed);
+              // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
+              target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(new java.util.Random().nextLong())));
+      Attempt first = writeOnce(records, expectedBytes, fixed);
       if (first.collision) {
         return new StoreOutcome(null, null, 0);
       }
       if (first.meta != null) {
-        return new StoreOutcome(staging, first.meta, first.duplicates + spilledDuplicates);
+        return new StoreOutcome(staging, first.meta, first.duplicates);
       }
-      // Duplicates across runs were dropped: the counts are now known exactly; write again.
+      // LAST_WINS dropped duplicates: the counts are now known exactly; write again.
       deleteRecursively(staging);
       Files.createDirectory(staging);
       Attempt second = writeOnce(first.records, first.dataBytes, fixed);
       if (second.meta == null) {
-        throw new IllegalStateException("the merge gave different records on a second pass");
+        throw new IllegalStateException("the records differ between two passes over the same input");
       }
-      return new StoreOutcome(staging, second.meta, second.duplicates + spilledDuplicates);
+      return new StoreOutcome(staging, second.meta, second.duplicates);
     }
 
     private record Attempt(StoreMeta meta, boolean collision, long records, long dataBytes, long duplicates) {}
 
-    private Attempt writeOnce(long records, long dataBytes, boolean fixed) throws IOException {
-      StoreWriter writer = new StoreWriter(staging, records, dataBytes, fixed, indexParameters);
-      try (MergedRecords merged = openMerge(runs, true)) {
-        long written = 0;
-        while (merged.next()) {
-          writer.add(merged.hi, merged.lo, merged.record);
-          if (++written % PROGRESS_INTERVAL == 0) {
-            listener.progress(BuildListener.Phase.WRITE, written, records);
+    private Attempt writeOnce(long expectedRecords, long expectedBytes, boolean fixed) throws IOException {
+      StoreWriter writer = new StoreWriter(staging, expectedRecords, expectedBytes, fixed, indexParameters);
+      long duplicates = 0;
+      boolean collision = false;
+      long written = 0;
+      try {
+        EctIndexBuilder index = writer.index();
+        ChunkSource chunks = partitions == null ? new MemoryChunk(index) : new PartitionChunks(index);
+        try {
+          RecordBuffer chunk;
+          while ((chunk = chunks.next()) != null) {
+            MergedRecords resolved = new MergedRecords(List.of(RecordCursor.of(chunk)), duplicatePolicy);
+            while (resolved.next()) {
+              writer.add(resolved.hi, resolved.lo, resolved.record);
+              if (++written % PROGRESS_INTERVAL == 0) {
+                listener.progress(BuildListener.Phase.WRITE, written, expectedRecords);
+              }
+            }
+            duplicates += resolved.duplicatesDropped();
+            collision |= resolved.collisionSeen();
+            chunks.release(chunk);
           }
+        } finally {
+          chunks.close();
         }
-        if (merged.collisionSeen()) {
+        if (collision || !writer.matchesExpectation()) {
           writer.abandon();
-          return new Attempt(null, true, 0, 0, 0);
-        }
-        if (!writer.matchesExpectation()) {
-          writer.abandon();
-          return new Attempt(null, false, writer.records(), writer.dataBytes(), merged.duplicatesDropped());
+          return new Attempt(null, collision, writer.records(), writer.dataBytes(), duplicates);
         }
         StoreMeta meta = writer.finish(seed, indexParameters, minKeyLength, minValueLength, metadata);
-        return new Attempt(meta, false, records, dataBytes, merged.duplicatesDropped());
-      } catch (IOException | RuntimeException e) {
+        return new Attempt(meta, false, expectedRecords, expectedBytes, duplicates);
+      } catch (IOException | RuntimeException | Error e) {
         writer.abandon();
         throw e;
       }
     }
 
-    /** A merge of the given runs and, when {@code withMemory}, the records still in memory. */
-    private MergedRecords openMerge(List<SortedRun> sources, boolean withMemory) throws IOException {
-      int bufferBytes = (int) Math.max(64 << 10, Math.min(1 << 20, memoryBudget / 2 / Math.max(1, sources.size())));
-      List<SortedRecords> cursors = new ArrayList<>();
-      try {
-        for (SortedRun run : sources) {
-          cursors.add(run.open(bufferBytes));
-        }
-      } catch (IOException e) {
-        for (SortedRecords cursor : cursors) {
-          cursor.close();
-        }
-        throw e;
-      }
-      if (withMemory) {
-        cursors.add(SortedRecords.of(filling));
-      }
-      return new MergedRecords(cursors, duplicatePolicy);
-    }
+    /**
+     * Sorted chunks of records in hash order. Each source also gives the index every distinct hash
+     * of each chunk, in order, before handing the chunk out: equal hashes are one key's
+     * duplicates (or a collision, which aborts the attempt), so the index needs no key
+     * comparisons and its work can run beside the data's.
+     */
+    private abstract class ChunkSource {
+      final EctIndexBuilder index;
+      private boolean anyHash;
+      private long lastHi;
+      private long lastLo;
 
-    /** Merges the oldest runs in groups until at most {@code fanIn} remain. */
-    private void mergeRunsDownTo(int fanIn) throws IOException {
-      while (runs.size() > fanIn) {
-        List<SortedRun> group = new ArrayList<>(runs.subList(0, fanIn));
-        SortedRun merged;
-        try (MergedRecords records = openMerge(group, false)) {
-          merged = SortedRun.write(temporaryDirectory().resolve("run-" + runsSpilled++), records);
-          if (records.collisionSeen()) {
-            collisionSeen = true;
+      ChunkSource(EctIndexBuilder index) {
+        this.index = index;
+      }
+
+      void indexDistinctHashes(RecordBuffer chunk) {
+        for (int i = 0; i < chunk.size(); i++) {
+          long hi = chunk.hi(i);
+          long lo = chunk.lo(i);
+          if (!anyHash || hi != lastHi || lo != lastLo) {
+            if (index.added() == index.declared()) {
+              // More distinct hashes than expected records cannot happen; stop feeding.
+              return;
+            }
+            index.add(hi, lo);
+            anyHash = true;
+            lastHi = hi;
+            lastLo = lo;
           }
-          spilledDuplicates += records.duplicatesDropped();
         }
-        for (SortedRun run : group) {
-          run.delete();
+      }
+
+      /** The next chunk, sorted; null after the last. */
+      abstract RecordBuffer next() throws IOException;
+
+      /** Gives a chunk back once written. */
+      void release(RecordBuffer chunk) {}
+
+      void close() throws IOException {}
+    }
+
+    /** The whole input, held in memory. */
+    private final class MemoryChunk extends ChunkSource {
+      private boolean given;
+
+      MemoryChunk(EctIndexBuilder index) {
+        super(index);
+      }
+
+      @Override
+      RecordBuffer next() {
+        if (given) {
+          return null;
         }
-        runs.subList(0, fanIn).clear();
-        runs.add(0, merged);
+        given = true;
+        filling.sort();
+        indexDistinctHashes(filling);
+        return filling;
       }
     }
 
-    /** Moves every record, in input order, into a pipeline with the next seed. */
+    /**
+     * The partitions in hash order, each loaded and sorted by the background thread while the
+     * caller writes the previous one. The leaves (partitions that fit in memory, after splitting
+     * the ones that did not) are remembered so that a second pass reads them directly.
+     */
+    private final class PartitionChunks extends ChunkSource {
+      private final java.util.concurrent.BlockingQueue<RecordBuffer> free = new java.util.concurrent.ArrayBlockingQueue<>(2);
+      private final java.util.concurrent.BlockingQueue<Chunk> ready = new java.util.concurrent.ArrayBlockingQueue<>(3);
+      private final Future<?> producer;
+      private boolean ended;
+
+      PartitionChunks(EctIndexBuilder index) {
+        super(index);
+        free.add(filling);
+        free.add(spare);
+        boolean firstPass = leaves == null;
+        List<Leaf> known = firstPass ? new ArrayList<>() : leaves;
+        producer =
+            background()
+                .submit(
+                    () -> {
+                      try {
+                        if (firstPass) {
+                          for (int p = 0; p < HashPartitions.COUNT; p++) {
+                            Path path = partitions.path(p);
+                            if (path != null) {
+                              produce(new Leaf(path, HashPartitions.BITS), known);
+                            }
+                          }
+                          leaves = known;
+                        } else {
+                          for (Leaf leaf : known) {
+                            produce(leaf, null);
+                          }
+                        }
+                        ready.put(Chunk.END);
+                      } catch (InterruptedException stopped) {
+                        Thread.currentThread().interrupt();
+                      } catch (Throwable failure) {
+                        ready.offer(new Chunk(null, failure));
+                      }
+                      return null;
+                    });
+      }
+
+      /** Loads a leaf, sorted, into a free buffer; splits it (recording the parts) if it does not fit. */
+      private void produce(Leaf leaf, List<Leaf> record) throws IOException, InterruptedException {
+        RecordBuffer buffer = free.take();
+        buffer.clear(leaf.sharedPrefixBits());
+        boolean fits = true;
+        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+          while (cursor.next()) {
+            RecordSlice r = cursor.record;
+            if (!buffer.add(cursor.hi, cursor.lo, r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength)) {
+              fits = false;
+              break;
+            }
+          }
+        }
+        if (fits) {
+          buffer.sort();
+          indexDistinctHashes(buffer);
+          if (record != null) {
+            record.add(leaf);
+          }
+          ready.put(new Chunk(buffer, null));
+          return;
+        }
+        buffer.clear();
+        free.put(buffer);
+        if (record == null) {
+          throw new IllegalStateException("a partition that fit in memory no longer does");
+        }
+        for (Leaf part : split(leaf)) {
+          produce(part, record);
+        }
+      }
+
+      /** Splits a leaf by the next 8 hash bits into files beside it; deletes the leaf. */
+      private List<Leaf> split(Leaf leaf) throws IOException {
+        if (leaf.sharedPrefixBits() + HashPartitions.BITS > 128) {
+          throw new IOException(
+              "more records share one 128-bit hash than the memory budget holds: raise the memory budget");
+        }
+        Path directory = leaf.path().resolveSibling(leaf.path().getFileName() + ".split");
+        HashPartitions parts = new HashPartitions(directory, leaf.sharedPrefixBits(), spillBufferBytes());
+        try (parts;
+            RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+          while (cursor.next()) {
+            parts.append(cursor.hi, cursor.lo, cursor.record);
+          }
+        }
+        Files.delete(leaf.path());
+        List<Leaf> result = new ArrayList<>();
+        for (int p = 0; p < HashPartitions.COUNT; p++) {
+          if (parts.path(p) != null) {
+            result.add(new Leaf(parts.path(p), parts.partitionPrefixBits()));
+          }
+        }
+        return result;
+      }
+
+      @Override
+      RecordBuffer next() throws IOException {
+        if (ended) {
+          return null;
+        }
+        Chunk chunk;
+        try {
+          chunk = ready.take();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while writing the store", e);
+        }
+        if (chunk.failure() != null) {
+          throw rethrow(chunk.failure());
+        }
+        if (chunk == Chunk.END) {
+          ended = true;
+          return null;
+        }
+        return chunk.buffer();
+      }
+
+      @Override
+      void release(RecordBuffer chunk) {
+        chunk.clear();
+        free.add(chunk);
+      }
+
+      @Override
+      void close() throws IOException {
+        if (!ended) {
+          producer.cancel(true);
+        }
+        try {
+          producer.get();
+        } catch (java.util.concurrent.CancellationException cancelled) {
+          // stopped after a failure of the writing side
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+          throw rethrow(e.getCause());
+        }
+      }
+    }
+
+    /** Moves every record, in input order per key, into a pipeline with the next seed. */
     Pipeline rehash() throws IOException {
       Pipeline next = new Pipeline(seed + 1, attempt + 1);
-      List<SortedRecords> sources = new ArrayList<>();
-      for (SortedRun run : runs) {
-        sources.add(run.open(1 << 16));
-      }
-      sources.add(SortedRecords.of(filling));
-      for (SortedRecords source : sources) {
-        try (source) {
-          while (source.next()) {
-            RecordSlice r = source.record;
-            next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
+      if (partitions == null) {
+        // filling holds everything, sorted: same-key records are adjacent and in input order.
+        RecordSlice r = new RecordSlice();
+        for (int i = 0; i < filling.size(); i++) {
+          filling.record(i, r);
+          next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
+        }
+      } else {
+        for (Leaf leaf : leaves) {
+          try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+            while (cursor.next()) {
+              RecordSlice r = cursor.record;
+              next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
+            }
           }
         }
       }
@@ -567,18 +751,25 @@ public final class StoreBuilder implements Closeable {
       return next;
     }
 
-    /** Stops the spill thread and deletes the temporary and staging files. */
+    /** Stops the background thread and deletes the temporary and staging files. */
     void discard() throws IOException {
-      if (spiller != null) {
-        spiller.shutdownNow();
+      if (background != null) {
+        background.shutdownNow();
         try {
-          spiller.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+          background.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
-        spiller = null;
+        background = null;
       }
       pendingSpill = null;
+      try {
+        if (partitions != null) {
+          partitions.close();
+        }
+      } catch (IOException ignored) {
+        // the files are deleted next
+      }
       try {
         deleteRecursively(temporary);
         if (staging != null && Files.exists(staging)) {
@@ -592,5 +783,18 @@ public final class StoreBuilder implements Closeable {
       filling.release();
       spare.release();
     }
+  }
+
+  private static IOException rethrow(Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    if (cause instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IOException(cause);
   }
 }

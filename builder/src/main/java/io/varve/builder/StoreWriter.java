@@ -18,7 +18,7 @@ import java.util.SortedMap;
 /**
  * Writes the files of one store into a directory from records fed in hash order, in one pass:
  * the data file streams out, while the offsets and the index grow in memory (a few bits per
- * record) and are written at {@link #finish}. The record count and data size must be known in
+ * record) and are written at {@link #finish}. The index is fed through {@link #index()}. The record count and data size must be known in
  * advance (the index and the offsets are sized by them); {@link #finish} reports a mismatch
  * instead of writing, so the caller can repeat the pass with the counts this one measured.
  * Not thread-safe.
@@ -55,7 +55,6 @@ final class StoreWriter {
       records++;
       return false;
     }
-    index.add(hi, lo);
     if (fixedSize) {
       data.write(record.bytes, record.keyOffset(), length);
     } else {
@@ -75,9 +74,17 @@ final class StoreWriter {
     return dataBytes;
   }
 
-  /** Whether the records added match the expected count and size. */
+  /**
+   * The index being built. It is fed separately from {@link #add} (possibly by another thread,
+   * with each distinct hash once, in hash order), so that its work overlaps the data's.
+   */
+  EctIndexBuilder index() {
+    return index;
+  }
+
+  /** Whether the records added, and the hashes given to the index, match the expected count and size. */
   boolean matchesExpectation() {
-    return records == expectedRecords && dataBytes == expectedDataBytes;
+    return records == expectedRecords && dataBytes == expectedDataBytes && index.added() == expectedRecords;
   }
 
   /** Closes the data file without finishing it. */

@@ -71,7 +71,7 @@ final class StoreDemo {
       progress.done();
       double buildSeconds = (System.nanoTime() - start) / 1e9;
       out.printf("  build    %8.2f s  (%.2f M records/s, %d sorted runs spilled)%n",
-          buildSeconds, records / 1e6 / Math.max(1e-9, buildSeconds), summary.runsSpilled());
+          buildSeconds, records / 1e6 / Math.max(1e-9, buildSeconds), summary.spills());
       try (Store store = Store.open(dir)) {
         lookUp(store, records, lookups, seed, out);
         long verifyStart = System.nanoTime();

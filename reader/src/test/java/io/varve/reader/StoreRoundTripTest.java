@@ -109,7 +109,7 @@ class StoreRoundTripTest {
     Map<ByteBuffer, byte[]> records = randomRecords(n, seed, 64, 64);
     Path dir = temp.resolve("store");
     BuildSummary summary = build(dir, records, StoreBuilder.DEFAULT_MEMORY_BUDGET);
-    assertEquals(0, summary.runsSpilled());
+    assertEquals(0, summary.spills());
     try (Store store = Store.open(dir)) {
       checkAgainst(store, records, seed + 1, 1000);
       store.verify();
@@ -124,7 +124,7 @@ class StoreRoundTripTest {
     Map<ByteBuffer, byte[]> records = randomRecords(200_000, seed, 64, 64);
     Path dir = temp.resolve("store");
     BuildSummary summary = build(dir, records, StoreBuilder.MIN_MEMORY_BUDGET);
-    assertTrue(summary.runsSpilled() > 10, "spilled " + summary.runsSpilled() + " runs");
+    assertTrue(summary.spills() > 10, "spilled " + summary.spills() + " runs");
     try (Store store = Store.open(dir)) {
       checkAgainst(store, records, seed + 1, 10_000);
     }
@@ -193,7 +193,7 @@ class StoreRoundTripTest {
       }
       BuildSummary summary = builder.build();
       assertEquals(puts - expected.size(), summary.duplicatesDropped());
-      assertTrue(summary.runsSpilled() > 1);
+      assertTrue(summary.spills() > 1);
     }
     try (Store store = Store.open(dir)) {
       checkAgainst(store, expected, seed + 1, 1000);

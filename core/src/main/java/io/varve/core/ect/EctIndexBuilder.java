@@ -105,6 +105,11 @@ public final class EctIndexBuilder {
     return added;
   }
 
+  /** The number of hashes declared when the builder was created. */
+  public long declared() {
+    return keyCount;
+  }
+
   /** Finishes the index; call once, after exactly the declared number of hashes. */
   public EctIndex finish() {
     if (finished) {

@@ -8,7 +8,7 @@ import java.io.IOException;
  * After {@link #next()} returns true, {@link #hi}, {@link #lo} and {@link #record} describe the
  * current record until the following call. Not thread-safe.
  */
-abstract class SortedRecords implements Closeable {
+abstract class RecordCursor implements Closeable {
   long hi;
   long lo;
   final RecordSlice record = new RecordSlice();
@@ -20,11 +20,11 @@ abstract class SortedRecords implements Closeable {
   public void close() throws IOException {}
 
   /** The sorted records of an in-memory buffer. */
-  static SortedRecords of(RecordBuffer buffer) {
+  static RecordCursor of(RecordBuffer buffer) {
     if (!buffer.isSorted()) {
       throw new IllegalStateException("buffer not sorted");
     }
-    return new SortedRecords() {
+    return new RecordCursor() {
       private int next;
 
       @Override

@@ -1,0 +1,161 @@
+package io.varve.builder;
+
+import io.varve.core.store.RecordFormat;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A temporary file of records with their hashes, written by one build and read back by it. Private
+ * to the build, so it has no header or checksum:
+ *
+ * <pre>
+ * SpillFile := (hi:int64 lo:int64 Record)*     (big-endian; Record as in RecordFormat)
+ * </pre>
+ *
+ * Records are appended in input order; {@link #read} returns them in file order.
+ */
+final class SpillFile {
+  static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  static final int HASH_BYTES = 16;
+
+  private SpillFile() {}
+
+  /** Appends records to a spill file through a buffer. Not thread-safe. */
+  static final class Writer implements Closeable {
+    private final Path path;
+    private final FileChannel channel;
+    private byte[] buffer;
+    private int used;
+    private long records;
+    private boolean closed;
+
+    Writer(Path path, int bufferBytes) throws IOException {
+      this.path = path;
+      this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      this.buffer = new byte[bufferBytes];
+    }
+
+    void append(long hi, long lo, RecordSlice record) throws IOException {
+      int length = HASH_BYTES + record.length();
+      if (used + length > buffer.length) {
+        flush();
+        if (length > buffer.length) {
+          buffer = new byte[length];
+        }
+      }
+      LONG_BE.set(buffer, used, hi);
+      LONG_BE.set(buffer, used + 8, lo);
+      System.arraycopy(record.bytes, record.offset, buffer, used + HASH_BYTES, record.length());
+      used += length;
+      records++;
+    }
+
+    /** Records appended so far. */
+    long records() {
+      return records;
+    }
+
+    Path path() {
+      return path;
+    }
+
+    void flush() throws IOException {
+      ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, used);
+      while (bytes.hasRemaining()) {
+        channel.write(bytes);
+      }
+      used = 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        flush();
+      } finally {
+        channel.close();
+      }
+    }
+  }
+
+  /** A cursor over the records of {@code path} in file order, reading through a buffer. */
+  static RecordCursor read(Path path, int bufferBytes) throws IOException {
+    return new Cursor(FileChannel.open(path, StandardOpenOption.READ), bufferBytes, path);
+  }
+
+  private static final class Cursor extends RecordCursor {
+    private final FileChannel channel;
+    private final Path path;
+    private byte[] buffer;
+    private int start;
+    private int end;
+    private boolean eof;
+
+    Cursor(FileChannel channel, int bufferBytes, Path path) {
+      this.channel = channel;
+      this.path = path;
+      this.buffer = new byte[Math.max(bufferBytes, HASH_BYTES + RecordFormat.MAX_HEADER_LENGTH)];
+    }
+
+    @Override
+    boolean next() throws IOException {
+      if (!ensure(HASH_BYTES + 2)) {
+        if (start != end) {
+          throw new IOException(path + ": spill file ends inside a record");
+        }
+        return false;
+      }
+      ensure(HASH_BYTES + RecordFormat.MAX_HEADER_LENGTH);
+      hi = (long) LONG_BE.get(buffer, start);
+      lo = (long) LONG_BE.get(buffer, start + 8);
+      record.decode(buffer, start + HASH_BYTES);
+      int length = HASH_BYTES + record.length();
+      if (!ensure(length)) {
+        throw new IOException(path + ": spill file ends inside a record");
+      }
+      record.decode(buffer, start + HASH_BYTES);
+      start += length;
+      return true;
+    }
+
+    /** Makes at least {@code n} bytes available from {@code start}; false at end of file. */
+    private boolean ensure(int n) throws IOException {
+      if (end - start >= n) {
+        return true;
+      }
+      if (n > buffer.length) {
+        byte[] larger = new byte[n];
+        System.arraycopy(buffer, start, larger, 0, end - start);
+        buffer = larger;
+      } else {
+        System.arraycopy(buffer, start, buffer, 0, end - start);
+      }
+      end -= start;
+      start = 0;
+      while (end < n && !eof) {
+        int read = channel.read(ByteBuffer.wrap(buffer, end, buffer.length - end));
+        if (read < 0) {
+          eof = true;
+        } else {
+          end += read;
+        }
+      }
+      return end - start >= n;
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
+}
