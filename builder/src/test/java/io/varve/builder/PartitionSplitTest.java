@@ -9,6 +9,7 @@ import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
 import io.varve.core.store.StoreMeta;
+import io.varve.core.succinct.EliasFano;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -59,10 +60,16 @@ class PartitionSplitTest {
     assertEquals(expected.size(), meta.recordCount());
     EctIndex index = StoreFileReader.read(dir.resolve("index"), StoreFile.INDEX, (in, length) -> EctIndex.readFrom(in));
     byte[] data = Files.readAllBytes(dir.resolve("data"));
-    int position = StoreFile.DATA.headerLength();
+    EliasFano offsets =
+        StoreFileReader.read(dir.resolve("offsets"), StoreFile.OFFSETS, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
+    int position = 0;
     long[] hash = new long[2];
     long previousHi = 0;
     for (long rank = 0; rank < meta.recordCount(); rank++) {
+      int start = StoreFile.DATA.payloadOffset() + (int) offsets.get(rank);
+      assertTrue(start >= position, "records in order");
+      // A record of at most a page does not cross a page boundary of the file.
+      position = start;
       long key = RecordFormat.decodeVarint(data, position, data.length);
       long value = RecordFormat.decodeVarint(data, position + (int) (key >>> 32), data.length);
       int keyStart = position + (int) (key >>> 32) + (int) (value >>> 32);
@@ -73,7 +80,9 @@ class PartitionSplitTest {
       assertTrue(rank == 0 || Long.compareUnsigned(previousHi, hash[0]) <= 0, "hash order at " + rank);
       previousHi = hash[0];
       assertEquals(rank, index.rank(hash[0], hash[1]), "rank of record " + rank);
-      position = keyStart + (int) key + (int) value;
+      int end = keyStart + (int) key + (int) value;
+      assertTrue(end - start > 4096 || start / 4096 == (end - 1) / 4096, "record " + rank + " crosses a page");
+      position = end;
     }
     assertEquals(data.length - StoreFile.FOOTER_LENGTH, position);
   }

@@ -8,6 +8,8 @@ import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.core.io.ReferenceOwner;
+import net.openhft.posix.MAdviseFlag;
+import net.openhft.posix.PosixAPI;
 
 /**
  * A read-only memory mapping of a whole file through Chronicle Bytes (one mapping, no 2 GiB
@@ -41,6 +43,7 @@ final class MappedData {
       if (bytes.capacity() < length) {
         throw new CorruptStoreException(path + ": mapped " + bytes.capacity() + " of " + length + " bytes");
       }
+      adviseRandomAccess(bytes, length);
       return new MappedData(owner, file, bytes, length);
     } catch (IOException | RuntimeException e) {
       file.releaseLast();
@@ -50,6 +53,22 @@ final class MappedData {
 
   long length() {
     return length;
+  }
+
+  /**
+   * Lookups touch one record at a random place: without this advice a page fault makes the kernel
+   * read around it (128 KiB by default), 32 times the bytes a small record needs, evicting useful
+   * pages. Best effort: where the advice cannot be given, lookups are still correct.
+   */
+  private static void adviseRandomAccess(MappedBytesStore bytes, long length) {
+    if (length == 0) {
+      return;
+    }
+    try {
+      PosixAPI.posix().madvise(bytes.addressForRead(0), length, MAdviseFlag.MADV_RANDOM);
+    } catch (RuntimeException | LinkageError unavailable) {
+      // No native access on this platform: keep the kernel's default read-ahead.
+    }
   }
 
   /** The eight bytes at {@code position} as a little-endian long (byte 0 lowest). */

@@ -56,6 +56,7 @@ public final class Store implements Closeable {
   private final EliasFano offsets;
   private final MappedData data;
   private final long dataStart;
+  private final int pageBytes;
   private final long dataBytes;
   private final long recordCount;
   private final int fixedKeyLength;
@@ -71,7 +72,8 @@ public final class Store implements Closeable {
     this.index = index;
     this.offsets = offsets;
     this.data = data;
-    this.dataStart = StoreFile.DATA.headerLength();
+    this.dataStart = StoreFile.DATA.payloadOffset();
+    this.pageBytes = meta.pageBytes();
     this.dataBytes = meta.dataBytes();
     this.recordCount = meta.recordCount();
     this.fixedKeyLength = meta.keyLength();
@@ -377,7 +379,7 @@ public final class Store implements Closeable {
   /** The file position where record {@code rank} starts (its header, or its key when fixed-size). */
   private long recordStart(long rank) {
     if (fixedRecordLength >= 0) {
-      return dataStart + rank * fixedRecordLength;
+      return dataStart + RecordFormat.fixedRecordOffset(rank, fixedRecordLength, pageBytes);
     }
     long offset = offsets.get(rank);
     // A header read takes eight bytes from here: the footer keeps them inside the file.

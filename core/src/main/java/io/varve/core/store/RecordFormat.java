@@ -7,18 +7,24 @@ import io.varve.core.format.CorruptStoreException;
  * builder that writes them and the readers that decode them.
  *
  * <pre>
- * Payload         := Record^recordCount                  (in hash order of the keys)
+ * Payload         := (Padding Record)^recordCount        (in hash order of the keys)
  * Record          := keyLength:varint valueLength:varint key:byte[keyLength] value:byte[valueLength]
  * varint          := LEB128: 7 bits per byte, least significant group first, high bit = "more";
  *                    1 to 5 bytes, value at most {@link #MAX_LENGTH}
+ * Padding         := zero bytes: none, or (with page size P &gt; 0) as many as keep a record of at
+ *                    most P bytes from crossing a multiple of P
  *
- * Fixed-size mode (meta keyLength = K >= 0 and valueLength = V >= 0):
- * Payload         := (key:byte[K] value:byte[V])^recordCount   (no lengths; record i at i * (K + V))
+ * Fixed-size mode (meta keyLength = K &gt;= 0 and valueLength = V &gt;= 0, R = K + V):
+ * Payload         := (key:byte[K] value:byte[V] Padding)^recordCount   (no lengths)
+ *                    record i at i * R, or with page size P and 0 &lt; R &lt;= P at
+ *                    (i / (P / R)) * P + (i % (P / R)) * R: P / R records per page
  * </pre>
  *
- * Record {@code i} starts at offset {@code offsets.get(i)} of the payload (the {@link
- * StoreFile#OFFSETS offsets} file), or at {@code i * (K + V)} in fixed-size mode, which needs no
- * offsets file. Stateless and thread-safe.
+ * The payload starts at a page boundary of its file, so a record of at most P bytes lies in one
+ * page and costs one read when the page is not cached. Record {@code i} starts at offset {@code
+ * offsets.get(i)} of the payload (the {@link StoreFile#OFFSETS offsets} file), or where {@link
+ * #fixedRecordOffset} says in fixed-size mode, which needs no offsets file. The payload ends with
+ * the last record. Stateless and thread-safe.
  */
 public final class RecordFormat {
   /** The largest key or value length: the largest Java array. */
@@ -31,6 +37,42 @@ public final class RecordFormat {
   private static final long FAST_MASK = (1L << FAST_LENGTH_BITS) - 1;
 
   private RecordFormat() {}
+
+  /**
+   * Where a record of {@code length} bytes goes if the previous one ended at payload offset {@code
+   * end}: {@code end}, or the next multiple of {@code pageBytes} when the record fits in a page
+   * but would cross one ({@code pageBytes = 0}: no alignment).
+   */
+  public static long alignedStart(long end, long length, int pageBytes) {
+    if (pageBytes == 0 || length > pageBytes || length == 0) {
+      return end;
+    }
+    long pageEnd = (end / pageBytes + 1) * pageBytes;
+    return end + length <= pageEnd ? end : pageEnd;
+  }
+
+  /** The payload offset of fixed-size record {@code i} of {@code recordLength} bytes. */
+  public static long fixedRecordOffset(long i, int recordLength, int pageBytes) {
+    if (pageBytes == 0 || recordLength == 0 || recordLength > pageBytes) {
+      return i * recordLength;
+    }
+    int perPage = pageBytes / recordLength;
+    return (i / perPage) * pageBytes + (i % perPage) * recordLength;
+  }
+
+  /** The payload length of {@code count} fixed-size records: the end of the last one. */
+  public static long fixedPayloadBytes(long count, int recordLength, int pageBytes) {
+    return count == 0 ? 0 : fixedRecordOffset(count - 1, recordLength, pageBytes) + recordLength;
+  }
+
+  /**
+   * Whether {@code pageBytes} is a valid page size: 0 (none) or a power of two from 512 to {@link
+   * StoreFile#DATA_PAYLOAD_OFFSET} (so that payload pages are file pages).
+   */
+  public static boolean isValidPageSize(int pageBytes) {
+    return pageBytes == 0
+        || (Integer.bitCount(pageBytes) == 1 && pageBytes >= 512 && pageBytes <= StoreFile.DATA_PAYLOAD_OFFSET);
+  }
 
   /** Bytes of the varint of {@code value >= 0}. */
   public static int varintLength(int value) {

@@ -12,12 +12,14 @@ import java.nio.charset.StandardCharsets;
  * ({@link StoreFileReader}, the memory-mapped reader of {@link #DATA}) use its constants.
  *
  * <pre>
- * File    := Header Payload Footer                      (all integers big-endian)
+ * File    := Header Padding Payload Footer              (all integers big-endian)
  * Header  := magic:int32 = 0x56525645 ("VRVE")
  *            nameLength:uint8 name:ASCII[nameLength]     (the file's format name, e.g. "varve-data")
  *            version:int32
+ * Padding := zero bytes up to the payload offset: 4096 for data (pages of the file and of the
+ *            payload then coincide), none for the other files
  * Footer  := footerMagic:int32 = ~magic
- *            checksum:int32                               (CRC32C of Header and Payload)
+ *            checksum:int32                               (CRC32C of everything before the footer)
  * </pre>
  *
  * The payloads are described by the classes that own them: {@link StoreMeta} ({@code meta}),
@@ -26,13 +28,13 @@ import java.nio.charset.StandardCharsets;
  */
 public enum StoreFile {
   /** The records in hash order ({@link RecordFormat}). */
-  DATA("data", "varve-data", 1),
+  DATA("data", "varve-data", 1, 4096),
   /** The Elias-Fano sequence of record start offsets; absent when all records have one size. */
-  OFFSETS("offsets", "varve-offsets", 1),
+  OFFSETS("offsets", "varve-offsets", 1, 0),
   /** The ECT index: rank of each key in hash order. */
-  INDEX("index", "varve-index", 1),
+  INDEX("index", "varve-index", 1, 0),
   /** Counts, parameters, sizes and checksums of the other files, user metadata. */
-  META("meta", "varve-meta", 1);
+  META("meta", "varve-meta", 1, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;
@@ -43,12 +45,16 @@ public enum StoreFile {
   /** Bytes of the footer. */
   public static final int FOOTER_LENGTH = 8;
 
+  /** The data payload's offset in its file: a page boundary, for any page size up to it. */
+  public static final int DATA_PAYLOAD_OFFSET = 4096;
+
   private final String fileName;
   private final String formatName;
   private final int version;
   private final byte[] header;
+  private final int payloadOffset;
 
-  StoreFile(String fileName, String formatName, int version) {
+  StoreFile(String fileName, String formatName, int version, int payloadAlignment) {
     this.fileName = fileName;
     this.formatName = formatName;
     this.version = version;
@@ -60,6 +66,7 @@ public enum StoreFile {
             .put(name)
             .putInt(version)
             .array();
+    this.payloadOffset = Math.max(header.length, payloadAlignment);
   }
 
   /** The name of the file in the store directory. */
@@ -77,14 +84,19 @@ public enum StoreFile {
     return version;
   }
 
-  /** Bytes of the header; the payload starts at this offset. */
+  /** Bytes of the header. */
   public int headerLength() {
     return header.length;
   }
 
-  /** Bytes of the file around a payload: header and footer. */
+  /** Where the payload starts in the file: after the header and its padding. */
+  public int payloadOffset() {
+    return payloadOffset;
+  }
+
+  /** Bytes of the file around a payload: header, padding and footer. */
   public long envelopeLength() {
-    return header.length + FOOTER_LENGTH;
+    return payloadOffset + FOOTER_LENGTH;
   }
 
   /** A copy of the header bytes. */
@@ -92,8 +104,10 @@ public enum StoreFile {
     return header.clone();
   }
 
+  /** Writes the header and the padding up to the payload. */
   void writeHeader(DataOutput out) throws IOException {
     out.write(header);
+    out.write(new byte[payloadOffset - header.length]);
   }
 
   /**

@@ -89,7 +89,7 @@ public final class StoreFileReader {
     verify(path, kind);
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       long payloadLength = channel.size() - kind.envelopeLength();
-      channel.position(kind.headerLength());
+      channel.position(kind.payloadOffset());
       BoundedInput bounded =
           new BoundedInput(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
       T parsed;

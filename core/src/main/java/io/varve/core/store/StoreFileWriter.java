@@ -41,7 +41,7 @@ public final class StoreFileWriter extends OutputStream {
   private StoreFileWriter(Path path, StoreFile kind) throws IOException {
     this.path = path;
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    this.headerLength = kind.headerLength();
+    this.headerLength = kind.payloadOffset();
     try {
       kind.writeHeader(new DataOutputStream(this));
     } catch (IOException | RuntimeException e) {
@@ -85,7 +85,7 @@ public final class StoreFileWriter extends OutputStream {
     buffered += length;
   }
 
-  /** Bytes of payload written so far (the header excluded). */
+  /** Bytes of payload written so far (header and padding excluded). */
   public long payloadBytes() {
     return flushed + buffered - headerLength;
   }

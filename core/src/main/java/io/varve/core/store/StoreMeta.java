@@ -22,6 +22,7 @@ import java.util.TreeMap;
  *                bucketSize:int32 huffmanMax:int32 skipLevels:int32
  *                keyMode:uint8                           (0 = full keys stored with each record)
  *                keyLength:int32 valueLength:int32       (both -1: variable sizes; both &gt;= 0: fixed)
+ *                pageBytes:int32                         (records aligned to pages of this size; 0: not)
  *                dataBytes:int64                         (bytes of the data file's payload)
  *                createdMillis:int64
  *                fileCount:uint8 FileEntry^fileCount     (data, offsets unless fixed-size, index)
@@ -39,6 +40,7 @@ import java.util.TreeMap;
  * @param keyMode how keys are kept
  * @param keyLength every key's length in fixed-size mode, else -1
  * @param valueLength every value's length in fixed-size mode, else -1
+ * @param pageBytes the page size records are aligned to ({@link RecordFormat}), or 0
  * @param dataBytes the data file's payload length
  * @param createdMillis when the store was built (milliseconds since the epoch)
  * @param files the other files, with their sizes and checksums
@@ -51,6 +53,7 @@ public record StoreMeta(
     KeyMode keyMode,
     int keyLength,
     int valueLength,
+    int pageBytes,
     long dataBytes,
     long createdMillis,
     List<FileEntry> files,
@@ -80,7 +83,12 @@ public record StoreMeta(
       throw new IllegalArgumentException(
           "key and value lengths must be both -1 (variable) or both >= 0: " + keyLength + ", " + valueLength);
     }
-    if (keyLength >= 0 && dataBytes != recordCount * ((long) keyLength + valueLength)) {
+    if (!RecordFormat.isValidPageSize(pageBytes)) {
+      throw new IllegalArgumentException("page size must be 0 or a power of two from 512 to 4096: " + pageBytes);
+    }
+    if (keyLength >= 0
+        && ((long) keyLength + valueLength > Integer.MAX_VALUE
+            || dataBytes != RecordFormat.fixedPayloadBytes(recordCount, keyLength + valueLength, pageBytes))) {
       throw new IllegalArgumentException("fixed-size records do not add up to the data size");
     }
     files = List.copyOf(files);
@@ -121,6 +129,7 @@ public record StoreMeta(
     out.writeByte(keyMode.ordinal());
     out.writeInt(keyLength);
     out.writeInt(valueLength);
+    out.writeInt(pageBytes);
     out.writeLong(dataBytes);
     out.writeLong(createdMillis);
     out.writeByte(files.size());
@@ -152,6 +161,7 @@ public record StoreMeta(
         keyModeOrdinal < KeyMode.values().length, "unknown key mode " + keyModeOrdinal);
     int keyLength = in.readInt();
     int valueLength = in.readInt();
+    int pageBytes = in.readInt();
     long dataBytes = in.readLong();
     long createdMillis = in.readLong();
     int fileCount = in.readUnsignedByte();
@@ -183,6 +193,7 @@ public record StoreMeta(
           KeyMode.values()[keyModeOrdinal],
           keyLength,
           valueLength,
+          pageBytes,
           dataBytes,
           createdMillis,
           files,
