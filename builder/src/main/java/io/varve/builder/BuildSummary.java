@@ -4,7 +4,7 @@ import io.varve.core.store.StoreMeta;
 import java.nio.file.Path;
 
 /**
- * What {@link StoreBuilder#build()} produced. An immutable value.
+ * What {@link StoreBuilder#build()} produced. An immutable value; thread-safe.
  *
  * @param directory the published store directory
  * @param meta the store's metadata, as written

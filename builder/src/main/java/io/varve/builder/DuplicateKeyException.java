@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Thrown by {@link StoreBuilder#build()} under {@link DuplicatePolicy#FAIL} when a key was put
  * more than once. The message shows the key as text when it is valid UTF-8 and as hex otherwise.
- * Immutable.
+ * Immutable and thread-safe.
  */
 public final class DuplicateKeyException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -1,7 +1,7 @@
 package io.varve.reader;
 
 /**
- * Sizes of an open {@link Store}. An immutable value.
+ * Sizes of an open {@link Store}. An immutable value; thread-safe.
  *
  * @param records the number of records
  * @param dataBytes bytes of records in the data file (its header and footer excluded)

@@ -4,7 +4,7 @@ package io.varve.examples.input;
  * Malformed input met by a {@link RecordReader}. The message always starts with {@code line N}
  * (and, where a column helps, {@code line N, column C}), so that it can be shown as is.
  *
- * <p>Immutable, like every exception.
+ * <p>Immutable, like every exception; thread-safe.
  */
 public final class InputFormatException extends RuntimeException {
   private static final long serialVersionUID = 1L;
