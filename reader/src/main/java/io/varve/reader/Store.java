@@ -305,11 +305,45 @@ public final class Store implements Closeable {
       CorruptStoreException.check(checksum == entry.checksum(), directory.resolve(entry.name()) + ": checksum differs from the meta file's");
     }
     StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
+    checkRecordLayout();
     for (long i = 0; i < recordCount; i++) {
       byte[] key = keyAt(i);
       if (indexOf(key) != i) {
         throw new CorruptStoreException(directory + ": record " + i + " is not found by its own key");
       }
+    }
+  }
+
+  /**
+   * Checks that every variable-size record starts where the writer puts it: right after the
+   * previous one, or at the next page boundary when it would cross one ({@link
+   * RecordFormat#alignedStart}), and that the last one ends the data. Offsets that point elsewhere
+   * (a byte into a record, say) can otherwise parse as a record whose garbage key the index sends
+   * back to the same rank, so that it is found by its own key while the real record is hidden.
+   */
+  private void checkRecordLayout() {
+    if (offsets == null) {
+      return; // fixed-size records are where RecordFormat.fixedRecordOffset says by construction
+    }
+    enter();
+    try {
+      long end = 0; // where the previous record ends, in the payload
+      for (long i = 0; i < recordCount; i++) {
+        long start = recordStart(i);
+        long lengths = lengthsAt(start);
+        long length = keyStart(start, lengths) - start + keyLength(lengths) + valueLength(lengths);
+        long expected = dataStart + RecordFormat.alignedStart(end, length, pageBytes);
+        if (start != expected) {
+          throw new CorruptStoreException(
+              directory + ": record " + i + " starts at byte " + start + " of the data file, but should at byte " + expected);
+        }
+        end = start - dataStart + length;
+      }
+      if (end != dataBytes) {
+        throw new CorruptStoreException(directory + ": the records end at payload byte " + end + " of " + dataBytes);
+      }
+    } finally {
+      exit();
     }
   }
 

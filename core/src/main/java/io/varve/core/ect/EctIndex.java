@@ -242,6 +242,7 @@ public final class EctIndex {
       }
       long skipBits = -1;
       if (nodeDepth < skipLevels && left >= 2) {
+        checkPosition(nodeDepth, bitPos, limit);
         long skip = skipCode.decode(left, peek(words, bitPos));
         bitPos += skip & 0xFF;
         skipBits = skip >> 8;
@@ -275,9 +276,9 @@ public final class EctIndex {
       } else if (count == 2 && pairCodeIsUnary) {
         return skipPair(words, limit, bitPos, depth);
       } else if (count >= 3 && count <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
+        checkPosition(depth, bitPos, limit);
         int length = smallSkips.length(count, peek(words, bitPos));
         if (length != 0) {
-          checkPosition(depth, bitPos, limit);
           return bitPos + length;
         }
       }
@@ -290,6 +291,7 @@ public final class EctIndex {
         continue;
       }
       if (nodeDepth < skipLevels && left >= 2) {
+        checkPosition(nodeDepth, bitPos, limit);
         long skip = skipCode.decode(left, peek(words, bitPos));
         bitPos += (skip & 0xFF) + (skip >> 8);
       } else {

@@ -83,6 +83,10 @@ public record StoreMeta(
       throw new IllegalArgumentException(
           "key and value lengths must be both -1 (variable) or both >= 0: " + keyLength + ", " + valueLength);
     }
+    if (keyLength > RecordFormat.MAX_LENGTH || valueLength > RecordFormat.MAX_LENGTH) {
+      throw new IllegalArgumentException(
+          "key and value lengths are limited to " + RecordFormat.MAX_LENGTH + " bytes: " + keyLength + ", " + valueLength);
+    }
     if (!RecordFormat.isValidPageSize(pageBytes)) {
       throw new IllegalArgumentException("page size must be 0 or a power of two from 512 to 4096: " + pageBytes);
     }
