@@ -104,7 +104,17 @@ public final class Store implements Closeable {
           size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
       fileBytes += size;
     }
-    EctIndex index = readChecked(directory, StoreFile.INDEX, storeMeta, (in, length) -> EctIndex.readFrom(in));
+    EctIndex index =
+        readChecked(
+            directory,
+            StoreFile.INDEX,
+            storeMeta,
+            (in, length) -> {
+              EctIndex read = EctIndex.readFrom(in);
+              // readFrom buffers ahead: bytes after the index would go unseen without this check.
+              CorruptStoreException.check(read.serializedBytes() == length, "unexpected bytes after the index");
+              return read;
+            });
     CorruptStoreException.check(
         index.size() == storeMeta.recordCount() && index.parameters().equals(storeMeta.indexParameters()),
         directory.resolve(StoreFile.INDEX.fileName()) + ": index of " + index.size() + " keys with " + index.parameters()

@@ -223,6 +223,11 @@ final class BucketDirectory {
     return 96 + words.ramBytesUsed();
   }
 
+  /** The number of bytes {@link #writeTo} writes. */
+  long serializedBytes() {
+    return 2 * Long.BYTES + 2 * Integer.BYTES + Long.BYTES + Long.BYTES * words.length();
+  }
+
   void writeTo(DataOutput out) throws IOException {
     out.writeLong(rankDeviationMin);
     out.writeLong(offsetDeviationMin);

@@ -384,6 +384,13 @@ public final class EctIndex {
   }
 
   /** Writes the serialized form (see the class documentation); does not close {@code out}. */
+  /** The number of bytes {@link #writeTo} writes. */
+  public long serializedBytes() {
+    long header = 6 * Integer.BYTES + 3 * Long.BYTES;
+    long trieBytes = Long.BYTES + Long.BYTES * trie.length();
+    return header + directory.serializedBytes() + trieBytes + Integer.BYTES;
+  }
+
   public void writeTo(OutputStream out) throws IOException {
     CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
     DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));

@@ -290,6 +290,7 @@ class EctIndexTest {
   private static byte[] serialize(EctIndex index) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     index.writeTo(bytes);
+    assertEquals(index.serializedBytes(), bytes.size(), "serializedBytes() predicts what writeTo writes");
     return bytes.toByteArray();
   }
 
