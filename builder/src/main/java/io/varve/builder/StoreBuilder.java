@@ -45,21 +45,25 @@ import java.util.stream.Stream;
  * }</pre>
  *
  * <p>How it works: each key is hashed (seeded XXH3-128) and its record copied into an in-memory
- * buffer. When the buffer reaches half the memory budget, a background thread sorts it into hash
- * order and writes it to a temporary directory as a sorted run, while {@code put} fills the other
- * half. {@link #build()} merges the runs and the last buffer in one sequential pass that writes
- * the {@code data} file and builds the offsets and the ECT index as the records stream out, then
- * writes them and the {@code meta} file into a staging directory, forces everything to disk and
- * renames the staging directory to the target: readers see a complete store or none.
+ * buffer. When the buffer reaches half the memory budget, a background thread appends its records
+ * to 256 temporary files, one per hash prefix (a contiguous range of hash order), while {@code put}
+ * fills the other half. {@link #build()} then takes the partitions in hash order: the background
+ * thread loads and sorts one (splitting it by the next hash bits if it does not fit in memory)
+ * and feeds its hashes to the ECT index, while the caller's thread writes the previous one to the
+ * {@code data} file. No k-way merge is needed. Offsets, index and {@code meta} follow; everything
+ * goes into a staging directory that is forced to disk and renamed to the target: readers see a
+ * complete store or none. A build that fits in memory is sorted and written without spilling.
  *
  * <p>Duplicate keys follow {@link #duplicates(DuplicatePolicy)}. Two distinct keys with the same
  * 128-bit hash (expected about once in 2^64 builds of 2^32 keys) make the build rehash every record
  * with the next seed, which the meta file records. Temporary files are deleted when the build
  * ends, also when it fails, and by {@link #close()}.
  *
- * <p>Memory: the budget bounds the record buffers (record bytes plus 48 bytes per record); the
- * merge adds a read buffer per run and, until the end, the offsets and the index (a few bits per
- * record). A single record larger than the budget is still accepted, alone in its buffer.
+ * <p>Memory: the budget bounds the two record buffers (record bytes plus 48 bytes per record);
+ * spilling adds a small write buffer per partition, and the end of the build the index (a few
+ * bits per record). A single record larger than the budget is still accepted, alone in its buffer.
+ * Under {@link DuplicatePolicy#LAST_WINS}, dropped duplicates make the counts known only after a
+ * first writing pass, which is then repeated.
  *
  * <p>Not thread-safe: one thread calls {@code put} and {@code build}.
  */
@@ -254,8 +258,9 @@ public final class StoreBuilder implements Closeable {
       while (true) {
         StoreOutcome outcome = pipeline.writeStore();
         if (outcome.meta != null) {
-          publish(outcome.staging);
+          // Report before publishing: a listener that throws must fail the build, not follow it.
           listener.progress(BuildListener.Phase.WRITE, outcome.meta.recordCount(), outcome.meta.recordCount());
+          publish(outcome.staging);
           return new BuildSummary(
               target,
               outcome.meta,
@@ -320,6 +325,11 @@ public final class StoreBuilder implements Closeable {
 
   private void publish(Path staging) throws IOException {
     forceDirectory(staging);
+    // rename(2) silently replaces an empty directory and fails on a file with a generic error:
+    // check just before it (Java offers no atomic no-replace rename; this narrows the window).
+    if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      throw new FileAlreadyExistsException(target.toString(), null, "the store directory appeared during the build");
+    }
     try {
       Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
@@ -383,6 +393,12 @@ public final class StoreBuilder implements Closeable {
     int spills;
     long records;
     long recordBytes;
+    /**
+     * Records dropped before the merge: repeats of a key whose records, all of one hash, were too
+     * many for memory (see {@code reduceSingleHash}). Written by the background thread before the
+     * first pass ends.
+     */
+    long reducedDuplicates;
 
     Pipeline(long seed, int attempt) {
       this.seed = seed;
@@ -486,7 +502,7 @@ public final class StoreBuilder implements Closeable {
         return new StoreOutcome(null, null, 0);
       }
       if (first.meta != null) {
-        return new StoreOutcome(staging, first.meta, first.duplicates);
+        return new StoreOutcome(staging, first.meta, first.duplicates + reducedDuplicates);
       }
       // LAST_WINS dropped duplicates: the counts are now known exactly; write again.
       deleteRecursively(staging);
@@ -495,7 +511,7 @@ public final class StoreBuilder implements Closeable {
       if (second.meta == null) {
         throw new IllegalStateException("the records differ between two passes over the same input");
       }
-      return new StoreOutcome(staging, second.meta, second.duplicates);
+      return new StoreOutcome(staging, second.meta, second.duplicates + reducedDuplicates);
     }
 
     private record Attempt(StoreMeta meta, boolean collision, long records, long dataBytes, long duplicates) {}
@@ -686,11 +702,27 @@ public final class StoreBuilder implements Closeable {
         }
         Path directory = leaf.path().resolveSibling(leaf.path().getFileName() + ".split");
         HashPartitions parts = new HashPartitions(directory, leaf.sharedPrefixBits(), spillBufferBytes());
+        boolean oneHash = true;
         try (parts;
             RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+          boolean first = true;
+          long firstHi = 0;
+          long firstLo = 0;
           while (cursor.next()) {
+            if (first) {
+              first = false;
+              firstHi = cursor.hi;
+              firstLo = cursor.lo;
+            } else if (cursor.hi != firstHi || cursor.lo != firstLo) {
+              oneHash = false;
+            }
             parts.append(cursor.hi, cursor.lo, cursor.record);
           }
+        }
+        if (oneHash) {
+          // No split can divide records of one hash: resolve their repeated keys instead.
+          deleteRecursively(directory);
+          return List.of(reduceSingleHash(leaf));
         }
         Files.delete(leaf.path());
         List<Leaf> result = new ArrayList<>();
@@ -700,6 +732,59 @@ public final class StoreBuilder implements Closeable {
           }
         }
         return result;
+      }
+
+      /**
+       * Replaces a leaf whose records all have one hash by its distinct keys, each with its last
+       * record (under FAIL a repeated key throws): a key put more often than memory holds.
+       * Distinct keys with one hash are a collision; they are all kept for the rehash.
+       */
+      private Leaf reduceSingleHash(Leaf leaf) throws IOException {
+        List<RecordSlice> survivors = new ArrayList<>();
+        long survivorBytes = 0;
+        long dropped = 0;
+        long hi = 0;
+        long lo = 0;
+        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+          while (cursor.next()) {
+            hi = cursor.hi;
+            lo = cursor.lo;
+            RecordSlice r = cursor.record;
+            RecordSlice same = null;
+            for (RecordSlice s : survivors) {
+              if (s.sameKey(r)) {
+                same = s;
+                break;
+              }
+            }
+            if (same != null) {
+              if (duplicatePolicy == DuplicatePolicy.FAIL) {
+                throw new DuplicateKeyException(r.key());
+              }
+              survivorBytes += r.length() - same.length();
+              r.copyTo(same);
+              dropped++;
+            } else {
+              RecordSlice copy = new RecordSlice();
+              r.copyTo(copy);
+              survivors.add(copy);
+              survivorBytes += r.length() + 64;
+            }
+            if (survivors.size() > 1 && survivorBytes > memoryBudget / 4) {
+              throw new IOException(
+                  "more distinct keys share one 128-bit hash than the memory budget holds: is the hash function broken?");
+            }
+          }
+        }
+        Path reduced = leaf.path().resolveSibling(leaf.path().getFileName() + ".reduced");
+        try (SpillFile.Writer writer = new SpillFile.Writer(reduced, spillBufferBytes())) {
+          for (RecordSlice s : survivors) {
+            writer.append(hi, lo, s);
+          }
+        }
+        Files.delete(leaf.path());
+        reducedDuplicates += dropped;
+        return new Leaf(reduced, 128);
       }
 
       @Override
@@ -750,22 +835,34 @@ public final class StoreBuilder implements Closeable {
     /** Moves every record, in input order per key, into a pipeline with the next seed. */
     Pipeline rehash() throws IOException {
       Pipeline next = new Pipeline(seed + 1, attempt + 1);
-      if (partitions == null) {
-        // filling holds everything, sorted: same-key records are adjacent and in input order.
-        RecordSlice r = new RecordSlice();
-        for (int i = 0; i < filling.size(); i++) {
-          filling.record(i, r);
-          next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
-        }
-      } else {
-        for (Leaf leaf : leaves) {
-          try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
-            while (cursor.next()) {
-              RecordSlice r = cursor.record;
-              next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
+      // Records the leaves already dropped as duplicates are not moved: they stay counted.
+      next.reducedDuplicates = reducedDuplicates;
+      try {
+        if (partitions == null) {
+          // filling holds everything, sorted: same-key records are adjacent and in input order.
+          RecordSlice r = new RecordSlice();
+          for (int i = 0; i < filling.size(); i++) {
+            filling.record(i, r);
+            next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
+          }
+        } else {
+          for (Leaf leaf : leaves) {
+            try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+              while (cursor.next()) {
+                RecordSlice r = cursor.record;
+                next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
+              }
             }
           }
         }
+      } catch (IOException | RuntimeException | Error e) {
+        // The caller still holds (and discards) this pipeline; the new one is referenced nowhere.
+        try {
+          next.discard();
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
       }
       discard();
       return next;

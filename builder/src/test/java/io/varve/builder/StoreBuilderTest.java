@@ -1,0 +1,978 @@
+package io.varve.builder;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.core.ect.EctParameters;
+import io.varve.core.store.RecordFormat;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreMeta;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Builds stores and checks them with {@link StoreFiles}: hash collisions and rehashing, temporary
+ * files after success and failure, progress, misuse, and edge cases of sizes.
+ */
+class StoreBuilderTest {
+  private static final long SEED = 0x5B1D_E2L;
+  private static final long MIB = 1 << 20;
+
+  @TempDir Path parent;
+
+  private Path target() {
+    return parent.resolve("store");
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ByteBuffer k(byte[] key) {
+    return ByteBuffer.wrap(key);
+  }
+
+  /** A weak hash: hi = first byte of the key (0 for an empty key), lo = 0; distinct keys collide. */
+  static final RecordHasher FIRST_BYTE = (key, offset, length, result) -> {
+    result[0] = length == 0 ? 0 : key[offset] & 0xFF;
+    result[1] = 0;
+  };
+
+  /** The weak hash at {@code weakSeed}, real XXH3 elsewhere. */
+  static LongFunction<RecordHasher> weakAt(long weakSeed) {
+    return seed -> seed == weakSeed ? FIRST_BYTE : RecordHasher.xxh3(seed);
+  }
+
+  /** Real XXH3, except that at {@code weakSeed} the two given keys share one hash. */
+  static LongFunction<RecordHasher> twoKeysCollideAt(long weakSeed, byte[] a, byte[] b) {
+    return seed -> {
+      RecordHasher real = RecordHasher.xxh3(seed);
+      if (seed != weakSeed) {
+        return real;
+      }
+      return (key, offset, length, result) -> {
+        if (java.util.Arrays.equals(key, offset, offset + length, b, 0, b.length)) {
+          real.hash(a, 0, a.length, result);
+        } else {
+          real.hash(key, offset, length, result);
+        }
+      };
+    };
+  }
+
+  private static byte[] randomKey(SplittableRandom random, int index) {
+    // Distinct by construction, with varied first bytes.
+    return utf8((char) ('!' + random.nextInt(90)) + "key-" + index + "-" + random.nextInt(1000));
+  }
+
+  private static byte[] randomValue(SplittableRandom random, int maxLength) {
+    byte[] value = new byte[random.nextInt(maxLength + 1)];
+    random.nextBytes(value);
+    return value;
+  }
+
+  private static void assertContents(Map<ByteBuffer, byte[]> expected, StoreFiles.Contents contents) {
+    assertEquals(expected.size(), contents.keys().size(), "record count");
+    Map<ByteBuffer, byte[]> got = contents.asMap();
+    assertEquals(expected.size(), got.size(), "keys are distinct");
+    for (Map.Entry<ByteBuffer, byte[]> e : expected.entrySet()) {
+      byte[] value = got.get(e.getKey());
+      assertNotNull(value, "missing key " + new String(e.getKey().array(), StandardCharsets.UTF_8));
+      assertArrayEquals(e.getValue(), value, "value of " + new String(e.getKey().array(), StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Records the progress reports. */
+  static final class Recorder implements BuildListener {
+    final List<long[]> events = new ArrayList<>();
+
+    @Override
+    public void progress(Phase phase, long done, long total) {
+      events.add(new long[] {phase.ordinal(), done, total});
+    }
+
+    long[] last() {
+      return events.get(events.size() - 1);
+    }
+  }
+
+  private static void assertFinalWrite(Recorder recorder, long n) {
+    long[] last = recorder.last();
+    assertArrayEquals(new long[] {BuildListener.Phase.WRITE.ordinal(), n, n}, last, "final report WRITE(n, n)");
+  }
+
+  // ---------------------------------------------------------------- hash collisions
+
+  @ParameterizedTest(name = "spills={0}")
+  @ValueSource(booleans = {false, true})
+  void collisionRehashesWithTheNextSeed(boolean spills) throws IOException {
+    long weakSeed = SEED + (spills ? 1 : 0);
+    int n = spills ? 100_000 : 20_000;
+    System.out.println("StoreBuilderTest.collisionRehashesWithTheNextSeed spills=" + spills + " seed=" + weakSeed);
+    SplittableRandom random = new SplittableRandom(weakSeed);
+    Map<ByteBuffer, byte[]> expected = new LinkedHashMap<>();
+    Recorder recorder = new Recorder();
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
+            .seed(weakSeed)
+            .listener(recorder)
+            .hashers(weakAt(weakSeed))) {
+      for (int i = 0; i < n; i++) {
+        byte[] key = randomKey(random, i);
+        byte[] value = randomValue(random, 20);
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+    }
+    assertEquals(2, summary.seedAttempts());
+    assertEquals(weakSeed + 1, summary.meta().seed());
+    assertEquals(n, summary.recordsPut());
+    assertEquals(0, summary.duplicatesDropped());
+    assertEquals(spills, summary.spills() > 0, "spills: " + summary.spills());
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertEquals(weakSeed + 1, contents.meta().seed());
+    assertEquals(summary.meta(), contents.meta());
+    assertContents(expected, contents);
+    assertFinalWrite(recorder, n);
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  @ParameterizedTest(name = "spills={0}")
+  @ValueSource(booleans = {false, true})
+  void collisionWithLastWinsDuplicatesKeepsTheLastValue(boolean spills) throws IOException {
+    long weakSeed = SEED + 10 + (spills ? 1 : 0);
+    int puts = spills ? 100_000 : 30_000;
+    System.out.println("StoreBuilderTest.collisionWithLastWinsDuplicatesKeepsTheLastValue spills=" + spills + " seed=" + weakSeed);
+    SplittableRandom random = new SplittableRandom(weakSeed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    List<byte[]> keys = new ArrayList<>();
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
+            .duplicates(DuplicatePolicy.LAST_WINS)
+            .seed(weakSeed)
+            .hashers(weakAt(weakSeed))) {
+      for (int i = 0; i < puts; i++) {
+        byte[] key;
+        if (!keys.isEmpty() && random.nextInt(3) == 0) {
+          // A repeat: of a recent key (same buffer) or of any earlier one (across spills).
+          int j = random.nextBoolean() ? keys.size() - 1 - random.nextInt(Math.min(keys.size(), 50)) : random.nextInt(keys.size());
+          key = keys.get(j);
+        } else {
+          key = randomKey(random, i);
+          keys.add(key);
+        }
+        byte[] value = utf8("put-" + i); // every put has its own value
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+    }
+    assertEquals(2, summary.seedAttempts());
+    assertEquals(weakSeed + 1, summary.meta().seed());
+    assertEquals(puts, summary.recordsPut());
+    assertEquals(puts - expected.size(), summary.duplicatesDropped());
+    assertEquals(spills, summary.spills() > 0);
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /** Fixed-size records, duplicates across spills (second writing pass) and a collision at once. */
+  @Test
+  void collisionWithFixedSizeRecordsAndDuplicatesAcrossSpills() throws IOException {
+    long weakSeed = SEED + 20;
+    System.out.println("StoreBuilderTest.collisionWithFixedSizeRecordsAndDuplicatesAcrossRuns seed=" + weakSeed);
+    SplittableRandom random = new SplittableRandom(weakSeed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    List<byte[]> keys = new ArrayList<>();
+    int puts = 60_000;
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .duplicates(DuplicatePolicy.LAST_WINS)
+            .seed(weakSeed)
+            .hashers(weakAt(weakSeed))) {
+      for (int i = 0; i < puts; i++) {
+        byte[] key;
+        if (keys.size() > 100 && random.nextInt(5) == 0) {
+          key = keys.get(random.nextInt(keys.size()));
+        } else {
+          key = new byte[16];
+          random.nextBytes(key);
+          keys.add(key);
+        }
+        byte[] value = ByteBuffer.allocate(8).putLong(i).array();
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+    }
+    assertEquals(2, summary.seedAttempts());
+    assertTrue(summary.spills() > 1);
+    assertEquals(puts - expected.size(), summary.duplicatesDropped());
+    StoreMeta meta = summary.meta();
+    assertTrue(meta.isFixedSize());
+    assertEquals(RecordFormat.fixedPayloadBytes(expected.size(), 24, meta.pageBytes()), meta.dataBytes());
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /**
+   * Two distinct keys collide among otherwise sound hashes, put close together (one buffer) or far
+   * apart (different spills, or a spill and the last buffer): only the writing pass sees them
+   * together, and must rehash before the index gets the equal hashes.
+   */
+  @ParameterizedTest(name = "secondKeyAt={0}")
+  @ValueSource(ints = {1, 30_000, 59_999})
+  void collisionSeenOnlyByTheFinalMerge(int secondAt) throws IOException {
+    long weakSeed = SEED + 30;
+    System.out.println("StoreBuilderTest.collisionSeenOnlyByTheFinalMerge secondAt=" + secondAt + " seed=" + weakSeed);
+    SplittableRandom random = new SplittableRandom(weakSeed + secondAt);
+    byte[] a = utf8("collide-A");
+    byte[] b = utf8("collide-B");
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    Recorder recorder = new Recorder();
+    int n = 60_000;
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .seed(weakSeed)
+            .listener(recorder)
+            .hashers(twoKeysCollideAt(weakSeed, a, b))) {
+      for (int i = 0; i < n; i++) {
+        byte[] key = i == 0 ? a : i == secondAt ? b : randomKey(random, i);
+        byte[] value = randomValue(random, 30);
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+    }
+    assertTrue(summary.spills() > 1);
+    assertEquals(2, summary.seedAttempts());
+    assertEquals(weakSeed + 1, summary.meta().seed());
+    assertContents(expected, StoreFiles.read(target()));
+    assertFinalWrite(recorder, n);
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  @ParameterizedTest(name = "spills={0}")
+  @ValueSource(booleans = {false, true})
+  void collisionUnderEverySeedFailsCleanly(boolean spills) throws IOException {
+    long seed = SEED + 40;
+    System.out.println("StoreBuilderTest.collisionUnderEverySeedFailsCleanly spills=" + spills + " seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    AtomicInteger hashersMade = new AtomicInteger();
+    int n = spills ? 20_000 : 1000;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
+            .seed(seed)
+            .hashers(s -> {
+              hashersMade.incrementAndGet();
+              return FIRST_BYTE;
+            })) {
+      for (int i = 0; i < n; i++) {
+        builder.put(randomKey(random, i), randomValue(random, 40));
+      }
+      IOException e = assertThrows(IOException.class, builder::build);
+      assertTrue(e.getMessage().contains("128-bit hash") && e.getMessage().contains("8 seeds"), e.getMessage());
+      assertEquals(8, hashersMade.get(), "one hasher per attempt");
+      StoreFiles.assertCleanFailure(target());
+      assertThrows(IllegalStateException.class, builder::build, "build() only once");
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  /**
+   * A failure while the records move to the next seed (here the new seed's hasher throws, as a
+   * stand-in for a failing disk) must not leave the new pipeline's files or thread behind.
+   */
+  @Test
+  void failureDuringRehashLeavesNothing() throws IOException {
+    long weakSeed = SEED + 45;
+    System.out.println("StoreBuilderTest.failureDuringRehashLeavesNothing seed=" + weakSeed);
+    SplittableRandom random = new SplittableRandom(weakSeed);
+    byte[] poison = utf8("poison");
+    LongFunction<RecordHasher> hashers =
+        seed -> {
+          if (seed == weakSeed) {
+            return FIRST_BYTE;
+          }
+          RecordHasher real = RecordHasher.xxh3(seed);
+          return (key, offset, length, result) -> {
+            if (java.util.Arrays.equals(key, offset, offset + length, poison, 0, poison.length)) {
+              throw new IllegalStateException("hasher fails on the poison key");
+            }
+            real.hash(key, offset, length, result);
+          };
+        };
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).seed(weakSeed).hashers(hashers)) {
+      for (int i = 0; i < 60_000; i++) {
+        builder.put(randomKey(random, i), randomValue(random, 40));
+      }
+      builder.put(poison, utf8("last"));
+      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+      assertEquals("hasher fails on the poison key", e.getMessage());
+      StoreFiles.assertCleanFailure(target());
+    }
+    StoreFiles.assertCleanFailure(target());
+    // A shut-down pool's thread may take a moment to exit; a leaked idle one never does.
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("varve-build")) {
+        try {
+          t.join(10_000);
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        assertFalse(t.isAlive(), "a build thread is still alive");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- temporary files
+
+  @Test
+  void noLeftoversAfterSuccessWithSpills() throws IOException {
+    long seed = SEED + 50;
+    System.out.println("StoreBuilderTest.noLeftoversAfterSuccessWithSpills seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    BuildSummary summary;
+    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+      for (int i = 0; i < 60_000; i++) {
+        byte[] key = randomKey(random, i);
+        byte[] value = randomValue(random, 60);
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+      StoreFiles.assertNoLeftovers(parent);
+    }
+    assertTrue(summary.spills() > 1);
+    assertEquals(1, summary.seedAttempts());
+    assertEquals(target(), summary.directory());
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+    try (var list = Files.list(parent)) {
+      assertEquals(List.of(target()), list.toList(), "only the store in the parent");
+    }
+  }
+
+  @Test
+  void separateTemporaryDirectoryIsCleaned() throws IOException {
+    Path tmp = Files.createDirectory(parent.resolve("tmp"));
+    SplittableRandom random = new SplittableRandom(SEED + 51);
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).temporaryDirectory(tmp)) {
+      for (int i = 0; i < 40_000; i++) {
+        builder.put(randomKey(random, i), randomValue(random, 40));
+      }
+      assertTrue(builder.build().spills() > 0);
+    }
+    StoreFiles.assertNoLeftovers(tmp);
+    StoreFiles.assertNoLeftovers(parent);
+    StoreFiles.read(target());
+  }
+
+  @ParameterizedTest(name = "where={0}")
+  @ValueSource(strings = {"sameBuffer", "acrossSpills", "memoryOnly"})
+  void duplicateUnderFailLeavesNothing(String where) throws IOException {
+    long seed = SEED + 60 + where.length();
+    System.out.println("StoreBuilderTest.duplicateUnderFailLeavesNothing where=" + where + " seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    boolean spills = !where.equals("memoryOnly");
+    int n = spills ? 60_000 : 5000;
+    byte[] duplicated = utf8("the-duplicate");
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)) {
+      DuplicateKeyException e =
+          assertThrows(
+              DuplicateKeyException.class,
+              () -> {
+                for (int i = 0; i < n; i++) {
+                  boolean dup =
+                      switch (where) {
+                        case "sameBuffer" -> i == 10 || i == 20;
+                        case "acrossSpills" -> i == 0 || i == n - 1;
+                        default -> i == 100 || i == 4000;
+                      };
+                  builder.put(dup ? duplicated : randomKey(random, i), randomValue(random, 40));
+                }
+                builder.build();
+              });
+      assertTrue(e.getMessage().contains("\"the-duplicate\""), e.getMessage());
+      if (!where.equals("sameBuffer")) {
+        // Thrown by build(), which cleans up before it returns.
+        StoreFiles.assertCleanFailure(target());
+      }
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  @Test
+  void closeWithoutBuildLeavesNothing() throws IOException {
+    SplittableRandom random = new SplittableRandom(SEED + 70);
+    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+      for (int i = 0; i < 60_000; i++) {
+        builder.put(randomKey(random, i), randomValue(random, 40));
+      }
+      assertFalse(StoreFiles.leftovers(parent).isEmpty(), "spill files exist before close()");
+    }
+    StoreFiles.assertCleanFailure(target());
+    try (StoreBuilder builder = StoreBuilder.create(target())) {
+      builder.put(utf8("a"), utf8("b"));
+    }
+    StoreFiles.assertCleanFailure(target());
+    StoreBuilder unused = StoreBuilder.create(target());
+    unused.close();
+    unused.close(); // idempotent
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  /** A listener that throws at a chosen report. */
+  static final class Thrower implements BuildListener {
+    final Phase phase;
+    final boolean onlyFinal;
+
+    Thrower(Phase phase, boolean onlyFinal) {
+      this.phase = phase;
+      this.onlyFinal = onlyFinal;
+    }
+
+    @Override
+    public void progress(Phase p, long done, long total) {
+      if (p == phase && (!onlyFinal || done == total)) {
+        throw new IllegalStateException("listener fails at " + p + " " + done + "/" + total);
+      }
+    }
+  }
+
+  private static final int OVER_ONE_REPORT = (1 << 20) + 3;
+
+  private static byte[] longKey(long i) {
+    return ByteBuffer.allocate(8).putLong(i * 0x9E37_79B9_7F4A_7C15L).array();
+  }
+
+  @Test
+  void listenerThrowingDuringInputLeavesNothing() throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .listener(new Thrower(BuildListener.Phase.INPUT, false))) {
+      IllegalStateException e =
+          assertThrows(
+              IllegalStateException.class,
+              () -> {
+                for (int i = 0; i < OVER_ONE_REPORT; i++) {
+                  builder.put(longKey(i), new byte[0]);
+                }
+              });
+      assertTrue(e.getMessage().startsWith("listener fails at INPUT 1048576/-1"), e.getMessage());
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  @Test
+  void listenerThrowingDuringWriteLeavesNothing() throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(16 * MIB) // spills: temporary files and the staging directory exist
+            .listener(new Thrower(BuildListener.Phase.WRITE, false))) {
+      for (int i = 0; i < OVER_ONE_REPORT; i++) {
+        builder.put(longKey(i), new byte[0]);
+      }
+      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+      assertTrue(e.getMessage().startsWith("listener fails at WRITE 1048576/" + OVER_ONE_REPORT), e.getMessage());
+      StoreFiles.assertCleanFailure(target());
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  /** The final report comes from inside build(): if it throws, build() fails and must publish nothing. */
+  @Test
+  void listenerThrowingAtTheFinalReportLeavesNothing() throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(target()).listener(new Thrower(BuildListener.Phase.WRITE, true))) {
+      for (int i = 0; i < 1000; i++) {
+        builder.put(longKey(i), new byte[] {1});
+      }
+      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+      assertTrue(e.getMessage().startsWith("listener fails at WRITE 1000/1000"), e.getMessage());
+      StoreFiles.assertCleanFailure(target());
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  @Test
+  void targetAppearingDuringTheBuildFailsCleanly() throws IOException {
+    SplittableRandom random = new SplittableRandom(SEED + 80);
+    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+      for (int i = 0; i < 30_000; i++) {
+        builder.put(randomKey(random, i), randomValue(random, 40));
+      }
+      Files.createDirectory(target());
+      Files.writeString(target().resolve("someone-else"), "x");
+      assertThrows(FileAlreadyExistsException.class, builder::build);
+      StoreFiles.assertNoLeftovers(parent);
+    }
+    StoreFiles.assertNoLeftovers(parent);
+    assertTrue(Files.exists(target().resolve("someone-else")), "another's directory is left alone");
+  }
+
+  /**
+   * The target appears after the last check of build() but before publication (created here by
+   * the listener's final report): build() must fail with FileAlreadyExistsException and leave the
+   * other party's file or empty directory alone, not replace it.
+   */
+  @ParameterizedTest(name = "appears={0}")
+  @ValueSource(strings = {"emptyDirectory", "file"})
+  void targetAppearingJustBeforePublicationIsNotReplaced(String appears) throws IOException {
+    Path target = target();
+    BuildListener creator =
+        (phase, done, total) -> {
+          if (phase == BuildListener.Phase.WRITE && done == total) {
+            try {
+              if (appears.equals("file")) {
+                Files.writeString(target, "someone else's");
+              } else {
+                Files.createDirectory(target);
+              }
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }
+        };
+    try (StoreBuilder builder = StoreBuilder.create(target).listener(creator)) {
+      for (int i = 0; i < 100; i++) {
+        builder.put(longKey(i), utf8("v" + i));
+      }
+      assertThrows(FileAlreadyExistsException.class, builder::build);
+    }
+    StoreFiles.assertNoLeftovers(parent);
+    if (appears.equals("file")) {
+      assertEquals("someone else's", Files.readString(target));
+    } else {
+      assertTrue(Files.isDirectory(target));
+      try (var list = Files.list(target)) {
+        assertEquals(0, list.count(), "the empty directory was not replaced by the store");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- progress
+
+  @Test
+  void progressReportsInputEveryMillionAndAFinalWrite() throws IOException {
+    Recorder recorder = new Recorder();
+    BuildSummary summary;
+    try (StoreBuilder builder = StoreBuilder.create(target()).listener(recorder)) {
+      for (int i = 0; i < OVER_ONE_REPORT; i++) {
+        builder.put(longKey(i), new byte[0]);
+        if (i == (1 << 20) - 2) {
+          assertTrue(recorder.events.isEmpty(), "no report before 2^20 records");
+        }
+      }
+      assertEquals(1, recorder.events.size());
+      assertArrayEquals(new long[] {BuildListener.Phase.INPUT.ordinal(), 1 << 20, -1}, recorder.events.get(0));
+      summary = builder.build();
+    }
+    int n = OVER_ONE_REPORT;
+    assertEquals(n, summary.meta().recordCount());
+    List<long[]> writes = recorder.events.subList(1, recorder.events.size());
+    assertTrue(writes.stream().allMatch(e -> e[0] == BuildListener.Phase.WRITE.ordinal()), "only WRITE reports after the input");
+    assertArrayEquals(new long[] {BuildListener.Phase.WRITE.ordinal(), 1 << 20, n}, writes.get(0));
+    assertFinalWrite(recorder, n);
+    assertEquals(2, writes.size());
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertEquals(n, contents.keys().size());
+    assertTrue(contents.meta().isFixedSize());
+  }
+
+  // ---------------------------------------------------------------- misuse
+
+  @Test
+  void putAfterBuildOrCloseIsRefused() throws IOException {
+    StoreBuilder builder = StoreBuilder.create(target());
+    builder.put(utf8("k"), utf8("v"));
+    builder.build();
+    assertThrows(IllegalStateException.class, () -> builder.put(utf8("k2"), utf8("v")));
+    assertThrows(IllegalStateException.class, builder::build);
+    assertThrows(IllegalStateException.class, () -> builder.metadata("a", "b"));
+    builder.close();
+    assertThrows(IllegalStateException.class, () -> builder.put(utf8("k2"), utf8("v")));
+
+    StoreBuilder closed = StoreBuilder.create(parent.resolve("other"));
+    closed.close();
+    assertThrows(IllegalStateException.class, () -> closed.put(utf8("k"), utf8("v")));
+    assertThrows(IllegalStateException.class, closed::build);
+    assertThrows(IllegalStateException.class, () -> closed.memoryBudget(StoreBuilder.DEFAULT_MEMORY_BUDGET));
+    assertFalse(Files.exists(parent.resolve("other")));
+  }
+
+  @Test
+  void configuringAfterTheFirstPutIsRefused() throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(target())) {
+      builder.put(utf8("k"), utf8("v"));
+      assertThrows(IllegalStateException.class, () -> builder.memoryBudget(StoreBuilder.DEFAULT_MEMORY_BUDGET));
+      assertThrows(IllegalStateException.class, () -> builder.duplicates(DuplicatePolicy.LAST_WINS));
+      assertThrows(IllegalStateException.class, () -> builder.seed(1));
+      assertThrows(IllegalStateException.class, () -> builder.indexParameters(StoreBuilder.DEFAULT_INDEX));
+      assertThrows(IllegalStateException.class, () -> builder.temporaryDirectory(parent));
+      assertThrows(IllegalStateException.class, () -> builder.listener(BuildListener.NONE));
+      assertThrows(IllegalStateException.class, () -> builder.hashers(RecordHasher::xxh3));
+      assertThrows(IllegalStateException.class, () -> builder.pageAlignment(0));
+      builder.metadata("still", "allowed");
+      BuildSummary summary = builder.build();
+      assertEquals("allowed", summary.meta().userMetadata().get("still"));
+    }
+    assertEquals("allowed", StoreFiles.read(target()).meta().userMetadata().get("still"));
+  }
+
+  @Test
+  void invalidArguments() throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(target())) {
+      assertThrows(IllegalArgumentException.class, () -> builder.memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET - 1));
+      assertThrows(IllegalArgumentException.class, () -> builder.memoryBudget(0));
+      assertThrows(IllegalArgumentException.class, () -> builder.memoryBudget(-1));
+      for (int page : new int[] {-1, 1, 256, 1000, 8192}) {
+        assertThrows(IllegalArgumentException.class, () -> builder.pageAlignment(page), "page " + page);
+      }
+      builder.memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET);
+      assertThrows(NullPointerException.class, () -> builder.duplicates(null));
+      assertThrows(NullPointerException.class, () -> builder.listener(null));
+      assertThrows(NullPointerException.class, () -> builder.indexParameters(null));
+      assertThrows(NullPointerException.class, () -> builder.put(null, utf8("v")));
+      assertThrows(NullPointerException.class, () -> builder.put(utf8("k"), null));
+      assertThrows(IndexOutOfBoundsException.class, () -> builder.put(utf8("k"), 0, 2, utf8("v"), 0, 1));
+      assertThrows(IndexOutOfBoundsException.class, () -> builder.put(utf8("k"), 0, 1, utf8("v"), -1, 1));
+      assertEquals(0, builder.recordsPut());
+      // Refused puts did not start the build: configuring is still possible.
+      builder.duplicates(DuplicatePolicy.LAST_WINS);
+      builder.put(utf8("key"), 1, 2, utf8("xvaluex"), 1, 5);
+      assertEquals(1, builder.recordsPut());
+      builder.build();
+    }
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertArrayEquals(utf8("ey"), contents.keys().get(0));
+    assertArrayEquals(utf8("value"), contents.values().get(0));
+  }
+
+  @Test
+  void targetMustNotExistAndParentMust() throws IOException {
+    Files.createDirectory(target());
+    assertThrows(FileAlreadyExistsException.class, () -> StoreBuilder.create(target()));
+    Files.delete(target());
+    Files.writeString(target(), "a file");
+    assertThrows(FileAlreadyExistsException.class, () -> StoreBuilder.create(target()));
+    assertThrows(NoSuchFileException.class, () -> StoreBuilder.create(parent.resolve("missing").resolve("store")));
+    assertThrows(NoSuchFileException.class, () -> StoreBuilder.create(target().resolve("store")), "parent is a file");
+  }
+
+  // ---------------------------------------------------------------- sizes
+
+  @Test
+  void zeroRecords() throws IOException {
+    BuildSummary summary;
+    Recorder recorder = new Recorder();
+    try (StoreBuilder builder = StoreBuilder.create(target()).listener(recorder)) {
+      summary = builder.build();
+    }
+    assertEquals(0, summary.meta().recordCount());
+    assertEquals(0, summary.recordsPut());
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertEquals(0, contents.keys().size());
+    assertFalse(contents.meta().isFixedSize());
+    assertEquals(0, contents.meta().dataBytes());
+    assertFinalWrite(recorder, 0);
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  @Test
+  void oneRecord() throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(target())) {
+      builder.put(utf8("only"), utf8("one"));
+      assertEquals(1, builder.build().meta().recordCount());
+    }
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertArrayEquals(utf8("only"), contents.keys().get(0));
+    assertArrayEquals(utf8("one"), contents.values().get(0));
+    assertTrue(contents.meta().isFixedSize(), "one record is trivially fixed-size");
+    assertEquals(4, contents.meta().keyLength());
+    assertEquals(3, contents.meta().valueLength());
+  }
+
+  @Test
+  void emptyKeyAndValue() throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(target())) {
+      builder.put(new byte[0], new byte[0]);
+      builder.build();
+    }
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertEquals(1, contents.keys().size());
+    assertEquals(0, contents.keys().get(0).length);
+    assertEquals(0, contents.values().get(0).length);
+    assertEquals(0, contents.meta().dataBytes());
+
+    Path mixed = parent.resolve("mixed");
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    try (StoreBuilder builder = StoreBuilder.create(mixed)) {
+      expected.put(k(new byte[0]), utf8("value of the empty key"));
+      expected.put(k(utf8("empty value")), new byte[0]);
+      expected.put(k(utf8("x")), utf8("y"));
+      for (Map.Entry<ByteBuffer, byte[]> e : expected.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    StoreFiles.Contents mixedContents = StoreFiles.read(mixed);
+    assertFalse(mixedContents.meta().isFixedSize());
+    assertContents(expected, mixedContents);
+  }
+
+  @ParameterizedTest(name = "spills={0} page={1}")
+  @org.junit.jupiter.params.provider.CsvSource({"false, 4096", "true, 4096", "false, 0", "true, 512"})
+  void fixedSizeRecordsHaveNoOffsetsFile(boolean spills, int page) throws IOException {
+    long seed = SEED + 90;
+    System.out.println("StoreBuilderTest.fixedSizeRecordsHaveNoOffsetsFile spills=" + spills + " page=" + page + " seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
+            .pageAlignment(page)
+            .indexParameters(new EctParameters(16, 8, 1))) {
+      while (expected.size() < 50_000) {
+        byte[] key = new byte[16];
+        random.nextBytes(key);
+        byte[] value = new byte[8];
+        random.nextBytes(value);
+        if (expected.put(k(key), value) == null) {
+          builder.put(key, value);
+        }
+      }
+      summary = builder.build();
+    }
+    assertEquals(spills, summary.spills() > 0);
+    StoreMeta meta = summary.meta();
+    assertTrue(meta.isFixedSize());
+    assertEquals(16, meta.keyLength());
+    assertEquals(8, meta.valueLength());
+    assertEquals(RecordFormat.fixedPayloadBytes(50_000, 24, meta.pageBytes()), meta.dataBytes());
+    assertEquals(new EctParameters(16, 8, 1), meta.indexParameters());
+    assertEquals(page, meta.pageBytes());
+    assertFalse(Files.exists(target().resolve(StoreFile.OFFSETS.fileName())));
+    assertContents(expected, StoreFiles.read(target()));
+  }
+
+  @ParameterizedTest(name = "page={0}")
+  @ValueSource(ints = {0, 512, 4096})
+  void mixedSizesHaveAnOffsetsFile(int page) throws IOException {
+    long seed = SEED + 91;
+    System.out.println("StoreBuilderTest.mixedSizesHaveAnOffsetsFile page=" + page + " seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    try (StoreBuilder builder = StoreBuilder.create(target()).pageAlignment(page)) {
+      for (int i = 0; i < 10_000; i++) {
+        byte[] key = new byte[16];
+        random.nextBytes(key);
+        // A single odd size suffices; some records larger than a page, some empty.
+        byte[] value = new byte[i == 5000 ? 9 : i % 500 == 7 ? 600 + random.nextInt(5000) : i % 700 == 3 ? 0 : 8];
+        random.nextBytes(value);
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      builder.build();
+    }
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertFalse(contents.meta().isFixedSize());
+    assertEquals(page, contents.meta().pageBytes());
+    assertEquals(-1, contents.meta().keyLength());
+    assertTrue(Files.exists(target().resolve(StoreFile.OFFSETS.fileName())));
+    assertContents(expected, contents);
+  }
+
+  /** A record larger than the whole budget is accepted and lands in the store. */
+  @Test
+  void recordLargerThanTheBudget() throws IOException {
+    long seed = SEED + 92;
+    System.out.println("StoreBuilderTest.recordLargerThanTheBudget seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+      for (int i = 0; i < 20_000; i++) {
+        byte[] key = randomKey(random, i);
+        byte[] value = i % 7000 == 3 ? new byte[3 << 20] : randomValue(random, 50);
+        random.nextBytes(value);
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      assertTrue(builder.build().spills() > 2);
+    }
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /**
+   * Hashes whose top 20 bits are all zero put every record into one hash-prefix partition, larger
+   * than memory: it is split (twice) by the following bits; "last wins" still holds.
+   */
+  @Test
+  void skewedHashesSplitOversizedPartitions() throws IOException {
+    long seed = SEED + 93;
+    System.out.println("StoreBuilderTest.skewedHashesSplitOversizedPartitions seed=" + seed);
+    RecordHasher skewed = skewed(seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    List<byte[]> keys = new ArrayList<>();
+    BuildSummary summary;
+    int puts = 4000; // few keys: the index of skewed hashes is slow to query
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .duplicates(DuplicatePolicy.LAST_WINS)
+            .seed(seed)
+            .hashers(s -> s == seed ? skewed : RecordHasher.xxh3(s))) {
+      for (int i = 0; i < puts; i++) {
+        byte[] key;
+        if (!keys.isEmpty() && random.nextInt(10) == 0) {
+          key = keys.get(random.nextInt(keys.size()));
+        } else {
+          key = randomKey(random, i);
+          keys.add(key);
+        }
+        byte[] value = randomValue(random, 2000); // ~4 MB in all, more than memory
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+    }
+    assertEquals(1, summary.seedAttempts());
+    assertTrue(summary.spills() > 2);
+    assertEquals(puts - expected.size(), summary.duplicatesDropped());
+    assertContents(expected, StoreFiles.read(target(), skewed));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /** XXH3 with the top 20 bits of hi cleared. */
+  static RecordHasher skewed(long seed) {
+    RecordHasher real = RecordHasher.xxh3(seed);
+    return (key, offset, length, result) -> {
+      real.hash(key, offset, length, result);
+      result[0] >>>= 20;
+    };
+  }
+
+  /**
+   * One key put over and over, its records together larger than the memory budget (all with one
+   * hash, so no partitioning can divide them): under LAST_WINS the build keeps the last value.
+   */
+  @Test
+  void hotKeyRepeatedBeyondMemoryUnderLastWins() throws IOException {
+    long seed = SEED + 94;
+    System.out.println("StoreBuilderTest.hotKeyRepeatedBeyondMemoryUnderLastWins seed=" + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    byte[] hot = utf8("hot-key");
+    int puts = 0;
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).duplicates(DuplicatePolicy.LAST_WINS)) {
+      for (int i = 0; i < 60_000; i++) {
+        byte[] key = i % 2 == 0 ? hot : randomKey(random, i);
+        byte[] value = new byte[100];
+        random.nextBytes(value);
+        ByteBuffer.wrap(value).putInt(i);
+        expected.put(k(key), value);
+        builder.put(key, value);
+        puts++;
+      }
+      summary = builder.build();
+    }
+    assertEquals(puts - expected.size(), summary.duplicatesDropped());
+    assertEquals(expected.size(), summary.meta().recordCount());
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /**
+   * A hot key beyond memory and, under the first seed, a collision (the weak hash): the repeats
+   * dropped before the collision was found stay counted after the rehash, and the last value wins.
+   */
+  @Test
+  void hotKeyBeyondMemoryWithACollision() throws IOException {
+    long weakSeed = SEED + 95;
+    System.out.println("StoreBuilderTest.hotKeyBeyondMemoryWithACollision seed=" + weakSeed);
+    SplittableRandom random = new SplittableRandom(weakSeed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    byte[] hot = utf8("hot-key");
+    int puts = 40_000;
+    BuildSummary summary;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .duplicates(DuplicatePolicy.LAST_WINS)
+            .seed(weakSeed)
+            .hashers(weakAt(weakSeed))) {
+      for (int i = 0; i < puts; i++) {
+        byte[] key = i % 2 == 0 ? hot : randomKey(random, i);
+        byte[] value = new byte[100];
+        random.nextBytes(value);
+        expected.put(k(key), value);
+        builder.put(key, value);
+      }
+      summary = builder.build();
+    }
+    assertEquals(2, summary.seedAttempts());
+    assertEquals(weakSeed + 1, summary.meta().seed());
+    assertEquals(puts - expected.size(), summary.duplicatesDropped());
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /** The same hot key under FAIL is reported as a duplicate, not as a memory problem. */
+  @Test
+  void hotKeyRepeatedBeyondMemoryUnderFail() throws IOException {
+    byte[] hot = utf8("hot-key");
+    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+      DuplicateKeyException e =
+          assertThrows(
+              DuplicateKeyException.class,
+              () -> {
+                for (int i = 0; i < 30_000; i++) {
+                  builder.put(hot, new byte[100]);
+                }
+                builder.build();
+              });
+      assertTrue(e.getMessage().contains("\"hot-key\""), e.getMessage());
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+}
