@@ -91,33 +91,57 @@ final class RecordBuffer {
    */
   boolean add(long h, long l, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
     int length = RecordFormat.headerLength(keyLength, valueLength) + keyLength + valueLength;
+    long at = reserve(h, l, length);
+    if (at < 0) {
+      return false;
+    }
+    byte[] page = pages.get((int) (at >>> 32));
+    int p = RecordFormat.writeVarint(page, (int) at, keyLength);
+    p = RecordFormat.writeVarint(page, p, valueLength);
+    System.arraycopy(key, keyOffset, page, p, keyLength);
+    System.arraycopy(value, valueOffset, page, p + keyLength, valueLength);
+    return true;
+  }
+
+  /** {@link #add} of a record already encoded ({@link RecordFormat}'s {@code Record}) as {@code record}. */
+  boolean addEncoded(long h, long l, RecordSlice record) {
+    int length = record.length();
+    long at = reserve(h, l, length);
+    if (at < 0) {
+      return false;
+    }
+    System.arraycopy(record.bytes, record.offset, pages.get((int) (at >>> 32)), (int) at, length);
+    return true;
+  }
+
+  /**
+   * Takes {@code length} arena bytes and a slot for a record of hash {@code h:l}; returns where
+   * its bytes go ({@code pageIndex << 32 | offset}), or -1 when the budget refuses it.
+   */
+  private long reserve(long h, long l, int length) {
     int partition = partitionShift == 64 ? 0 : (int) ((h << sharedPrefixBits) >>> partitionShift);
     if (count > 0 && wouldExceedBudget(partition, length)) {
-      return false;
+      return -1;
     }
     if (count == hi.length) {
       int capacity = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(1024, hi.length + (hi.length >> 1)));
       if (capacity == count) {
-        return false;
+        return -1;
       }
       hi = Arrays.copyOf(hi, capacity);
       lo = Arrays.copyOf(lo, capacity);
       position = Arrays.copyOf(position, capacity);
     }
     int pageIndex = pageFor(partition, length);
-    byte[] page = pages.get(pageIndex);
     int start = partitionPosition[partition];
-    int p = RecordFormat.writeVarint(page, start, keyLength);
-    p = RecordFormat.writeVarint(page, p, valueLength);
-    System.arraycopy(key, keyOffset, page, p, keyLength);
-    System.arraycopy(value, valueOffset, page, p + keyLength, valueLength);
-    partitionPosition[partition] = p + keyLength + valueLength;
+    partitionPosition[partition] = start + length;
+    long at = (long) pageIndex << 32 | start;
     hi[count] = h;
     lo[count] = l;
-    position[count] = (long) pageIndex << 32 | start;
+    position[count] = at;
     count++;
     sorted = false;
-    return true;
+    return at;
   }
 
   private boolean wouldExceedBudget(int partition, int length) {

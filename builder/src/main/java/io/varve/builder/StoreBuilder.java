@@ -516,6 +516,56 @@ public final class StoreBuilder implements Closeable {
 
     private record Attempt(StoreMeta meta, boolean collision, long records, long dataBytes, long duplicates) {}
 
+    private record ChunkResult(long duplicates, boolean collision) {}
+
+    /**
+     * Writes a sorted chunk, resolving records with equal hashes as {@link MergedRecords} does
+     * (repeated key: {@link DuplicatePolicy}; distinct keys: a collision, all kept), without
+     * copying the records that have a hash of their own, which is nearly all of them.
+     */
+    private ChunkResult writeChunk(RecordBuffer chunk, StoreWriter writer) throws IOException {
+      RecordSlice slice = new RecordSlice();
+      long duplicates = 0;
+      boolean collision = false;
+      int n = chunk.size();
+      for (int i = 0; i < n; ) {
+        long hi = chunk.hi(i);
+        long lo = chunk.lo(i);
+        int end = i + 1;
+        while (end < n && chunk.hi(end) == hi && chunk.lo(end) == lo) {
+          end++;
+        }
+        if (end == i + 1) {
+          writer.add(chunk.record(i, slice));
+        } else {
+          List<RecordSlice> survivors = new ArrayList<>();
+          for (int k = i; k < end; k++) {
+            RecordSlice record = chunk.record(k, new RecordSlice());
+            int same = -1;
+            for (int s = 0; s < survivors.size() && same < 0; s++) {
+              if (survivors.get(s).sameKey(record)) {
+                same = s;
+              }
+            }
+            if (same < 0) {
+              survivors.add(record);
+            } else if (duplicatePolicy == DuplicatePolicy.FAIL) {
+              throw new DuplicateKeyException(record.key());
+            } else {
+              survivors.set(same, record);
+              duplicates++;
+            }
+          }
+          collision |= survivors.size() > 1;
+          for (RecordSlice survivor : survivors) {
+            writer.add(survivor);
+          }
+        }
+        i = end;
+      }
+      return new ChunkResult(duplicates, collision);
+    }
+
     private Attempt writeOnce(long expectedRecords, long expectedBytes, boolean fixed) throws IOException {
       StoreWriter writer =
           new StoreWriter(staging, temporaryDirectory(), expectedRecords, expectedBytes, fixed, pageAlignment, indexParameters);
@@ -528,15 +578,17 @@ public final class StoreBuilder implements Closeable {
         try {
           RecordBuffer chunk;
           while ((chunk = chunks.next()) != null) {
-            MergedRecords resolved = new MergedRecords(List.of(RecordCursor.of(chunk)), duplicatePolicy);
-            while (resolved.next()) {
-              writer.add(resolved.record);
-              if (++written % PROGRESS_INTERVAL == 0) {
-                listener.progress(BuildListener.Phase.WRITE, written, expectedRecords);
-              }
+            // The index on this thread, loading and sorting on the other: the two halves of the
+            // work are about equal.
+            chunks.indexDistinctHashes(chunk);
+            ChunkResult result = writeChunk(chunk, writer);
+            duplicates += result.duplicates();
+            collision |= result.collision();
+            long before = written;
+            written += chunk.size();
+            if (before / PROGRESS_INTERVAL != written / PROGRESS_INTERVAL) {
+              listener.progress(BuildListener.Phase.WRITE, written, expectedRecords);
             }
-            duplicates += resolved.duplicatesDropped();
-            collision |= resolved.collisionSeen();
             chunks.release(chunk);
           }
         } finally {
@@ -555,10 +607,9 @@ public final class StoreBuilder implements Closeable {
     }
 
     /**
-     * Sorted chunks of records in hash order. Each source also gives the index every distinct hash
-     * of each chunk, in order, before handing the chunk out: equal hashes are one key's
-     * duplicates (or a collision, which aborts the attempt), so the index needs no key
-     * comparisons and its work can run beside the data's.
+     * Sorted chunks of records in hash order, and the feeding of the index with every distinct hash
+     * of each chunk, in order: equal hashes are one key's duplicates (or a collision, which aborts
+     * the attempt), so the index needs no key comparisons.
      */
     private abstract class ChunkSource {
       final EctIndexBuilder index;
@@ -611,7 +662,6 @@ public final class StoreBuilder implements Closeable {
         }
         given = true;
         filling.sort();
-        indexDistinctHashes(filling);
         return filling;
       }
     }
@@ -669,7 +719,7 @@ public final class StoreBuilder implements Closeable {
         try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
           while (cursor.next()) {
             RecordSlice r = cursor.record;
-            if (!buffer.add(cursor.hi, cursor.lo, r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength)) {
+            if (!buffer.addEncoded(cursor.hi, cursor.lo, r)) {
               fits = false;
               break;
             }
@@ -677,7 +727,6 @@ public final class StoreBuilder implements Closeable {
         }
         if (fits) {
           buffer.sort();
-          indexDistinctHashes(buffer);
           if (record != null) {
             record.add(leaf);
           }

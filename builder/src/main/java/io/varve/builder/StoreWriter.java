@@ -73,10 +73,8 @@ final class StoreWriter {
       records++;
       return false;
     }
-    long start =
-        fixedSize
-            ? RecordFormat.fixedRecordOffset(records, length, pageBytes)
-            : RecordFormat.alignedStart(payloadEnd, length, pageBytes);
+    // For fixed sizes this is RecordFormat.fixedRecordOffset(records, ...), without divisions.
+    long start = RecordFormat.alignedStart(payloadEnd, length, pageBytes);
     pad(start - payloadEnd);
     if (fixedSize) {
       data.write(record.bytes, record.keyOffset(), length);

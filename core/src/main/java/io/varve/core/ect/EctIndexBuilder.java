@@ -32,6 +32,8 @@ public final class EctIndexBuilder {
   private final BlockBoundaries blocks;
   private final BitWriter trie = new BitWriter();
   private final BitWriter bucketTrie = new BitWriter();
+  /** Per skip level, where a left subtrie is written before its skip length is known. */
+  private final BitWriter[] skipScratch;
   private final LongBigArray ranks;
   private final LongBigArray offsets;
 
@@ -55,6 +57,10 @@ public final class EctIndexBuilder {
     this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
     this.skipLevels = parameters.skipLevels();
     this.skipCode = skipLevels > 0 ? SkipLengthCode.forHuffmanMax(parameters.huffmanMax()) : null;
+    this.skipScratch = new BitWriter[skipLevels];
+    for (int level = 0; level < skipLevels; level++) {
+      skipScratch[level] = new BitWriter();
+    }
     this.blocks = blocks;
     this.ranks = new LongBigArray(bucketCount + 1);
     this.offsets = new LongBigArray(bucketCount + 1);
@@ -165,11 +171,15 @@ public final class EctIndexBuilder {
       }
       bits += emitSymbol(out, count, left);
       if (nodeDepth < skipLevels && left >= 2) {
-        long leftBits = encode(from, split, depth, null);
+        // The skip length precedes the left subtrie: write the subtrie aside first (one pass,
+        // instead of measuring it and then writing it).
+        BitWriter aside = skipScratch[nodeDepth];
+        aside.clear();
+        long leftBits = encode(from, split, depth, aside);
         bits += skipCode.length(left, leftBits) + leftBits;
         if (out != null) {
           skipCode.write(out, left, leftBits);
-          encode(from, split, depth, out);
+          out.append(aside);
         }
       } else {
         bits += encode(from, split, depth, out);

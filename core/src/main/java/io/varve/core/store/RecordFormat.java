@@ -47,11 +47,16 @@ public final class RecordFormat {
     if (pageBytes == 0 || length > pageBytes || length == 0) {
       return end;
     }
-    long pageEnd = (end / pageBytes + 1) * pageBytes;
+    // Page sizes are powers of two.
+    long pageEnd = (end | (pageBytes - 1)) + 1;
     return end + length <= pageEnd ? end : pageEnd;
   }
 
-  /** The payload offset of fixed-size record {@code i} of {@code recordLength} bytes. */
+  /**
+   * The payload offset of fixed-size record {@code i} of {@code recordLength} bytes: also what
+   * {@link #alignedStart} gives record after record, since {@code P / R} records fill a page
+   * until the next one would cross it.
+   */
   public static long fixedRecordOffset(long i, int recordLength, int pageBytes) {
     if (pageBytes == 0 || recordLength == 0 || recordLength > pageBytes) {
       return i * recordLength;
