@@ -586,8 +586,8 @@ public final class StoreBuilder implements Closeable {
             collision |= result.collision();
             long before = written;
             written += chunk.size();
-            if (before / PROGRESS_INTERVAL != written / PROGRESS_INTERVAL) {
-              listener.progress(BuildListener.Phase.WRITE, written, expectedRecords);
+            for (long m = before / PROGRESS_INTERVAL + 1; m <= written / PROGRESS_INTERVAL; m++) {
+              listener.progress(BuildListener.Phase.WRITE, m * PROGRESS_INTERVAL, expectedRecords);
             }
             chunks.release(chunk);
           }
