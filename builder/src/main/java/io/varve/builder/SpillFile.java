@@ -3,28 +3,24 @@ package io.varve.builder;
 import io.varve.core.store.RecordFormat;
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A temporary file of records with their hashes, written by one build and read back by it. Private
- * to the build, so it has no header or checksum:
+ * A temporary file of records, written by one build and read back by it. Private to the build, so
+ * it has no header or checksum:
  *
  * <pre>
- * SpillFile := (hi:int64 lo:int64 Record)*     (big-endian; Record as in RecordFormat)
+ * SpillFile := Record*     (Record as in RecordFormat)
  * </pre>
  *
- * Records are appended in input order; {@link #read} returns them in file order.
+ * Records are appended in input order; {@link #read} returns them in file order with their hashes
+ * computed again: hashing a key is cheaper than writing and reading 16 more bytes per record
+ * through the page cache, whose dirty pages the kernel would otherwise write to disk.
  */
 final class SpillFile {
-  static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-  static final int HASH_BYTES = 16;
-
   private SpillFile() {}
 
   /** Appends records to a spill file through a buffer. Not thread-safe. */
@@ -42,17 +38,16 @@ final class SpillFile {
       this.buffer = new byte[bufferBytes];
     }
 
+    /** Appends {@code record} (its hash, recomputed on reading, is not stored). */
     void append(long hi, long lo, RecordSlice record) throws IOException {
-      int length = HASH_BYTES + record.length();
+      int length = record.length();
       if (used + length > buffer.length) {
         flush();
         if (length > buffer.length) {
           buffer = new byte[length];
         }
       }
-      LONG_BE.set(buffer, used, hi);
-      LONG_BE.set(buffer, used + 8, lo);
-      System.arraycopy(record.bytes, record.offset, buffer, used + HASH_BYTES, record.length());
+      System.arraycopy(record.bytes, record.offset, buffer, used, length);
       used += length;
       records++;
     }
@@ -88,42 +83,51 @@ final class SpillFile {
     }
   }
 
-  /** A cursor over the records of {@code path} in file order, reading through a buffer. */
-  static RecordCursor read(Path path, int bufferBytes) throws IOException {
-    return new Cursor(FileChannel.open(path, StandardOpenOption.READ), bufferBytes, path);
+  /**
+   * A cursor over the records of {@code path} in file order, reading through a buffer, with hashes
+   * by {@code hasher} (the one they were partitioned by).
+   */
+  static RecordCursor read(Path path, int bufferBytes, RecordHasher hasher) throws IOException {
+    return new Cursor(FileChannel.open(path, StandardOpenOption.READ), bufferBytes, path, hasher);
   }
 
   private static final class Cursor extends RecordCursor {
     private final FileChannel channel;
     private final Path path;
+    private final RecordHasher hasher;
+    private final long[] hash = new long[2];
     private byte[] buffer;
     private int start;
     private int end;
     private boolean eof;
 
-    Cursor(FileChannel channel, int bufferBytes, Path path) {
+    Cursor(FileChannel channel, int bufferBytes, Path path, RecordHasher hasher) {
       this.channel = channel;
       this.path = path;
-      this.buffer = new byte[Math.max(bufferBytes, HASH_BYTES + RecordFormat.MAX_HEADER_LENGTH)];
+      this.hasher = hasher;
+      this.buffer = new byte[Math.max(bufferBytes, RecordFormat.MAX_HEADER_LENGTH)];
     }
 
     @Override
     boolean next() throws IOException {
-      if (!ensure(HASH_BYTES + 2)) {
+      if (!ensure(2)) {
         if (start != end) {
           throw new IOException(path + ": spill file ends inside a record");
         }
         return false;
       }
-      ensure(HASH_BYTES + RecordFormat.MAX_HEADER_LENGTH);
-      hi = (long) LONG_BE.get(buffer, start);
-      lo = (long) LONG_BE.get(buffer, start + 8);
-      record.decode(buffer, start + HASH_BYTES);
-      int length = HASH_BYTES + record.length();
-      if (!ensure(length)) {
-        throw new IOException(path + ": spill file ends inside a record");
+      ensure(RecordFormat.MAX_HEADER_LENGTH);
+      record.decode(buffer, start);
+      int length = record.length();
+      if (end - start < length) {
+        if (!ensure(length)) {
+          throw new IOException(path + ": spill file ends inside a record");
+        }
+        record.decode(buffer, start);
       }
-      record.decode(buffer, start + HASH_BYTES);
+      hasher.hash(buffer, record.keyOffset(), record.keyLength, hash);
+      hi = hash[0];
+      lo = hash[1];
       start += length;
       return true;
     }

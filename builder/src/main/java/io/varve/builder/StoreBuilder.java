@@ -387,7 +387,6 @@ public final class StoreBuilder implements Closeable {
     ExecutorService background;
     Future<?> pendingSpill;
     HashPartitions partitions;
-    List<Leaf> leaves;
     Path temporary;
     Path staging;
     int spills;
@@ -399,6 +398,9 @@ public final class StoreBuilder implements Closeable {
      * first pass ends.
      */
     long reducedDuplicates;
+    /** The writer of an attempt that met a hash collision: its data feeds the rehash. */
+    StoreWriter collided;
+    long droppedBeforeCollision;
 
     Pipeline(long seed, int attempt) {
       this.seed = seed;
@@ -482,7 +484,10 @@ public final class StoreBuilder implements Closeable {
       return temporary;
     }
 
-    /** Writes everything into a staging directory; a null meta means a hash collision. */
+    /**
+     * Writes everything into a staging directory in one pass. A null meta means a hash collision:
+     * {@link #rehash} then takes the records from the data just written.
+     */
     StoreOutcome writeStore() throws IOException {
       if (partitions != null) {
         // Everything goes through the partitions: the last buffer too.
@@ -491,30 +496,53 @@ public final class StoreBuilder implements Closeable {
         partitions.close();
         filling.clear();
       }
-      boolean fixed = fixedSize();
-      long expectedBytes = fixed ? records * ((long) minKeyLength + minValueLength) : recordBytes;
       staging =
           Files.createDirectory(
               // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
               target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(new java.util.Random().nextLong())));
-      Attempt first = writeOnce(records, expectedBytes, fixed);
-      if (first.collision) {
-        return new StoreOutcome(null, null, 0);
+      boolean fixed = fixedSize();
+      StoreWriter writer =
+          new StoreWriter(staging, temporaryDirectory(), records, fixed, minKeyLength, minValueLength, pageAlignment, indexParameters);
+      long duplicates = 0;
+      boolean collision = false;
+      long written = 0;
+      try {
+        ChunkSource chunks = partitions == null ? new MemoryChunk(writer.index()) : new PartitionChunks(writer.index());
+        try {
+          RecordBuffer chunk;
+          while ((chunk = chunks.next()) != null) {
+            // The index on this thread, loading and sorting on the other: the two halves of the
+            // work are about equal.
+            chunks.indexDistinctHashes(chunk);
+            ChunkResult result = writeChunk(chunk, writer);
+            duplicates += result.duplicates();
+            collision |= result.collision();
+            long before = written;
+            written += chunk.size();
+            for (long m = before / PROGRESS_INTERVAL + 1; m <= written / PROGRESS_INTERVAL; m++) {
+              listener.progress(BuildListener.Phase.WRITE, m * PROGRESS_INTERVAL, records);
+            }
+            chunks.release(chunk);
+          }
+        } finally {
+          chunks.close();
+        }
+        if (collision) {
+          collided = writer;
+          droppedBeforeCollision = duplicates;
+          return new StoreOutcome(null, null, 0);
+        }
+        if (!writer.indexMatches()) {
+          // LAST_WINS dropped duplicates: the index was sized for every record put.
+          writer.replaceIndex(indexParameters, hasher);
+        }
+        StoreMeta meta = writer.finish(seed, indexParameters, metadata);
+        return new StoreOutcome(staging, meta, duplicates + reducedDuplicates);
+      } catch (IOException | RuntimeException | Error e) {
+        writer.abandon();
+        throw e;
       }
-      if (first.meta != null) {
-        return new StoreOutcome(staging, first.meta, first.duplicates + reducedDuplicates);
-      }
-      // LAST_WINS dropped duplicates: the counts are now known exactly; write again.
-      deleteRecursively(staging);
-      Files.createDirectory(staging);
-      Attempt second = writeOnce(first.records, first.dataBytes, fixed);
-      if (second.meta == null) {
-        throw new IllegalStateException("the records differ between two passes over the same input");
-      }
-      return new StoreOutcome(staging, second.meta, second.duplicates + reducedDuplicates);
     }
-
-    private record Attempt(StoreMeta meta, boolean collision, long records, long dataBytes, long duplicates) {}
 
     private record ChunkResult(long duplicates, boolean collision) {}
 
@@ -564,46 +592,6 @@ public final class StoreBuilder implements Closeable {
         i = end;
       }
       return new ChunkResult(duplicates, collision);
-    }
-
-    private Attempt writeOnce(long expectedRecords, long expectedBytes, boolean fixed) throws IOException {
-      StoreWriter writer =
-          new StoreWriter(staging, temporaryDirectory(), expectedRecords, expectedBytes, fixed, pageAlignment, indexParameters);
-      long duplicates = 0;
-      boolean collision = false;
-      long written = 0;
-      try {
-        EctIndexBuilder index = writer.index();
-        ChunkSource chunks = partitions == null ? new MemoryChunk(index) : new PartitionChunks(index);
-        try {
-          RecordBuffer chunk;
-          while ((chunk = chunks.next()) != null) {
-            // The index on this thread, loading and sorting on the other: the two halves of the
-            // work are about equal.
-            chunks.indexDistinctHashes(chunk);
-            ChunkResult result = writeChunk(chunk, writer);
-            duplicates += result.duplicates();
-            collision |= result.collision();
-            long before = written;
-            written += chunk.size();
-            for (long m = before / PROGRESS_INTERVAL + 1; m <= written / PROGRESS_INTERVAL; m++) {
-              listener.progress(BuildListener.Phase.WRITE, m * PROGRESS_INTERVAL, expectedRecords);
-            }
-            chunks.release(chunk);
-          }
-        } finally {
-          chunks.close();
-        }
-        if (collision || !writer.matchesExpectation()) {
-          writer.abandon();
-          return new Attempt(null, collision, writer.records(), writer.recordBytes(), duplicates);
-        }
-        StoreMeta meta = writer.finish(seed, indexParameters, minKeyLength, minValueLength, metadata);
-        return new Attempt(meta, false, expectedRecords, expectedBytes, duplicates);
-      } catch (IOException | RuntimeException | Error e) {
-        writer.abandon();
-        throw e;
-      }
     }
 
     /**
@@ -681,24 +669,15 @@ public final class StoreBuilder implements Closeable {
         super(index);
         free.add(filling);
         free.add(spare);
-        boolean firstPass = leaves == null;
-        List<Leaf> known = firstPass ? new ArrayList<>() : leaves;
         producer =
             background()
                 .submit(
                     () -> {
                       try {
-                        if (firstPass) {
-                          for (int p = 0; p < HashPartitions.COUNT; p++) {
-                            Path path = partitions.path(p);
-                            if (path != null) {
-                              produce(new Leaf(path, HashPartitions.BITS), known);
-                            }
-                          }
-                          leaves = known;
-                        } else {
-                          for (Leaf leaf : known) {
-                            produce(leaf, null);
+                        for (int p = 0; p < HashPartitions.COUNT; p++) {
+                          Path path = partitions.path(p);
+                          if (path != null) {
+                            produce(new Leaf(path, HashPartitions.BITS));
                           }
                         }
                         ready.put(Chunk.END);
@@ -711,12 +690,16 @@ public final class StoreBuilder implements Closeable {
                     });
       }
 
-      /** Loads a leaf, sorted, into a free buffer; splits it (recording the parts) if it does not fit. */
-      private void produce(Leaf leaf, List<Leaf> record) throws IOException, InterruptedException {
+      /**
+       * Loads a leaf, sorted, into a free buffer, and deletes its file: its records now live in
+       * memory and then in the data file, and a deleted file's dirty pages need no writing back.
+       * Splits the leaf if it does not fit.
+       */
+      private void produce(Leaf leaf) throws IOException, InterruptedException {
         RecordBuffer buffer = free.take();
         buffer.clear(leaf.sharedPrefixBits());
         boolean fits = true;
-        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
           while (cursor.next()) {
             RecordSlice r = cursor.record;
             if (!buffer.addEncoded(cursor.hi, cursor.lo, r)) {
@@ -726,20 +709,15 @@ public final class StoreBuilder implements Closeable {
           }
         }
         if (fits) {
+          Files.delete(leaf.path());
           buffer.sort();
-          if (record != null) {
-            record.add(leaf);
-          }
           ready.put(new Chunk(buffer, null));
           return;
         }
         buffer.clear();
         free.put(buffer);
-        if (record == null) {
-          throw new IllegalStateException("a partition that fit in memory no longer does");
-        }
         for (Leaf part : split(leaf)) {
-          produce(part, record);
+          produce(part);
         }
       }
 
@@ -753,7 +731,7 @@ public final class StoreBuilder implements Closeable {
         HashPartitions parts = new HashPartitions(directory, leaf.sharedPrefixBits(), spillBufferBytes());
         boolean oneHash = true;
         try (parts;
-            RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+            RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
           boolean first = true;
           long firstHi = 0;
           long firstLo = 0;
@@ -794,7 +772,7 @@ public final class StoreBuilder implements Closeable {
         long dropped = 0;
         long hi = 0;
         long lo = 0;
-        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
+        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
           while (cursor.next()) {
             hi = cursor.hi;
             lo = cursor.lo;
@@ -884,24 +862,15 @@ public final class StoreBuilder implements Closeable {
     /** Moves every record, in input order per key, into a pipeline with the next seed. */
     Pipeline rehash() throws IOException {
       Pipeline next = new Pipeline(seed + 1, attempt + 1);
-      // Records the leaves already dropped as duplicates are not moved: they stay counted.
-      next.reducedDuplicates = reducedDuplicates;
+      // Duplicates dropped so far are not moved: they stay counted.
+      next.reducedDuplicates = reducedDuplicates + droppedBeforeCollision;
       try {
-        if (partitions == null) {
-          // filling holds everything, sorted: same-key records are adjacent and in input order.
-          RecordSlice r = new RecordSlice();
-          for (int i = 0; i < filling.size(); i++) {
-            filling.record(i, r);
+        // The data just written holds every record once per key (colliding keys all kept): the
+        // input of the next attempt, in which no key repeats, so order does not matter.
+        try (RecordCursor written = collided.readBack(next.hasher)) {
+          while (written.next()) {
+            RecordSlice r = written.record;
             next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
-          }
-        } else {
-          for (Leaf leaf : leaves) {
-            try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16)) {
-              while (cursor.next()) {
-                RecordSlice r = cursor.record;
-                next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
-              }
-            }
           }
         }
       } catch (IOException | RuntimeException | Error e) {
@@ -919,6 +888,14 @@ public final class StoreBuilder implements Closeable {
 
     /** Stops the background thread and deletes the temporary and staging files. */
     void discard() throws IOException {
+      if (collided != null) {
+        try {
+          collided.abandon();
+        } catch (IOException ignored) {
+          // its files are deleted below
+        }
+        collided = null;
+      }
       if (background != null) {
         background.shutdownNow();
         try {

@@ -24,36 +24,44 @@ import java.util.SortedMap;
  * Writes the files of one store into a directory from records fed in hash order, in one pass:
  * the data file streams out (records placed by {@link RecordFormat}'s page alignment), the index
  * grows in memory (fed through {@link #index()}), and each record's start goes to a temporary
- * file from which {@link #finish} builds the offsets once their exact span is known. The record
- * count and the records' total size must be known in advance (the index is sized by the count);
- * {@link #finish} refuses a mismatch, so that the caller can repeat the pass with the counts this
- * one measured. Not thread-safe.
+ * file from which {@link #finish} builds the offsets once their exact span is known. The index is
+ * sized by the expected record count; when fewer records arrive (duplicates dropped), {@link
+ * #replaceIndex} rebuilds it from the records read back. Not thread-safe.
  */
 final class StoreWriter {
   private final Path directory;
   private final long expectedRecords;
-  private final long expectedRecordBytes;
   private final boolean fixedSize;
+  private final int fixedKeyLength;
+  private final int fixedValueLength;
   private final int pageBytes;
   private final StoreFileWriter data;
   private final Path startsPath;
   private final DataOutputStream starts;
-  private final EctIndexBuilder index;
+  private EctIndexBuilder index;
   private final byte[] zeros;
   private long records;
-  private long recordBytes;
   private long payloadEnd;
 
   /**
-   * @param expectedRecordBytes the records' total size without padding: keys and values in a
-   *     fixed-size store, whole records (headers included) otherwise
+   * @param expectedRecords the records expected (the index is sized by it; fewer can be added, see
+   *     {@link #replaceIndex})
    * @param pageBytes the page size records are aligned to, or 0
    */
-  StoreWriter(Path directory, Path scratch, long expectedRecords, long expectedRecordBytes, boolean fixedSize, int pageBytes, EctParameters parameters)
+  StoreWriter(
+      Path directory,
+      Path scratch,
+      long expectedRecords,
+      boolean fixedSize,
+      int fixedKeyLength,
+      int fixedValueLength,
+      int pageBytes,
+      EctParameters parameters)
       throws IOException {
+    this.fixedKeyLength = fixedKeyLength;
+    this.fixedValueLength = fixedValueLength;
     this.directory = directory;
     this.expectedRecords = expectedRecords;
-    this.expectedRecordBytes = expectedRecordBytes;
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
@@ -63,15 +71,11 @@ final class StoreWriter {
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA);
   }
 
-  /**
-   * Appends a record; false (and nothing written) once the records exceed the expected count or
-   * size, after which only {@link #abandon} may be called.
-   */
-  boolean add(RecordSlice record) throws IOException {
+  /** Appends a record. */
+  void add(RecordSlice record) throws IOException {
     int length = fixedSize ? record.keyLength + record.valueLength : record.length();
-    if (records == expectedRecords || recordBytes + length > expectedRecordBytes) {
-      records++;
-      return false;
+    if (records == expectedRecords) {
+      throw new IllegalStateException("more records than the " + expectedRecords + " expected");
     }
     // For fixed sizes this is RecordFormat.fixedRecordOffset(records, ...), without divisions.
     long start = RecordFormat.alignedStart(payloadEnd, length, pageBytes);
@@ -83,9 +87,7 @@ final class StoreWriter {
       data.write(record.bytes, record.offset, length);
     }
     records++;
-    recordBytes += length;
     payloadEnd = start + length;
-    return true;
   }
 
   private void pad(long bytes) throws IOException {
@@ -108,14 +110,111 @@ final class StoreWriter {
     return records;
   }
 
-  /** The records' total size so far, without padding (comparable to the expected size). */
-  long recordBytes() {
-    return recordBytes;
+  /** Whether the index received one hash per record added and was sized for that many. */
+  boolean indexMatches() {
+    return index.added() == records && index.declared() == records;
   }
 
-  /** Whether the records added, and the hashes given to the index, match the expected count and size. */
-  boolean matchesExpectation() {
-    return records == expectedRecords && recordBytes == expectedRecordBytes && index.added() == expectedRecords;
+  /**
+   * Replaces the index by one sized for the records actually added (fewer than expected when
+   * duplicates were dropped), built from the records read back: they are in hash order, one per
+   * hash.
+   */
+  void replaceIndex(EctParameters parameters, RecordHasher hasher) throws IOException {
+    EctIndexBuilder exact = EctIndex.builder(records, parameters);
+    try (RecordCursor written = readBack(hasher)) {
+      while (written.next()) {
+        exact.add(written.hi, written.lo);
+      }
+    }
+    index = exact;
+  }
+
+  /**
+   * The records written so far, in order, with hashes by {@code hasher}: for a rebuild of the
+   * index, or for a rehash after a collision. Flushes what is buffered first.
+   */
+  RecordCursor readBack(RecordHasher hasher) throws IOException {
+    data.flush();
+    if (starts != null) {
+      starts.flush();
+    }
+    return new ReadBack(hasher);
+  }
+
+  /** Reads the data file sequentially, record after record, skipping the padding between them. */
+  private final class ReadBack extends RecordCursor {
+    private final RecordHasher hasher;
+    private final long[] hash = new long[2];
+    private final java.io.InputStream in;
+    private final DataInputStream startsIn;
+    private final long count = records;
+    private final int fixedLength;
+    private long next;
+    private long position;
+    private byte[] bytes = new byte[256];
+
+    ReadBack(RecordHasher hasher) throws IOException {
+      this.hasher = hasher;
+      this.in = new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.DATA.fileName())), 1 << 16);
+      this.in.skipNBytes(StoreFile.DATA.payloadOffset());
+      this.startsIn = starts == null ? null : new DataInputStream(new BufferedInputStream(Files.newInputStream(startsPath), 1 << 16));
+      this.fixedLength = fixedSize ? fixedKeyLength + fixedValueLength : -1;
+    }
+
+    @Override
+    boolean next() throws IOException {
+      if (next == count) {
+        return false;
+      }
+      long start = startsIn != null ? startsIn.readLong() : RecordFormat.fixedRecordOffset(next, fixedLength, pageBytes);
+      in.skipNBytes(start - position);
+      int length;
+      if (fixedSize) {
+        length = fixedLength;
+        ensureCapacity(length);
+        in.readNBytes(bytes, 0, length);
+        record.bytes = bytes;
+        record.offset = 0;
+        record.headerLength = 0;
+        record.keyLength = fixedKeyLength;
+        record.valueLength = fixedValueLength;
+      } else {
+        byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
+        in.mark(RecordFormat.MAX_HEADER_LENGTH);
+        int got = in.readNBytes(header, 0, header.length);
+        in.reset();
+        long key = RecordFormat.decodeVarint(header, 0, got);
+        long value = RecordFormat.decodeVarint(header, (int) (key >>> 32), got);
+        length = (int) (key >>> 32) + (int) (value >>> 32) + (int) key + (int) value;
+        ensureCapacity(length);
+        in.readNBytes(bytes, 0, length);
+        record.decode(bytes, 0);
+      }
+      position = start + length;
+      hasher.hash(record.bytes, record.keyOffset(), record.keyLength, hash);
+      hi = hash[0];
+      lo = hash[1];
+      next++;
+      return true;
+    }
+
+    private void ensureCapacity(int length) {
+      if (bytes.length < length) {
+        bytes = new byte[Math.max(length, 2 * bytes.length)];
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        in.close();
+      } finally {
+        if (startsIn != null) {
+          startsIn.close();
+        }
+      }
+    }
   }
 
   /** Closes the files without finishing them. */
@@ -131,15 +230,16 @@ final class StoreWriter {
   }
 
   /**
-   * Writes offsets, index and meta; requires {@link #matchesExpectation()}.
+   * Writes offsets, index and meta; requires {@link #indexMatches()}.
    *
    * @return the meta written
    */
-  StoreMeta finish(long seed, EctParameters parameters, int keyLength, int valueLength, SortedMap<String, String> userMetadata)
-      throws IOException {
-    if (!matchesExpectation()) {
-      throw new IllegalStateException("records do not match the expected count and size");
+  StoreMeta finish(long seed, EctParameters parameters, SortedMap<String, String> userMetadata) throws IOException {
+    if (!indexMatches()) {
+      throw new IllegalStateException("the index does not hold one hash per record");
     }
+    int keyLength = fixedKeyLength;
+    int valueLength = fixedValueLength;
     List<StoreMeta.FileEntry> files = new ArrayList<>();
     files.add(entry(StoreFile.DATA, data.finish()));
     if (!fixedSize) {

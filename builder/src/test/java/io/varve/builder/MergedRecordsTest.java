@@ -271,7 +271,7 @@ class MergedRecordsTest {
           }
           assertEquals(n, writer.records());
         }
-        sources.add(SpillFile.read(path, 64));
+        sources.add(SpillFile.read(path, 64, xxh3()));
       } else {
         sources.add(memory);
       }

@@ -85,6 +85,14 @@ public final class StoreFileWriter extends OutputStream {
     buffered += length;
   }
 
+  /** Hands buffered bytes to the file (so that they can be read back); no-op once closed. */
+  @Override
+  public void flush() throws IOException {
+    if (!closed) {
+      flushBuffer();
+    }
+  }
+
   /** Bytes of payload written so far (header and padding excluded). */
   public long payloadBytes() {
     return flushed + buffered - headerLength;
