@@ -59,7 +59,7 @@ public final class BuildThroughput {
       summary = builder.build();
       long end = System.nanoTime();
       System.out.printf(
-          "build: %.1f s after input; total %.1f s = %.2f M records/s end to end; %d runs spilled, %d records%n",
+          "build: %.1f s after input; total %.1f s = %.2f M records/s end to end; %d spills, %d records%n",
           (end - input) / 1e9, (end - start) / 1e9, n / ((end - start) / 1e3), summary.spills(), summary.meta().recordCount());
     }
     long bytes = 0;

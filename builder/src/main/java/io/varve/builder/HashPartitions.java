@@ -90,22 +90,6 @@ final class HashPartitions implements Closeable {
 
   @Override
   public void close() throws IOException {
-    IOException failure = null;
-    for (SpillFile.Writer writer : writers) {
-      if (writer != null) {
-        try {
-          writer.close();
-        } catch (IOException e) {
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    Closeables.closeAll(writers);
   }
 }

@@ -162,20 +162,6 @@ final class MergedRecords extends RecordCursor {
 
   @Override
   public void close() throws IOException {
-    IOException failure = null;
-    for (RecordCursor source : sources) {
-      try {
-        source.close();
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    Closeables.closeAll(sources);
   }
 }

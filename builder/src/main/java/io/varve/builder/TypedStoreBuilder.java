@@ -1,6 +1,7 @@
 package io.varve.builder;
 
 import io.varve.core.serial.Serializer;
+import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Objects;
@@ -25,11 +26,11 @@ import java.util.Objects;
  * @param <V> the value type
  */
 public final class TypedStoreBuilder<K, V> implements Closeable {
-  /** The user-metadata entry naming the key serializer. */
-  public static final String KEY_SERIALIZER = "varve.key.serializer";
+  /** The user-metadata entry naming the key serializer ({@link StoreMeta#KEY_SERIALIZER}). */
+  public static final String KEY_SERIALIZER = StoreMeta.KEY_SERIALIZER;
 
-  /** The user-metadata entry naming the value serializer. */
-  public static final String VALUE_SERIALIZER = "varve.value.serializer";
+  /** The user-metadata entry naming the value serializer ({@link StoreMeta#VALUE_SERIALIZER}). */
+  public static final String VALUE_SERIALIZER = StoreMeta.VALUE_SERIALIZER;
 
   private final StoreBuilder builder;
   private final Serializer<K> keys;

@@ -59,6 +59,12 @@ public record StoreMeta(
     List<FileEntry> files,
     SortedMap<String, String> userMetadata) {
 
+  /** The user-metadata entry naming the key serializer of a typed store. */
+  public static final String KEY_SERIALIZER = "varve.key.serializer";
+
+  /** The user-metadata entry naming the value serializer of a typed store. */
+  public static final String VALUE_SERIALIZER = "varve.value.serializer";
+
   /** How keys are kept in the store. */
   public enum KeyMode {
     /** Every record holds its full key; lookups compare it. */

@@ -118,32 +118,48 @@ final class DelimitedParser extends Parser {
     return csv ? readCsvField(sink) : readTsvField(sink);
   }
 
+  /** {@link #asciiRun}: the field goes on past the run. */
+  private static final int NOT_ENDED = -2;
+
+  /**
+   * The fast path of a field: copies the run of printable ASCII before the first {@code special}
+   * character (or any other) into {@code sink}. Returns the separator or LF that ends the field
+   * right after the run, or {@link #NOT_ENDED} (the slow path takes over, capture started).
+   */
+  private int asciiRun(Utf8Sink sink, char special, char separator) {
+    int p = pos;
+    final int lim = limit;
+    final char[] b = buf;
+    final int start = p;
+    while (p < lim) {
+      char c = b[p];
+      if ((char) (c - 0x20) >= 0x60 || c == special) {
+        break;
+      }
+      p++;
+    }
+    sink.appendAscii(b, start, p);
+    if (p < lim && (b[p] == separator || b[p] == '\n')) {
+      fieldEnd = bufStart + p;
+      pos = p + 1;
+      if (b[p] == '\n') {
+        newLine();
+      }
+      return b[p];
+    }
+    pos = p;
+    startCapture(sink);
+    return NOT_ENDED;
+  }
+
   /** Reads one TSV field into {@code sink} (null to skip it); returns TAB, LF or {@link #END}. */
   private int readTsvField(Utf8Sink sink) {
     if (sink != null) {
-      // Fast path: a run of printable ASCII other than the backslash needs no decoding or encoding.
-      int p = pos;
-      final int lim = limit;
-      final char[] b = buf;
-      final int start = p;
-      while (p < lim) {
-        char c = b[p];
-        if ((char) (c - 0x20) >= 0x60 || c == '\\') {
-          break;
-        }
-        p++;
+      // A run of printable ASCII other than the backslash needs no decoding or encoding.
+      int end = asciiRun(sink, '\\', '\t');
+      if (end != NOT_ENDED) {
+        return end;
       }
-      sink.appendAscii(b, start, p);
-      if (p < lim && (b[p] == '\t' || b[p] == '\n')) {
-        fieldEnd = bufStart + p;
-        pos = p + 1;
-        if (b[p] == '\n') {
-          newLine();
-        }
-        return b[p];
-      }
-      pos = p;
-      startCapture(sink);
     }
     for (;;) {
       int p = pos;
@@ -231,29 +247,11 @@ final class DelimitedParser extends Parser {
       return readQuotedCsvField(sink);
     }
     if (sink != null) {
-      // Fast path: a run of printable ASCII other than the comma needs no encoding.
-      int p = pos;
-      final int lim = limit;
-      final char[] b = buf;
-      final int start = p;
-      while (p < lim) {
-        char c = b[p];
-        if ((char) (c - 0x20) >= 0x60 || c == ',') {
-          break;
-        }
-        p++;
+      // A run of printable ASCII other than the comma needs no encoding.
+      int end = asciiRun(sink, ',', ',');
+      if (end != NOT_ENDED) {
+        return end;
       }
-      sink.appendAscii(b, start, p);
-      if (p < lim && (b[p] == ',' || b[p] == '\n')) {
-        fieldEnd = bufStart + p;
-        pos = p + 1;
-        if (b[p] == '\n') {
-          newLine();
-        }
-        return b[p];
-      }
-      pos = p;
-      startCapture(sink);
     }
     for (;;) {
       int p = pos;
