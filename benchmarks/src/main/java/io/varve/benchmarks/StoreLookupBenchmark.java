@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -35,6 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar benchmarks/target/benchmarks.jar StoreLookupBenchmark -t 1
  * java -jar benchmarks/target/benchmarks.jar StoreLookupBenchmark -t 2
  * </pre>
+ *
+ * {@code get} is one lookup per call; {@code getAll} a multi-get of {@value #BATCH} keys, scored
+ * per key.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -124,6 +128,33 @@ public class StoreLookupBenchmark {
     byte[] value = store.get(queries[cursor.next]);
     cursor.next = BenchmarkData.nextLookup(cursor.next, queries.length);
     return value;
+  }
+
+  /** Keys per {@link #getAll} call. */
+  static final int BATCH = 256;
+
+  /** Where each thread's {@link #getAll} writes its values. */
+  @State(Scope.Thread)
+  public static class Batch {
+    final byte[][] keys = new byte[BATCH][];
+    final byte[][] values = new byte[BATCH][];
+  }
+
+  /**
+   * {@link Store#getAll} of the next {@value #BATCH} keys of the lookup order; the score is per
+   * key (a multi-get, for bulk work: joins, batched requests).
+   */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public byte[][] getAll(Cursor cursor, Batch batch) {
+    int next = cursor.next;
+    for (int i = 0; i < BATCH; i++) {
+      batch.keys[i] = queries[next];
+      next = BenchmarkData.nextLookup(next, queries.length);
+    }
+    cursor.next = next;
+    store.getAll(batch.keys, batch.values);
+    return batch.values;
   }
 
   @TearDown(Level.Trial)

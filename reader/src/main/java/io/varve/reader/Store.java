@@ -203,6 +203,61 @@ public final class Store implements Closeable {
     }
   }
 
+  /** Lookups that {@link #getAll} overlaps: their memory reads are issued together. */
+  private static final int GET_ALL_GROUP = 16;
+
+  /**
+   * Looks up many keys at once: {@code values[i] = get(keys[i])} for {@code i} in {@code [0,
+   * keys.length)}. For bulk work (joins, multi-gets) this is markedly faster per key than {@link
+   * #get} in a loop: the index reads of 16 lookups are issued before any is decoded, and the 16
+   * records are then touched before any is compared, so that their cache misses overlap instead
+   * of following one another.
+   *
+   * @throws IllegalArgumentException if {@code values} is shorter than {@code keys}
+   */
+  public void getAll(byte[][] keys, byte[][] values) {
+    if (values.length < keys.length) {
+      throw new IllegalArgumentException("values has " + values.length + " slots for " + keys.length + " keys");
+    }
+    long[] hi = new long[GET_ALL_GROUP];
+    long[] lo = new long[GET_ALL_GROUP];
+    long[] ranks = new long[GET_ALL_GROUP];
+    long[] hash = new long[2];
+    enter();
+    try {
+      for (int from = 0; from < keys.length; from += GET_ALL_GROUP) {
+        int count = Math.min(GET_ALL_GROUP, keys.length - from);
+        for (int i = 0; i < count; i++) {
+          byte[] key = keys[from + i];
+          hasher.hash(key, 0, key.length, hash);
+          hi[i] = hash[0];
+          lo[i] = hash[1];
+        }
+        index.rank(hi, lo, ranks, 0, count);
+        long touched = 0;
+        for (int i = 0; i < count; i++) {
+          if (ranks[i] >= 0) {
+            ranks[i] = recordStart(ranks[i]);
+            touched += data.readByte(ranks[i]);
+          }
+        }
+        for (int i = 0; i < count; i++) {
+          long position = ranks[i];
+          byte[] key = keys[from + i];
+          values[from + i] = position >= 0 && keyMatches(position, key, 0, key.length) ? valueBytes(position) : null;
+        }
+        // The touches only bring records into the cache; keep them from being optimized away.
+        touchSink = touched;
+      }
+    } finally {
+      exit();
+    }
+  }
+
+  /** Where {@link #getAll} leaves its cache touches (never read). */
+  @SuppressWarnings("unused")
+  private long touchSink;
+
   /** Whether the store holds {@code key}. */
   public boolean contains(byte[] key) {
     return indexOf(key) >= 0;

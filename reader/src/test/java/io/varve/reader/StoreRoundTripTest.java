@@ -81,6 +81,18 @@ class StoreRoundTripTest {
         assertArrayEquals(e.getValue(), java.util.Arrays.copyOfRange(target, 3, 3 + length));
       }
     }
+    List<byte[]> all = new java.util.ArrayList<>();
+    expected.keySet().forEach(k -> all.add(k.array()));
+    SplittableRandom mix = new SplittableRandom(absentSeed - 1);
+    for (int i = 0; i < Math.min(absentCount, 100); i++) {
+      all.add(randomBytes(mix, 70));
+    }
+    byte[][] batch = all.toArray(new byte[0][]);
+    byte[][] values = new byte[batch.length][];
+    store.getAll(batch, values);
+    for (int i = 0; i < batch.length; i++) {
+      assertArrayEquals(expected.get(k(batch[i])), values[i], "getAll of key " + i);
+    }
     SplittableRandom random = new SplittableRandom(absentSeed);
     for (int i = 0; i < absentCount; i++) {
       byte[] key = randomBytes(random, 70);
