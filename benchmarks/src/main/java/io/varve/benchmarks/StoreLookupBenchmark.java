@@ -66,6 +66,8 @@ public class StoreLookupBenchmark {
   Store store;
   /** Member keys in lookup order. */
   byte[][] queries;
+  /** The record number of each query (for tests: the value is {@link #value} of it). */
+  long[] queryIds;
 
   /** The key of record {@code i}: 8 bytes derived from {@code i}. */
   static byte[] key(long i) {
@@ -77,14 +79,22 @@ public class StoreLookupBenchmark {
     return key;
   }
 
+  /** The value of record {@code i}: its number, 8 bytes little-endian. */
+  static byte[] value(long i) {
+    byte[] value = new byte[8];
+    for (int j = 0; j < 8; j++) {
+      value[j] = (byte) (i >>> (8 * j));
+    }
+    return value;
+  }
+
   @Setup(Level.Trial)
   public void setup() throws IOException {
     directory = Files.createTempDirectory("varve-lookup-bench").resolve("store");
     long start = System.nanoTime();
     try (StoreBuilder builder = StoreBuilder.create(directory).indexParameters(new EctParameters(bucketSize, 64, skipLevels))) {
-      byte[] value = new byte[8];
       for (long i = 0; i < keys; i++) {
-        builder.put(key(i), value);
+        builder.put(key(i), value(i));
       }
       builder.build();
     }
@@ -93,8 +103,10 @@ public class StoreLookupBenchmark {
     store.verify();
     SplittableRandom random = new SplittableRandom(BenchmarkData.LOOKUP_SEED);
     queries = new byte[BenchmarkData.MAX_LOOKUPS][];
+    queryIds = new long[queries.length];
     for (int i = 0; i < queries.length; i++) {
-      queries[i] = key(random.nextInt(keys));
+      queryIds[i] = random.nextInt(keys);
+      queries[i] = key(queryIds[i]);
     }
     StoreStats stats = store.stats();
     System.out.printf(
