@@ -20,14 +20,15 @@ final class StoreCommands {
 
   /** {@code get DIR KEY...}: prints each found value on its own line. */
   static int get(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of());
+    Options options = Options.parse(args, Set.of(NO_INDEX));
+    boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
     List<String> positional = options.positional();
     if (positional.size() < 2) {
       throw new IllegalArgumentException("usage: varve get DIR KEY...");
     }
     int status = 0;
-    try (Store store = Store.open(Path.of(positional.get(0)))) {
+    try (Store store = open(Path.of(positional.get(0)), withoutIndex)) {
       for (String key : positional.subList(1, positional.size())) {
         byte[] value = store.get(key.getBytes(StandardCharsets.UTF_8));
         if (value == null) {
@@ -40,6 +41,13 @@ final class StoreCommands {
       }
     }
     return status;
+  }
+
+  /** The switch that opens a store without its index (binary search over the data). */
+  static final String NO_INDEX = "no-index";
+
+  static Store open(Path dir, boolean withoutIndex) throws IOException {
+    return withoutIndex ? Store.openWithoutIndex(dir) : Store.open(dir);
   }
 
   /** {@code stats DIR [--json]}. */
@@ -85,11 +93,12 @@ final class StoreCommands {
 
   /** {@code verify DIR}: all checksums and every record found by its own key. */
   static int verify(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of());
+    Options options = Options.parse(args, Set.of(NO_INDEX));
+    boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
-    Path dir = onlyDirectory(options, "verify DIR");
+    Path dir = onlyDirectory(options, "verify DIR [--no-index]");
     long start = System.nanoTime();
-    try (Store store = Store.open(dir)) {
+    try (Store store = open(dir, withoutIndex)) {
       store.verify();
       out.printf("ok: %s, %,d records, every checksum matches and every key finds its record (%.1f s)%n",
           dir, store.size(), (System.nanoTime() - start) / 1e9);
@@ -102,10 +111,11 @@ final class StoreCommands {
 
   /** {@code dump DIR [--limit N]}: records in hash order as TSV (escaped like the TSV input). */
   static int dump(String[] args, PrintStream out) throws IOException {
-    Options options = Options.parse(args, Set.of());
+    Options options = Options.parse(args, Set.of(NO_INDEX));
     long limit = options.getLong("limit", Long.MAX_VALUE, 0, Long.MAX_VALUE);
+    boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
-    try (Store store = Store.open(onlyDirectory(options, "dump DIR [--limit N]"))) {
+    try (Store store = open(onlyDirectory(options, "dump DIR [--limit N] [--no-index]"), withoutIndex)) {
       Store.Cursor cursor = store.cursor();
       for (long i = 0; i < limit && cursor.next(); i++) {
         out.print(escapeTsv(cursor.key()));

@@ -84,6 +84,7 @@ public final class Varve {
         "         --bucket-size G --huffman-max H --skip-levels L   index knobs (default 64, 64, 3)",
         "         --temp DIR        where sorted runs spill (default: next to --out)",
         "  get DIR KEY...           print the value of each key; exit 1 if one is absent",
+        "         --no-index        (get, verify, dump) open without the index: binary search over the data",
         "  stats DIR [--json]       records, sizes, bits per key of index, offsets and memory",
         "  verify DIR               check every checksum and find every record by its key",
         "  dump DIR [--limit N]     print records in hash order as TSV",

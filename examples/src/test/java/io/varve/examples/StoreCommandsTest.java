@@ -52,11 +52,19 @@ class StoreCommandsTest {
   void buildFromTsvThenGetStatsVerifyDump() throws IOException {
     Path input = write("in.tsv", "alpha\t1\nbeta\t2\nγάμμα\tτρία\n\tempty key\ntab\\tkey\tline\\nbreak\n");
     Path store = temp.resolve("store");
+    // (reassigned below to a rebuilt copy after the index-free checks)
     assertEquals(0, run("build", input.toString(), "--out", store.toString()), stderr());
     assertTrue(stdout().contains("5 records"), stdout());
 
     assertEquals(0, run("get", store.toString(), "alpha", "γάμμα", "tab\tkey"), stderr());
     assertEquals("1\nτρία\nline\nbreak\n", stdout());
+    assertEquals(0, run("get", store.toString(), "--no-index", "alpha", "γάμμα", "tab\tkey"), stderr());
+    assertEquals("1\nτρία\nline\nbreak\n", stdout());
+    java.nio.file.Files.delete(store.resolve("index"));
+    assertEquals(0, run("verify", store.toString(), "--no-index"), stderr());
+    assertEquals(2, run("get", store.toString(), "alpha"));
+    assertEquals(0, run("build", input.toString(), "--out", temp.resolve("again").toString()), stderr());
+    store = temp.resolve("again");
     assertEquals(1, run("get", store.toString(), "beta", "nope"));
     assertEquals("2\n", stdout());
     assertTrue(stderr().contains("nope: not found"), stderr());

@@ -90,6 +90,22 @@ public final class Store implements Closeable {
    * @throws IllegalStateException when the JVM lacks the options Chronicle Bytes needs
    */
   public static Store open(Path directory) throws IOException {
+    return open(directory, true);
+  }
+
+  /**
+   * Opens the store in {@code directory} without its index, for recovery or to serve before the
+   * index is loaded: the index file is neither read nor required, and lookups binary-search the
+   * records, which are in hash order (about {@code log2(size())} record reads per lookup instead
+   * of one). Answers are exactly those of {@link #open}. Everything else is validated as there.
+   *
+   * @throws CorruptStoreException when a file other than the index is damaged
+   */
+  public static Store openWithoutIndex(Path directory) throws IOException {
+    return open(directory, false);
+  }
+
+  private static Store open(Path directory, boolean withIndex) throws IOException {
     ChronicleAccess.check();
     Path meta = directory.resolve(StoreFile.META.fileName());
     if (!Files.isDirectory(directory)) {
@@ -98,27 +114,16 @@ public final class Store implements Closeable {
     StoreMeta storeMeta = StoreFileReader.read(meta, StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
     long fileBytes = Files.size(meta);
     for (StoreMeta.FileEntry entry : storeMeta.files()) {
+      if (!withIndex && entry.name().equals(StoreFile.INDEX.fileName())) {
+        continue;
+      }
       Path file = directory.resolve(entry.name());
       long size = Files.size(file);
       CorruptStoreException.check(
           size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
       fileBytes += size;
     }
-    EctIndex index =
-        readChecked(
-            directory,
-            StoreFile.INDEX,
-            storeMeta,
-            (in, length) -> {
-              EctIndex read = EctIndex.readFrom(in);
-              // readFrom buffers ahead: bytes after the index would go unseen without this check.
-              CorruptStoreException.check(read.serializedBytes() == length, "unexpected bytes after the index");
-              return read;
-            });
-    CorruptStoreException.check(
-        index.size() == storeMeta.recordCount() && index.parameters().equals(storeMeta.indexParameters()),
-        directory.resolve(StoreFile.INDEX.fileName()) + ": index of " + index.size() + " keys with " + index.parameters()
-            + " does not match the meta file (" + storeMeta.recordCount() + " records, " + storeMeta.indexParameters() + ")");
+    EctIndex index = withIndex ? readIndex(directory, storeMeta) : null;
     EliasFano offsets = null;
     if (!storeMeta.isFixedSize()) {
       offsets = readChecked(directory, StoreFile.OFFSETS, storeMeta, (in, length) -> EliasFano.readFrom(in, storeMeta.recordCount() + 1));
@@ -136,6 +141,25 @@ public final class Store implements Closeable {
     }
     MappedData data = MappedData.map(dataPath, dataFileLength);
     return new Store(directory, storeMeta, index, offsets, data, fileBytes);
+  }
+
+  private static EctIndex readIndex(Path directory, StoreMeta storeMeta) throws IOException {
+    EctIndex index =
+        readChecked(
+            directory,
+            StoreFile.INDEX,
+            storeMeta,
+            (in, length) -> {
+              EctIndex read = EctIndex.readFrom(in);
+              // readFrom buffers ahead: bytes after the index would go unseen without this check.
+              CorruptStoreException.check(read.serializedBytes() == length, "unexpected bytes after the index");
+              return read;
+            });
+    CorruptStoreException.check(
+        index.size() == storeMeta.recordCount() && index.parameters().equals(storeMeta.indexParameters()),
+        directory.resolve(StoreFile.INDEX.fileName()) + ": index of " + index.size() + " keys with " + index.parameters()
+            + " does not match the meta file (" + storeMeta.recordCount() + " records, " + storeMeta.indexParameters() + ")");
+    return index;
   }
 
   private static <T> T readChecked(Path directory, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
@@ -233,7 +257,13 @@ public final class Store implements Closeable {
           hi[i] = hash[0];
           lo[i] = hash[1];
         }
-        index.rank(hi, lo, ranks, 0, count);
+        if (index != null) {
+          index.rank(hi, lo, ranks, 0, count);
+        } else {
+          for (int i = 0; i < count; i++) {
+            ranks[i] = searchRank(hi[i], lo[i]);
+          }
+        }
         long touched = 0;
         for (int i = 0; i < count; i++) {
           if (ranks[i] >= 0) {
@@ -272,7 +302,7 @@ public final class Store implements Closeable {
     try {
       long[] hash = HASH.get();
       hasher.hash(key, 0, key.length, hash);
-      long rank = index.rank(hash[0], hash[1]);
+      long rank = rankOf(hash[0], hash[1]);
       if (rank < 0) {
         return -1;
       }
@@ -366,6 +396,9 @@ public final class Store implements Closeable {
     checkOpen();
     for (StoreMeta.FileEntry entry : meta.files()) {
       StoreFile kind = kindOf(entry.name());
+      if (kind == StoreFile.INDEX && index == null) {
+        continue;
+      }
       int checksum = StoreFileReader.verify(directory.resolve(entry.name()), kind);
       CorruptStoreException.check(checksum == entry.checksum(), directory.resolve(entry.name()) + ": checksum differs from the meta file's");
     }
@@ -425,13 +458,15 @@ public final class Store implements Closeable {
   public StoreStats stats() {
     checkOpen();
     long offsetsBits = offsets == null ? 0 : offsets.encodedBits();
-    long memory = index.ramBytesUsed() + (offsets == null ? 0 : offsets.ramBytesUsed());
+    long memory = (index == null ? 0 : index.ramBytesUsed()) + (offsets == null ? 0 : offsets.ramBytesUsed());
+    long trieBits = index == null ? 0 : index.trieBits();
+    long directoryBits = index == null ? 0 : index.directoryBits();
     return new StoreStats(
         recordCount,
         dataBytes,
-        index.trieBits() + index.directoryBits(),
-        index.trieBits(),
-        index.directoryBits(),
+        trieBits + directoryBits,
+        trieBits,
+        directoryBits,
         offsetsBits,
         memory,
         fileBytes,
@@ -467,12 +502,43 @@ public final class Store implements Closeable {
   private long recordOf(byte[] key, int offset, int length) {
     long[] hash = HASH.get();
     hasher.hash(key, offset, length, hash);
-    long rank = index.rank(hash[0], hash[1]);
+    long rank = rankOf(hash[0], hash[1]);
     if (rank < 0) {
       return -1;
     }
     long position = recordStart(rank);
     return keyMatches(position, key, offset, length) ? position : -1;
+  }
+
+  /** The candidate rank of a hash: the index's answer, or a binary search without an index. */
+  private long rankOf(long hi, long lo) {
+    return index != null ? index.rank(hi, lo) : searchRank(hi, lo);
+  }
+
+  /** The position of the record whose key has hash {@code hi:lo}, by binary search; -1 if none. */
+  private long searchRank(long hi, long lo) {
+    long[] hash = new long[2];
+    long low = 0;
+    long high = recordCount - 1;
+    while (low <= high) {
+      long middle = (low + high) >>> 1;
+      byte[] key = keyBytes(recordStart(middle));
+      hasher.hash(key, 0, key.length, hash);
+      int order = KeyHasher.compare(hash[0], hash[1], hi, lo);
+      if (order < 0) {
+        low = middle + 1;
+      } else if (order > 0) {
+        high = middle - 1;
+      } else {
+        return middle;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether this store was opened without its index ({@link #openWithoutIndex}). */
+  public boolean hasIndex() {
+    return index != null;
   }
 
   /** The file position where record {@code rank} starts (its header, or its key when fixed-size). */

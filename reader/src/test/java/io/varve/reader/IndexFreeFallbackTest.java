@@ -1,0 +1,102 @@
+package io.varve.reader;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** A store opened without its index answers exactly as with it. */
+class IndexFreeFallbackTest {
+  @TempDir Path temp;
+
+  private Path build(Map<ByteBuffer, byte[]> records) throws IOException {
+    Path dir = temp.resolve("store");
+    try (StoreBuilder builder = StoreBuilder.create(dir)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    return dir;
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void answersExactlyAsTheIndexedReader(boolean fixedSize) throws IOException {
+    long seed = 0xFA11BAC4L + (fixedSize ? 1 : 0);
+    System.out.println("IndexFreeFallbackTest fixedSize=" + fixedSize + " seed=" + seed);
+    Map<ByteBuffer, byte[]> records =
+        fixedSize ? fixedRecords(3_000, seed) : StoreRoundTripTest.randomRecords(3_000, seed, 24, 24);
+    Path dir = build(records);
+    try (Store indexed = Store.open(dir);
+        Store fallback = Store.openWithoutIndex(dir)) {
+      assertTrue(indexed.hasIndex());
+      assertFalse(fallback.hasIndex());
+      StoreRoundTripTest.checkAgainst(fallback, records, seed + 1, 2_000);
+      SplittableRandom random = new SplittableRandom(seed + 2);
+      for (int i = 0; i < 5_000; i++) {
+        byte[] key = random.nextBoolean() ? indexed.keyAt(random.nextLong(indexed.size())) : StoreRoundTripTest.randomBytes(random, 30);
+        assertEquals(indexed.indexOf(key), fallback.indexOf(key));
+        assertArrayEquals(indexed.get(key), fallback.get(key));
+      }
+      assertEquals(0, fallback.stats().indexBits());
+      fallback.verify();
+    }
+  }
+
+  private static Map<ByteBuffer, byte[]> fixedRecords(int n, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> records = new java.util.HashMap<>();
+    while (records.size() < n) {
+      byte[] key = new byte[16];
+      byte[] value = new byte[8];
+      random.nextBytes(key);
+      random.nextBytes(value);
+      records.put(ByteBuffer.wrap(key), value);
+    }
+    return records;
+  }
+
+  @Test
+  void servesWhenTheIndexIsMissingOrDamaged() throws IOException {
+    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(500, 0xDA3A6EL, 16, 16);
+    Path dir = build(records);
+    Path index = dir.resolve("index");
+    byte[] bytes = Files.readAllBytes(index);
+    bytes[bytes.length / 2] ^= 0x10;
+    Files.write(index, bytes);
+    assertThrows(CorruptStoreException.class, () -> Store.open(dir));
+    try (Store fallback = Store.openWithoutIndex(dir)) {
+      StoreRoundTripTest.checkAgainst(fallback, records, 7, 500);
+    }
+    Files.delete(index);
+    assertThrows(NoSuchFileException.class, () -> Store.open(dir));
+    try (Store fallback = Store.openWithoutIndex(dir)) {
+      StoreRoundTripTest.checkAgainst(fallback, records, 8, 500);
+    }
+  }
+
+  @Test
+  void emptyStoreWithoutIndex() throws IOException {
+    Path dir = build(Map.of());
+    try (Store fallback = Store.openWithoutIndex(dir)) {
+      assertEquals(0, fallback.size());
+      assertEquals(-1, fallback.indexOf(new byte[] {1}));
+    }
+  }
+}
