@@ -1,0 +1,182 @@
+package io.varve.core.store;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A directory of numbered store versions and a pointer to the one to serve: the way a batch job
+ * ships its outputs to serving hosts. The batch job builds each new version into {@link
+ * #newVersion()} and {@link #publish}es it; readers follow {@link #current()} (the reader module's
+ * {@code FollowingStore} reopens on change); {@link #rollback()} points back to the version before.
+ *
+ * <pre>
+ * root/
+ *   v0000000001/        a complete store directory (published by StoreBuilder's atomic rename)
+ *   v0000000002/
+ *   CURRENT             the name of the version to serve, then a newline (UTF-8)
+ * </pre>
+ *
+ * {@code CURRENT} is replaced atomically: written to a temporary file, forced to disk, renamed over
+ * the old one. A reader sees the old pointer or the new one, never a partial one, and a published
+ * version is complete (only complete store directories can be published). Safe for any number of
+ * readers; publishing, rolling back and deleting assume one writer at a time (the batch job).
+ * Instances are immutable and thread-safe.
+ */
+public final class StoreRoot {
+  /** The pointer file's name. */
+  public static final String CURRENT = "CURRENT";
+
+  private static final Pattern VERSION = Pattern.compile("v\\d{10}");
+
+  private final Path root;
+
+  private StoreRoot(Path root) {
+    this.root = root;
+  }
+
+  /** The root at {@code directory}, created (with its parents) if it does not exist. */
+  public static StoreRoot open(Path directory) throws IOException {
+    return new StoreRoot(Files.createDirectories(directory));
+  }
+
+  /** The root directory. */
+  public Path directory() {
+    return root;
+  }
+
+  /** The names of the versions present, oldest first. */
+  public List<String> versions() throws IOException {
+    List<String> names = new ArrayList<>();
+    try (Stream<Path> entries = Files.list(root)) {
+      entries
+          .map(p -> p.getFileName().toString())
+          .filter(name -> VERSION.matcher(name).matches())
+          .filter(name -> Files.isDirectory(root.resolve(name)))
+          .sorted()
+          .forEach(names::add);
+    }
+    return names;
+  }
+
+  /** The directory of version {@code name}. */
+  public Path path(String name) {
+    checkName(name);
+    return root.resolve(name);
+  }
+
+  /**
+   * A directory path for the next version, numbered after every version present (build the store
+   * into it, then {@link #publish} it).
+   */
+  public Path newVersion() throws IOException {
+    List<String> versions = versions();
+    long next = versions.isEmpty() ? 1 : Long.parseLong(versions.get(versions.size() - 1).substring(1)) + 1;
+    return root.resolve(String.format("v%010d", next));
+  }
+
+  /** The version {@code CURRENT} names, if any has been published. */
+  public Optional<String> current() throws IOException {
+    Path pointer = root.resolve(CURRENT);
+    String text;
+    try {
+      text = Files.readString(pointer, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException none) {
+      return Optional.empty();
+    }
+    String name = text.strip();
+    CorruptStoreException.check(
+        VERSION.matcher(name).matches() && text.equals(name + "\n"), pointer + ": not a version name: '" + text.strip() + "'");
+    return Optional.of(name);
+  }
+
+  /**
+   * Points {@code CURRENT} at version {@code name}, atomically.
+   *
+   * @throws NoSuchFileException unless {@code name} is a complete store directory (it has a meta
+   *     file: StoreBuilder writes it last and publishes the directory whole)
+   */
+  public void publish(String name) throws IOException {
+    Path version = path(name);
+    if (!Files.isRegularFile(version.resolve(StoreFile.META.fileName()))) {
+      throw new NoSuchFileException(version.toString(), null, "not a complete store version");
+    }
+    Path temporary = Files.createTempFile(root, "." + CURRENT + ".", ".tmp");
+    try {
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+        channel.write(StandardCharsets.UTF_8.encode(name + "\n"));
+        channel.force(true);
+      }
+      Files.move(temporary, root.resolve(CURRENT), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+    try (FileChannel directory = FileChannel.open(root, StandardOpenOption.READ)) {
+      directory.force(true);
+    } catch (IOException unsupported) {
+      // Directories cannot be opened on some platforms; the rename itself is atomic.
+    }
+  }
+
+  /**
+   * Points {@code CURRENT} at the newest version older than the current one.
+   *
+   * @return the version now current
+   * @throws IllegalStateException when nothing is published or no older version exists
+   */
+  public String rollback() throws IOException {
+    String current = current().orElseThrow(() -> new IllegalStateException(root + ": nothing is published"));
+    String previous = null;
+    for (String version : versions()) {
+      if (version.compareTo(current) < 0) {
+        previous = version;
+      }
+    }
+    if (previous == null) {
+      throw new IllegalStateException(root + ": no version older than " + current);
+    }
+    publish(previous);
+    return previous;
+  }
+
+  /**
+   * Deletes version {@code name}. Readers that still have it open keep reading it (its files stay
+   * alive while open or mapped).
+   *
+   * @throws IllegalStateException if it is the current version
+   */
+  public void delete(String name) throws IOException {
+    if (current().map(name::equals).orElse(false)) {
+      throw new IllegalStateException(root + ": " + name + " is the current version");
+    }
+    Path version = path(name);
+    try (Stream<Path> walk = Files.walk(version)) {
+      for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private static void checkName(String name) {
+    if (!VERSION.matcher(name).matches()) {
+      throw new IllegalArgumentException("not a version name (v and 10 digits): " + name);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "StoreRoot[" + root + "]";
+  }
+
+}

@@ -1,0 +1,137 @@
+package io.varve.reader;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.StoreRoot;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Numbered versions, an atomic CURRENT pointer, readers that follow it, rollback. */
+class VersionedPublishingTest {
+  private static final int KEYS = 1_000;
+
+  @TempDir Path temp;
+
+  private static byte[] key(int i) {
+    return ("key-" + i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Every key of version {@code v} maps to "v" + v. */
+  private static Path buildVersion(StoreRoot root, long v) throws IOException {
+    Path dir = root.newVersion();
+    try (StoreBuilder builder = StoreBuilder.create(dir)) {
+      byte[] value = ("v" + v).getBytes(StandardCharsets.UTF_8);
+      for (int i = 0; i < KEYS; i++) {
+        builder.put(key(i), value);
+      }
+      builder.build();
+    }
+    return dir;
+  }
+
+  @Test
+  void rootNumbersVersionsPublishesAndRollsBack() throws IOException {
+    StoreRoot root = StoreRoot.open(temp.resolve("root"));
+    assertTrue(root.current().isEmpty());
+    assertThrows(NoSuchFileException.class, () -> FollowingStore.open(root.directory()));
+    Path first = buildVersion(root, 1);
+    assertEquals("v0000000001", first.getFileName().toString());
+    Path second = buildVersion(root, 2);
+    assertEquals("v0000000002", second.getFileName().toString());
+    assertEquals(List.of("v0000000001", "v0000000002"), root.versions());
+    assertThrows(NoSuchFileException.class, () -> root.publish("v0000000003"), "incomplete versions cannot be published");
+    assertThrows(IllegalArgumentException.class, () -> root.publish("../elsewhere"));
+    root.publish("v0000000001");
+    try (FollowingStore store = FollowingStore.open(root.directory())) {
+      assertArrayEquals("v1".getBytes(StandardCharsets.UTF_8), store.get(key(5)));
+      assertFalse(store.refresh());
+      root.publish("v0000000002");
+      assertTrue(store.refresh());
+      assertEquals("v0000000002", store.version());
+      assertArrayEquals("v2".getBytes(StandardCharsets.UTF_8), store.get(key(5)));
+      assertThrows(IllegalStateException.class, () -> root.delete("v0000000002"), "the current version");
+      assertEquals("v0000000001", root.rollback());
+      assertTrue(store.refresh());
+      assertArrayEquals("v1".getBytes(StandardCharsets.UTF_8), store.get(key(5)));
+      assertThrows(IllegalStateException.class, root::rollback, "nothing older");
+      root.delete("v0000000002");
+      assertEquals(List.of("v0000000001"), root.versions());
+    }
+    Files.writeString(root.directory().resolve(StoreRoot.CURRENT), "../../etc\n");
+    assertThrows(CorruptStoreException.class, root::current);
+  }
+
+  @Test
+  void readersFollowingCurrentNeverFailWhileVersionsSwapUnderLoad() throws Exception {
+    StoreRoot root = StoreRoot.open(temp.resolve("root"));
+    buildVersion(root, 1);
+    root.publish(root.versions().get(0));
+    int swaps = 100;
+    try (FollowingStore store = FollowingStore.open(root.directory())) {
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      AtomicLong lookups = new AtomicLong();
+      List<Thread> readers = new ArrayList<>();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      for (int t = 0; t < 3; t++) {
+        long seed = 0x5EA0L + t;
+        Thread reader =
+            new Thread(
+                () -> {
+                  SplittableRandom random = new SplittableRandom(seed);
+                  long lastVersion = 0;
+                  while (!stop.get() && failure.get() == null) {
+                    try {
+                      byte[] value = store.get(key(random.nextInt(KEYS)));
+                      String text = new String(value, StandardCharsets.UTF_8);
+                      long version = Long.parseLong(text.substring(1));
+                      if (version < lastVersion || version > swaps + 1) {
+                        throw new AssertionError("version " + version + " after " + lastVersion);
+                      }
+                      lastVersion = version;
+                      lookups.incrementAndGet();
+                    } catch (Throwable e) {
+                      failure.compareAndSet(null, e);
+                    }
+                  }
+                });
+        reader.start();
+        readers.add(reader);
+      }
+      for (long v = 2; v <= swaps + 1; v++) {
+        Path dir = buildVersion(root, v);
+        root.publish(dir.getFileName().toString());
+        assertTrue(store.refresh());
+        List<String> versions = root.versions();
+        if (versions.size() > 3) {
+          root.delete(versions.get(0));
+        }
+      }
+      stop.set(true);
+      for (Thread reader : readers) {
+        reader.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError("a lookup failed during the swaps", failure.get());
+      }
+      assertTrue(lookups.get() > 0);
+      assertEquals(String.format("v%010d", swaps + 1), store.version());
+      assertEquals(3, root.versions().size());
+    }
+  }
+}
