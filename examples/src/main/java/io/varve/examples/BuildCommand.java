@@ -84,9 +84,9 @@ final class BuildCommand {
       BuildSummary summary = builder.build();
       progress.done();
       double seconds = (System.nanoTime() - start) / 1e9;
-      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %.2f M records/s%n",
+      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%n",
           summary.directory(), summary.meta().recordCount(), summary.recordsPut(), summary.duplicatesDropped(),
-          seconds, summary.recordsPut() / 1e6 / Math.max(1e-9, seconds));
+          seconds, summary.recordsPut() / Math.max(1e-9, seconds));
       return 0;
     } catch (InputFormatException e) {
       progress.done();
