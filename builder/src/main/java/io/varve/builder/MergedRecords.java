@@ -11,7 +11,11 @@ import java.util.List;
  * group of equal hashes comes out in input order. In the group, a repeated key is a duplicate
  * ({@link DuplicatePolicy}); distinct keys are a hash collision, which this stream does not
  * resolve (every key is passed on) but reports through {@link #collisionSeen()}, so that the
- * builder can rehash with another seed.
+ * caller can rehash with another seed.
+ *
+ * <p>{@link StoreBuilder} no longer needs a k-way merge (its hash-prefix partitions are sorted one
+ * at a time); this class is kept, tested, as the merge of several sorted sources, newest last,
+ * that merging stores with batches (issue 4's {@code StoreMerger}) is built on.
  *
  * <p>Not thread-safe.
  */
