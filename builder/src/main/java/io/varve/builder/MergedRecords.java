@@ -15,7 +15,7 @@ import java.util.List;
  *
  * <p>{@link StoreBuilder} no longer needs a k-way merge (its hash-prefix partitions are sorted one
  * at a time); this class is kept, tested, as the merge of several sorted sources, newest last,
- * that merging stores with batches (issue 4's {@code StoreMerger}) is built on.
+ * that the merging of stores with new batches is to be built on.
  *
  * <p>Not thread-safe.
  */
