@@ -75,10 +75,6 @@ final class HashPartitions implements Closeable {
     return writers[p] == null ? null : writers[p].path();
   }
 
-  long records(int p) {
-    return writers[p] == null ? 0 : writers[p].records();
-  }
-
   /** Flushes every partition file to the operating system. */
   void flush() throws IOException {
     for (SpillFile.Writer writer : writers) {

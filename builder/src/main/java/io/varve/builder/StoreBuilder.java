@@ -391,7 +391,6 @@ public final class StoreBuilder implements Closeable {
     Path staging;
     int spills;
     long records;
-    long recordBytes;
     /**
      * Records dropped before the merge: repeats of a key whose records, all of one hash, were too
      * many for memory (see {@code reduceSingleHash}). Written by the background thread before the
@@ -419,7 +418,6 @@ public final class StoreBuilder implements Closeable {
         }
       }
       records++;
-      recordBytes += RecordFormat.headerLength(keyLength, valueLength) + (long) keyLength + valueLength;
     }
 
     private ExecutorService background() {

@@ -153,6 +153,7 @@ final class StoreWriter {
     private long next;
     private long position;
     private byte[] bytes = new byte[256];
+    private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
 
     ReadBack(RecordHasher hasher) throws IOException {
       this.hasher = hasher;
@@ -180,7 +181,6 @@ final class StoreWriter {
         record.keyLength = fixedKeyLength;
         record.valueLength = fixedValueLength;
       } else {
-        byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
         in.mark(RecordFormat.MAX_HEADER_LENGTH);
         int got = in.readNBytes(header, 0, header.length);
         in.reset();

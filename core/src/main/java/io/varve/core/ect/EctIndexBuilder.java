@@ -153,48 +153,34 @@ public final class EctIndexBuilder {
   }
 
   /**
-   * Writes (to {@code out}) or, when {@code out} is null, only measures Rep of the subtrie of keys
-   * {@code [from, to)} of the bucket, which agree on their first {@code depth} bits.
-   *
-   * @return the number of bits of the representation
+   * Writes Rep of the subtrie of keys {@code [from, to)} of the bucket, which agree on their first
+   * {@code depth} bits, to {@code out}.
    */
-  private long encode(int from, int to, int depth, BitWriter out) {
-    long bits = 0;
+  private void encode(int from, int to, int depth, BitWriter out) {
     int count = to - from;
     while (count > 1 && !isOneBlock(from, to)) {
       int split = firstWithBitSet(from, to, depth);
       int left = split - from;
       int nodeDepth = depth++;
       if (left == 0 || left == count) {
-        bits += emitSymbol(out, count, 0);
+        codes.write(out, count, 0);
         continue;
       }
-      bits += emitSymbol(out, count, left);
+      codes.write(out, count, left);
       if (nodeDepth < skipLevels && left >= 2) {
         // The skip length precedes the left subtrie: write the subtrie aside first (one pass,
         // instead of measuring it and then writing it).
         BitWriter aside = skipScratch[nodeDepth];
         aside.clear();
-        long leftBits = encode(from, split, depth, aside);
-        bits += skipCode.length(left, leftBits) + leftBits;
-        if (out != null) {
-          skipCode.write(out, left, leftBits);
-          out.append(aside);
-        }
+        encode(from, split, depth, aside);
+        skipCode.write(out, left, aside.bitLength());
+        out.append(aside);
       } else {
-        bits += encode(from, split, depth, out);
+        encode(from, split, depth, out);
       }
       from = split;
       count = to - from;
     }
-    return bits;
-  }
-
-  private int emitSymbol(BitWriter out, int count, int symbol) {
-    if (out != null) {
-      codes.write(out, count, symbol);
-    }
-    return codes.length(count, symbol);
   }
 
   private boolean isOneBlock(int from, int to) {
