@@ -260,7 +260,7 @@ public final class StoreBuilder implements Closeable {
         if (outcome.meta != null) {
           // Report before publishing: a listener that throws must fail the build, not follow it.
           listener.progress(BuildListener.Phase.WRITE, outcome.meta.recordCount(), outcome.meta.recordCount());
-          publish(outcome.staging);
+          publish(outcome.staging, target);
           return new BuildSummary(
               target,
               outcome.meta,
@@ -323,7 +323,15 @@ public final class StoreBuilder implements Closeable {
     return recordsPut > 0 && minKeyLength == maxKeyLength && minValueLength == maxValueLength;
   }
 
-  private void publish(Path staging) throws IOException {
+  /** Creates an empty staging directory beside {@code target}, to be {@link #publish published} as it. */
+  static Path stagingFor(Path target) throws IOException {
+    // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
+    return Files.createDirectory(
+        target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(new java.util.Random().nextLong())));
+  }
+
+  /** Forces {@code staging} to disk and renames it to {@code target}, which must not exist. */
+  static void publish(Path staging, Path target) throws IOException {
     forceDirectory(staging);
     // rename(2) silently replaces an empty directory and fails on a file with a generic error:
     // check just before it (Java offers no atomic no-replace rename; this narrows the window).
@@ -338,7 +346,7 @@ public final class StoreBuilder implements Closeable {
     forceDirectory(target.getParent());
   }
 
-  private static void forceDirectory(Path directory) throws IOException {
+  static void forceDirectory(Path directory) throws IOException {
     try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
       channel.force(true);
     } catch (IOException unsupported) {
@@ -494,13 +502,10 @@ public final class StoreBuilder implements Closeable {
         partitions.close();
         filling.clear();
       }
-      staging =
-          Files.createDirectory(
-              // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
-              target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(new java.util.Random().nextLong())));
+      staging = stagingFor(target);
       boolean fixed = fixedSize();
       StoreWriter writer =
-          new StoreWriter(staging, temporaryDirectory(), records, fixed, minKeyLength, minValueLength, pageAlignment, indexParameters);
+          new StoreWriter(staging, temporaryDirectory(), records, true, fixed, minKeyLength, minValueLength, pageAlignment, indexParameters);
       long duplicates = 0;
       boolean collision = false;
       long written = 0;

@@ -25,8 +25,9 @@ import java.util.SortedMap;
  * the data file streams out (records placed by {@link RecordFormat}'s page alignment), the index
  * grows in memory (fed through {@link #index()}), and each record's start goes to a temporary
  * file from which {@link #finish} builds the offsets once their exact span is known. The index is
- * sized by the expected record count; when fewer records arrive (duplicates dropped), {@link
- * #replaceIndex} rebuilds it from the records read back. Not thread-safe.
+ * sized by the expected record count, exactly (a build: when fewer records arrive because
+ * duplicates were dropped, {@link #replaceIndex} rebuilds it from the records read back) or as an
+ * upper bound (a merge, whose deletes and replacements show only as it goes). Not thread-safe.
  */
 final class StoreWriter {
   private final Path directory;
@@ -43,15 +44,20 @@ final class StoreWriter {
   private long records;
   private long payloadEnd;
 
+  private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
+
   /**
    * @param expectedRecords the records expected (the index is sized by it; fewer can be added, see
    *     {@link #replaceIndex})
+   * @param exactCount whether {@code expectedRecords} is exact (else an upper bound the index
+   *     accepts fewer than)
    * @param pageBytes the page size records are aligned to, or 0
    */
   StoreWriter(
       Path directory,
       Path scratch,
       long expectedRecords,
+      boolean exactCount,
       boolean fixedSize,
       int fixedKeyLength,
       int fixedValueLength,
@@ -65,7 +71,7 @@ final class StoreWriter {
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
-    this.index = EctIndex.builder(expectedRecords, parameters);
+    this.index = exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA);
@@ -90,6 +96,41 @@ final class StoreWriter {
     payloadEnd = start + length;
   }
 
+  /**
+   * Appends a record given as key and value, encoded here: for a record whose source holds it in
+   * another layout (fixed-size vs variable) or in another form (a batch's tagged value).
+   */
+  void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
+    if (records == expectedRecords) {
+      throw new IllegalStateException("more records than the " + expectedRecords + " expected");
+    }
+    int headerLength = 0;
+    if (fixedSize) {
+      if (keyLength != fixedKeyLength || valueLength != fixedValueLength) {
+        throw new IllegalArgumentException("a fixed-size store takes only " + fixedKeyLength + "+" + fixedValueLength + "-byte records");
+      }
+    } else {
+      headerLength = RecordFormat.writeVarint(header, 0, keyLength);
+      headerLength = RecordFormat.writeVarint(header, headerLength, valueLength);
+    }
+    long length = (long) headerLength + keyLength + valueLength;
+    long start = RecordFormat.alignedStart(payloadEnd, length, pageBytes);
+    pad(start - payloadEnd);
+    if (!fixedSize) {
+      starts.writeLong(start);
+      data.write(header, 0, headerLength);
+    }
+    data.write(key, keyOffset, keyLength);
+    data.write(value, valueOffset, valueLength);
+    records++;
+    payloadEnd = start + length;
+  }
+
+  /** Whether records are written without headers, all of one size. */
+  boolean fixedSize() {
+    return fixedSize;
+  }
+
   private void pad(long bytes) throws IOException {
     while (bytes > 0) {
       int n = (int) Math.min(bytes, zeros.length);
@@ -110,9 +151,13 @@ final class StoreWriter {
     return records;
   }
 
-  /** Whether the index received one hash per record added and was sized for that many. */
+  /**
+   * Whether the index received one hash per record added and was sized for that many (or, sized
+   * for an upper bound, for at most twice as many: beyond, it is worth rebuilding).
+   */
   boolean indexMatches() {
-    return index.added() == records && index.declared() == records;
+    return index.added() == records
+        && (index.exactCount() ? index.declared() == records : index.declared() <= Math.max(2 * records, 64));
   }
 
   /**
@@ -139,82 +184,25 @@ final class StoreWriter {
     if (starts != null) {
       starts.flush();
     }
-    return new ReadBack(hasher);
-  }
-
-  /** Reads the data file sequentially, record after record, skipping the padding between them. */
-  private final class ReadBack extends RecordCursor {
-    private final RecordHasher hasher;
-    private final long[] hash = new long[2];
-    private final java.io.InputStream in;
-    private final DataInputStream startsIn;
-    private final long count = records;
-    private final int fixedLength;
-    private long next;
-    private long position;
-    private byte[] bytes = new byte[256];
-    private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
-
-    ReadBack(RecordHasher hasher) throws IOException {
-      this.hasher = hasher;
-      this.in = new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.DATA.fileName())), 1 << 16);
-      this.in.skipNBytes(StoreFile.DATA.payloadOffset());
-      this.startsIn = starts == null ? null : new DataInputStream(new BufferedInputStream(Files.newInputStream(startsPath), 1 << 16));
-      this.fixedLength = fixedSize ? fixedKeyLength + fixedValueLength : -1;
+    java.io.InputStream in = new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.DATA.fileName())), 1 << 16);
+    DataInputStream startsIn = null;
+    try {
+      in.skipNBytes(StoreFile.DATA.payloadOffset());
+      startsIn = fixedSize ? null : new DataInputStream(new BufferedInputStream(Files.newInputStream(startsPath), 1 << 16));
+    } catch (IOException | RuntimeException e) {
+      Closeables.closeAll(in);
+      throw e;
     }
-
-    @Override
-    boolean next() throws IOException {
-      if (next == count) {
-        return false;
-      }
-      long start = startsIn != null ? startsIn.readLong() : RecordFormat.fixedRecordOffset(next, fixedLength, pageBytes);
-      in.skipNBytes(start - position);
-      int length;
-      if (fixedSize) {
-        length = fixedLength;
-        ensureCapacity(length);
-        in.readNBytes(bytes, 0, length);
-        record.bytes = bytes;
-        record.offset = 0;
-        record.headerLength = 0;
-        record.keyLength = fixedKeyLength;
-        record.valueLength = fixedValueLength;
-      } else {
-        in.mark(RecordFormat.MAX_HEADER_LENGTH);
-        int got = in.readNBytes(header, 0, header.length);
-        in.reset();
-        long key = RecordFormat.decodeVarint(header, 0, got);
-        long value = RecordFormat.decodeVarint(header, (int) (key >>> 32), got);
-        length = (int) (key >>> 32) + (int) (value >>> 32) + (int) key + (int) value;
-        ensureCapacity(length);
-        in.readNBytes(bytes, 0, length);
-        record.decode(bytes, 0);
-      }
-      position = start + length;
-      hasher.hash(record.bytes, record.keyOffset(), record.keyLength, hash);
-      hi = hash[0];
-      lo = hash[1];
-      next++;
-      return true;
-    }
-
-    private void ensureCapacity(int length) {
-      if (bytes.length < length) {
-        bytes = new byte[Math.max(length, 2 * bytes.length)];
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      try {
-        in.close();
-      } finally {
-        if (startsIn != null) {
-          startsIn.close();
-        }
-      }
-    }
+    DataInputStream startsStream = startsIn;
+    return new DataFileCursor(
+        in,
+        records,
+        fixedSize ? null : startsStream::readLong,
+        fixedKeyLength,
+        fixedValueLength,
+        pageBytes,
+        hasher,
+        () -> Closeables.closeAll(in, startsStream));
   }
 
   /** Closes the files without finishing them. */

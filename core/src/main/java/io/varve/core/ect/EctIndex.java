@@ -47,9 +47,12 @@ import java.util.zip.CheckedOutputStream;
  *
  * <pre>
  * EctIndex := Header Directory:BucketDirectory Trie Footer
- * Header   := magic:int32 (0x56454354, "VECT") version:int32 (1) flags:int32 (bit 0: sparse)
+ * Header   := magic:int32 (0x56454354, "VECT") version:int32 (1 or 2) flags:int32 (bit 0: sparse)
  *             bucketSize:int32 huffmanMax:int32 skipLevels:int32 keyCount:int64 bucketCount:int64
  *             trieBits:int64
+ *             (version 1: bucketCount = max(1, ceil(keyCount / bucketSize));
+ *              version 2: bucketCount &gt;= that, at most 2^50: an index sized for more keys than it
+ *              got, as a merge that drops keys builds; written only when version 1 cannot say it)
  * Trie     := words:int64 word:int64^words        (ceil(trieBits / 64) words, bits MSB first)
  * Footer   := crc32c:int32                        (CRC32C of every preceding byte)
  * </pre>
@@ -59,7 +62,12 @@ import java.util.zip.CheckedOutputStream;
  */
 public final class EctIndex {
   static final int MAGIC = 0x56454354;
-  static final int VERSION = 1;
+  /** The version whose bucket count follows from the key count. */
+  static final int VERSION_EXACT_BUCKETS = 1;
+  /** The version whose bucket count may exceed that of its key count (sized for an upper bound). */
+  static final int VERSION_FREE_BUCKETS = 2;
+  /** More buckets than any index of this library can need; bounds the directory arithmetic. */
+  static final long MAX_BUCKET_COUNT = 1L << 50;
   static final int FLAG_SPARSE = 1;
   /** Distinct 128-bit keys differ within 128 bits, so no valid trie path is longer. */
   static final int MAX_DEPTH = 128;
@@ -88,13 +96,14 @@ public final class EctIndex {
   EctIndex(
       EctParameters parameters,
       long keyCount,
+      long bucketCount,
       long trieBits,
       BucketDirectory directory,
       LongBigArray trie,
       BlockBoundaries blocks) {
     this.parameters = parameters;
     this.keyCount = keyCount;
-    this.bucketCount = parameters.bucketCount(keyCount);
+    this.bucketCount = bucketCount;
     this.directory = directory;
     this.trie = trie;
     this.trieChunks = new long[trie.chunkCount()][];
@@ -112,7 +121,16 @@ public final class EctIndex {
 
   /** Starts building a dense index over exactly {@code keyCount} hashes. */
   public static EctIndexBuilder builder(long keyCount, EctParameters parameters) {
-    return new EctIndexBuilder(keyCount, parameters, null);
+    return new EctIndexBuilder(keyCount, true, parameters, null);
+  }
+
+  /**
+   * Starts building a dense index over at most {@code maxKeyCount} hashes, for when the count is
+   * known only at the end (a merge whose deletes and replacements are found as it goes). Its buckets
+   * are sized for {@code maxKeyCount}: each key missing makes the index a little less compact.
+   */
+  public static EctIndexBuilder builderUpTo(long maxKeyCount, EctParameters parameters) {
+    return new EctIndexBuilder(maxKeyCount, false, parameters, null);
   }
 
   /**
@@ -124,7 +142,7 @@ public final class EctIndex {
     if (blocks == null) {
       throw new IllegalArgumentException("a sparse index needs block boundaries");
     }
-    return new EctIndexBuilder(keyCount, parameters, blocks);
+    return new EctIndexBuilder(keyCount, true, parameters, blocks);
   }
 
   /** The number of indexed hashes. */
@@ -395,7 +413,7 @@ public final class EctIndex {
     CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
     DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
     data.writeInt(MAGIC);
-    data.writeInt(VERSION);
+    data.writeInt(bucketCount == parameters.bucketCount(keyCount) ? VERSION_EXACT_BUCKETS : VERSION_FREE_BUCKETS);
     data.writeInt(blocks != null ? FLAG_SPARSE : 0);
     data.writeInt(parameters.bucketSize());
     data.writeInt(parameters.huffmanMax());
@@ -434,7 +452,9 @@ public final class EctIndex {
         magic == MAGIC, String.format("not an ECT index: magic 0x%08x, expected 0x%08x", magic, MAGIC));
     int version = WordsIO.readInt(data, "ECT version");
     CorruptStoreException.check(
-        version == VERSION, "unsupported ECT index version " + version + " (this reader knows " + VERSION + ")");
+        version == VERSION_EXACT_BUCKETS || version == VERSION_FREE_BUCKETS,
+        "unsupported ECT index version " + version
+            + " (this reader knows " + VERSION_EXACT_BUCKETS + " and " + VERSION_FREE_BUCKETS + ")");
     int flags = WordsIO.readInt(data, "ECT flags");
     CorruptStoreException.check((flags & ~FLAG_SPARSE) == 0, "unknown ECT flags " + flags);
     boolean sparse = (flags & FLAG_SPARSE) != 0;
@@ -454,9 +474,12 @@ public final class EctIndex {
     long keyCount = WordsIO.readLong(data, "ECT key count");
     long bucketCount = WordsIO.readLong(data, "ECT bucket count");
     CorruptStoreException.check(keyCount >= 0, "negative ECT key count " + keyCount);
+    long exactBuckets = parameters.bucketCount(keyCount);
     CorruptStoreException.check(
-        bucketCount == parameters.bucketCount(keyCount),
-        "ECT bucket count " + bucketCount + " does not match " + keyCount + " keys");
+        version == VERSION_EXACT_BUCKETS
+            ? bucketCount == exactBuckets
+            : bucketCount > exactBuckets && bucketCount <= MAX_BUCKET_COUNT,
+        "ECT bucket count " + bucketCount + " does not fit " + keyCount + " keys (index version " + version + ")");
     long trieBits = WordsIO.readLong(data, "ECT trie bit count");
     BucketDirectory directory = BucketDirectory.readFrom(data, keyCount, bucketCount, trieBits);
     LongBigArray trie = WordsIO.read(data, trieWords(trieBits), "ECT trie");
@@ -465,6 +488,6 @@ public final class EctIndex {
     CorruptStoreException.check(
         stored == expected,
         String.format("ECT index checksum mismatch: stored 0x%08x, computed 0x%08x", stored, expected));
-    return new EctIndex(parameters, keyCount, trieBits, directory, trie, blocks);
+    return new EctIndex(parameters, keyCount, bucketCount, trieBits, directory, trie, blocks);
   }
 }

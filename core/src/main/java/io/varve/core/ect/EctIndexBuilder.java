@@ -19,12 +19,15 @@ import java.util.Arrays;
  *
  * Hashes must come in strictly increasing hash order ("hashes do not come in order" otherwise);
  * two equal hashes raise {@link DuplicateHashException} so that the caller can rebuild with a new
- * seed. Exactly the declared number of hashes must be added before {@link #finish()}, which may
- * be called once. Not thread-safe.
+ * seed. Exactly the declared number of hashes ({@link EctIndex#builder}), or at most it ({@link
+ * EctIndex#builderUpTo}), must be added before {@link #finish()}, which may be called once. Not
+ * thread-safe.
  */
 public final class EctIndexBuilder {
   private final EctParameters parameters;
+  /** The declared number of hashes: exact, or an upper bound. */
   private final long keyCount;
+  private final boolean exactCount;
   private final long bucketCount;
   private final TrieCodes codes;
   private final SkipLengthCode skipCode;
@@ -47,12 +50,16 @@ public final class EctIndexBuilder {
   private int bucketFill;
   private boolean finished;
 
-  EctIndexBuilder(long keyCount, EctParameters parameters, BlockBoundaries blocks) {
+  EctIndexBuilder(long keyCount, boolean exactCount, EctParameters parameters, BlockBoundaries blocks) {
     if (keyCount < 0) {
       throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
     }
+    if (parameters.bucketCount(keyCount) > EctIndex.MAX_BUCKET_COUNT) {
+      throw new IllegalArgumentException("too many keys for one index: " + keyCount);
+    }
     this.parameters = parameters;
     this.keyCount = keyCount;
+    this.exactCount = exactCount;
     this.bucketCount = parameters.bucketCount(keyCount);
     this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
     this.skipLevels = parameters.skipLevels();
@@ -111,17 +118,25 @@ public final class EctIndexBuilder {
     return added;
   }
 
-  /** The number of hashes declared when the builder was created. */
+  /** The number of hashes declared when the builder was created (exact, or an upper bound). */
   public long declared() {
     return keyCount;
   }
 
-  /** Finishes the index; call once, after exactly the declared number of hashes. */
+  /** Whether {@link #finish()} needs exactly {@link #declared()} hashes (or accepts fewer). */
+  public boolean exactCount() {
+    return exactCount;
+  }
+
+  /**
+   * Finishes the index; call once, after exactly the declared number of hashes (or, for a builder
+   * from {@link EctIndex#builderUpTo}, at most that many).
+   */
   public EctIndex finish() {
     if (finished) {
       throw new IllegalStateException("finish() was already called");
     }
-    if (added != keyCount) {
+    if (exactCount && added != keyCount) {
       throw new IllegalStateException("declared " + keyCount + " hashes but added " + added);
     }
     finished = true;
@@ -129,11 +144,11 @@ public final class EctIndexBuilder {
       closeBucket();
     }
     long trieBits = trie.bitLength();
-    ranks.set(bucketCount, keyCount);
+    ranks.set(bucketCount, added);
     offsets.set(bucketCount, trieBits);
-    BucketDirectory directory = BucketDirectory.build(ranks, offsets, keyCount, bucketCount, trieBits);
+    BucketDirectory directory = BucketDirectory.build(ranks, offsets, added, bucketCount, trieBits);
     return new EctIndex(
-        parameters, keyCount, trieBits, directory, trie.toWords(EctIndex.trieWords(trieBits)), blocks);
+        parameters, added, bucketCount, trieBits, directory, trie.toWords(EctIndex.trieWords(trieBits)), blocks);
   }
 
   private void closeBucket() {

@@ -1,5 +1,6 @@
 package io.varve.core.ect;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -257,6 +258,28 @@ class EctIndexTest {
       words.set(w, original);
     }
     assertRanksExact(hashes, index);
+  }
+
+  @Test
+  void anIndexSizedForMoreKeysThanItGotRanksExactlyAndSaysSoInItsVersion() throws IOException {
+    SortedHashes hashes = SortedHashes.random(30_000, 0xF2EEL);
+    EctParameters parameters = new EctParameters(64, 16, 3);
+    EctIndex loose = hashes.buildDenseUpTo(45_000, parameters);
+    assertEquals(30_000, loose.size());
+    assertRanksExact(hashes, loose);
+    byte[] bytes = serialize(loose);
+    assertEquals(EctIndex.VERSION_FREE_BUCKETS, java.nio.ByteBuffer.wrap(bytes).getInt(4));
+    assertRanksExact(hashes, read(bytes, null));
+    assertNonMembersStayInRange(read(bytes, null), new SplittableRandom(7));
+    // Sized exactly, the "up to" builder writes what the exact one writes: version 1.
+    assertArrayEquals(serialize(hashes.buildDense(parameters)), serialize(hashes.buildDenseUpTo(30_000, parameters)));
+    EctIndexBuilder exact = EctIndex.builder(10, parameters);
+    exact.add(1, 1);
+    assertThrows(IllegalStateException.class, exact::finish);
+    EctIndexBuilder upTo = EctIndex.builderUpTo(1, parameters);
+    upTo.add(1, 1);
+    assertThrows(IllegalStateException.class, () -> upTo.add(2, 2));
+    assertEquals(0, EctIndex.builderUpTo(100, parameters).finish().size());
   }
 
   private static void assertRanksExact(SortedHashes hashes, EctIndex index) {

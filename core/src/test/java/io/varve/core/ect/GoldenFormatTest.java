@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Released format versions must stay readable: {@code golden/ect-v1-*.bin} were written by format
- * version 1 from fixed seeds. Each must read and rank its keys exactly, and today's writer must
+ * version 1 from fixed seeds, {@code golden/ect-v2-*.bin} by version 2 (more buckets than keys). Each must read and rank its keys exactly, and today's writer must
  * still produce the same bytes (a change here is a format change: bump the version, keep these
  * files, add new ones).
  */
@@ -24,18 +24,30 @@ class GoldenFormatTest {
   enum Golden {
     DENSE_PLAIN("ect-v1-dense.bin", 5000, new EctParameters(256, 64, 0), null),
     DENSE_SKIP("ect-v1-dense-skip.bin", 5000, new EctParameters(64, 16, 3), null),
-    SPARSE("ect-v1-sparse.bin", 5000, new EctParameters(128, 64, 1), BlockBoundaries.fixedSize(8));
+    SPARSE("ect-v1-sparse.bin", 5000, new EctParameters(128, 64, 1), BlockBoundaries.fixedSize(8)),
+    /** Version 2: buckets sized for 7000 keys, 5000 given (as a merge that drops keys writes). */
+    DENSE_FREE_BUCKETS("ect-v2-dense-free-buckets.bin", 5000, 7000, new EctParameters(64, 16, 3));
 
     final String file;
     final int keys;
+    final long declaredKeys;
     final EctParameters parameters;
     final BlockBoundaries blocks;
 
     Golden(String file, int keys, EctParameters parameters, BlockBoundaries blocks) {
       this.file = file;
       this.keys = keys;
+      this.declaredKeys = keys;
       this.parameters = parameters;
       this.blocks = blocks;
+    }
+
+    Golden(String file, int keys, long declaredKeys, EctParameters parameters) {
+      this.file = file;
+      this.keys = keys;
+      this.declaredKeys = declaredKeys;
+      this.parameters = parameters;
+      this.blocks = null;
     }
 
     SortedHashes hashes() {
@@ -44,7 +56,10 @@ class GoldenFormatTest {
 
     byte[] writeToday() throws IOException {
       SortedHashes hashes = hashes();
-      EctIndex index = blocks == null ? hashes.buildDense(parameters) : hashes.buildSparse(parameters, blocks);
+      EctIndex index =
+          blocks != null
+              ? hashes.buildSparse(parameters, blocks)
+              : declaredKeys > keys ? hashes.buildDenseUpTo(declaredKeys, parameters) : hashes.buildDense(parameters);
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       index.writeTo(out);
       return out.toByteArray();
@@ -61,7 +76,7 @@ class GoldenFormatTest {
   }
 
   @Test
-  void goldenVersion1FilesReadAndRankExactly() throws IOException {
+  void goldenFilesOfEveryVersionReadAndRankExactly() throws IOException {
     for (Golden golden : Golden.values()) {
       byte[] bytes;
       try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/" + golden.file)) {
@@ -76,7 +91,7 @@ class GoldenFormatTest {
         long expected = golden.blocks == null ? i : golden.blocks.blockOf(i);
         assertEquals(expected, found, golden.file + " key " + i);
       }
-      assertArrayEquals(bytes, golden.writeToday(), golden.file + ": the writer no longer writes format v1");
+      assertArrayEquals(bytes, golden.writeToday(), golden.file + ": the writer no longer writes this format version");
     }
   }
 }

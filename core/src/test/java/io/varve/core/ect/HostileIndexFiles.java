@@ -51,7 +51,10 @@ final class HostileIndexFiles {
     files.put("empty.bin", new byte[0]);
     files.put("magic-only.bin", Arrays.copyOf(valid, 4));
     files.put("wrong-magic.bin", withInt(valid, 0, 0x50414C44, false));
-    files.put("future-version.bin", withInt(valid, VERSION, 2, true));
+    files.put("future-version.bin", withInt(valid, VERSION, 3, true));
+    files.put("version-2-without-extra-buckets.bin", withInt(valid, VERSION, 2, true));
+    byte[] tooManyBuckets = withInt(valid, VERSION, 2, false);
+    files.put("version-2-bucket-count-2-pow-51.bin", withLong(tooManyBuckets, BUCKET_COUNT, 1L << 51, true));
     files.put("unknown-flags.bin", withInt(valid, FLAGS, 6, true));
     files.put("sparse-flag-on-dense-index.bin", withInt(valid, FLAGS, 1, true));
     files.put("zero-bucket-size.bin", withInt(valid, BUCKET_SIZE, 0, true));

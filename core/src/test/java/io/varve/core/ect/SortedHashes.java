@@ -98,6 +98,15 @@ final class SortedHashes {
     return builder.finish();
   }
 
+  /** An index sized for {@code declared} keys (at least {@link #size()}) that gets these. */
+  EctIndex buildDenseUpTo(long declared, EctParameters parameters) {
+    EctIndexBuilder builder = EctIndex.builderUpTo(declared, parameters);
+    for (int i = 0; i < size(); i++) {
+      builder.add(hi[i], lo[i]);
+    }
+    return builder.finish();
+  }
+
   EctIndex buildSparse(EctParameters parameters, BlockBoundaries blocks) {
     EctIndexBuilder builder = EctIndex.sparseBuilder(size(), parameters, blocks);
     for (int i = 0; i < size(); i++) {

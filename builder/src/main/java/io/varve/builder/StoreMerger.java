@@ -1,0 +1,547 @@
+package io.varve.builder;
+
+import io.varve.core.ect.EctParameters;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.RecordFormat;
+import io.varve.core.store.StoreMeta;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.LongFunction;
+
+/**
+ * Makes a new store from one or more existing stores and a batch of upserts and deletes, the way
+ * batch outputs are folded in: only the batch is sorted (in bounded memory, spilling like {@link
+ * StoreBuilder}); the old stores are read once, sequentially, in their hash order, and merged with
+ * it while the new data, offsets and index are written, in the same pass. The old stores are not
+ * touched and stay readable; the new one appears complete at its directory, or not at all.
+ *
+ * <pre>{@code
+ * try (StoreMerger merger = StoreMerger.create(Path.of("/data/stores/2026-11-23"))
+ *     .base(Path.of("/data/stores/2026-11-22"))) {
+ *   merger.put(key, value);      // inserts, or replaces the old value
+ *   merger.delete(otherKey);     // drops the key if an old store holds it
+ *   MergeSummary summary = merger.merge();
+ * }
+ * }</pre>
+ *
+ * <p>Precedence: newest wins. Old stores are given oldest first, so a key held by several takes
+ * the record of the last; the batch is newer than all of them, and within the batch the last
+ * operation on a key wins ({@code put} then {@code delete} deletes; {@code delete} then {@code
+ * put} re-inserts). All old stores must share one hash seed (stores built or merged from one
+ * another do), since records are merged in the order that seed gives.
+ *
+ * <p>The new store keeps the old stores' index parameters, page alignment and user metadata
+ * (newer entries win), unless set here; it is fixed-size when every old store is, with one record
+ * size, and every upsert has that size. Its index is sized for the most records the merge could
+ * produce, since deletes and replacements show only as it goes (see {@code docs/FORMAT.md}, ECT
+ * index version 2); when fewer than half of those remain it is rebuilt from the written records.
+ *
+ * <p>Memory: the budget bounds the batch's sort buffers; the merge also holds each old store's
+ * record offsets (a few bits per record) and the new index (a few bits per record). Two distinct
+ * keys with one 128-bit hash (about once in 2^64 merges of 2^32 keys) fail the merge with an
+ * {@link IOException}: rebuild with {@link StoreBuilder}, which picks another seed.
+ *
+ * <p>Not thread-safe: one thread calls {@code put}, {@code delete} and {@code merge}.
+ */
+public final class StoreMerger implements Closeable {
+  /** The first byte of a batch record's value: what the operation is. The rest is the value. */
+  private static final byte UPSERT = 0;
+
+  private static final byte DELETE = 1;
+
+  private static final long PROGRESS_INTERVAL = 1 << 20;
+
+  private final Path target;
+  private final List<Path> bases = new ArrayList<>();
+  private final List<StoreMeta> baseMetas = new ArrayList<>();
+  private long memoryBudget = StoreBuilder.DEFAULT_MEMORY_BUDGET;
+  private Path temporaryParent;
+  private BuildListener listener = BuildListener.NONE;
+  private EctParameters indexParameters;
+  private Integer pageAlignment;
+  private final SortedMap<String, String> metadata = new TreeMap<>();
+  private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
+
+  private Path temporary;
+  private StoreBuilder batch;
+  private byte[] tagged = new byte[256];
+  private long operations;
+  private long upserts;
+  private int minUpsertKey = Integer.MAX_VALUE;
+  private int maxUpsertKey = -1;
+  private int minUpsertValue = Integer.MAX_VALUE;
+  private int maxUpsertValue = -1;
+  private long startNanos;
+  private boolean merged;
+  private boolean closed;
+
+  private StoreMerger(Path target) {
+    this.target = target.toAbsolutePath().normalize();
+  }
+
+  /**
+   * Starts a merge into a new store at {@code directory}, which must not exist yet (its parent
+   * must).
+   *
+   * @throws FileAlreadyExistsException if {@code directory} exists
+   * @throws NoSuchFileException if its parent directory does not exist
+   */
+  public static StoreMerger create(Path directory) throws IOException {
+    StoreMerger merger = new StoreMerger(directory);
+    merger.checkTarget();
+    return merger;
+  }
+
+  /**
+   * Adds an old store to merge, after those added before (which it overrides where keys repeat).
+   * Its meta is read and checked now.
+   *
+   * @throws io.varve.core.format.CorruptStoreException if its meta is damaged
+   * @throws IllegalArgumentException if its hash seed differs from the first old store's
+   */
+  public StoreMerger base(Path store) throws IOException {
+    checkConfigurable();
+    Path directory = store.toAbsolutePath().normalize();
+    StoreMeta meta = StoreScan.readMeta(directory);
+    if (!baseMetas.isEmpty() && meta.seed() != baseMetas.get(0).seed()) {
+      throw new IllegalArgumentException(
+          directory + " was built with hash seed " + meta.seed() + ", " + bases.get(0) + " with " + baseMetas.get(0).seed()
+              + ": stores of different seeds cannot be merged in hash order (rebuild one of them)");
+    }
+    bases.add(directory);
+    baseMetas.add(meta);
+    return this;
+  }
+
+  /** Bytes of memory for the batch's sort buffers (default 256 MiB, at least 2 MiB). */
+  public StoreMerger memoryBudget(long bytes) {
+    checkConfigurable();
+    if (bytes < StoreBuilder.MIN_MEMORY_BUDGET) {
+      throw new IllegalArgumentException("memory budget must be at least " + StoreBuilder.MIN_MEMORY_BUDGET + " bytes: " + bytes);
+    }
+    this.memoryBudget = bytes;
+    return this;
+  }
+
+  /** Where the batch is spilled and sorted (default: the target's parent directory). */
+  public StoreMerger temporaryDirectory(Path directory) {
+    checkConfigurable();
+    this.temporaryParent = Objects.requireNonNull(directory, "directory");
+    return this;
+  }
+
+  /** The new store's ECT index knobs (default: the newest old store's). */
+  public StoreMerger indexParameters(EctParameters parameters) {
+    checkOpen();
+    this.indexParameters = Objects.requireNonNull(parameters, "parameters");
+    return this;
+  }
+
+  /** The new store's page alignment, as {@link StoreBuilder#pageAlignment} (default: the newest old store's). */
+  public StoreMerger pageAlignment(int pageBytes) {
+    checkOpen();
+    if (!RecordFormat.isValidPageSize(pageBytes)) {
+      throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
+    }
+    this.pageAlignment = pageBytes;
+    return this;
+  }
+
+  /** Receives progress reports: {@code INPUT} for operations, {@code WRITE} for merged records. */
+  public StoreMerger listener(BuildListener listener) {
+    checkOpen();
+    this.listener = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
+  /** Sets a user metadata entry of the new store (over the old stores' entries). */
+  public StoreMerger metadata(String key, String value) {
+    checkOpen();
+    metadata.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    return this;
+  }
+
+  /** Package-private: the hash function per seed (tests force collisions with it). */
+  StoreMerger hashers(LongFunction<RecordHasher> hashers) {
+    checkConfigurable();
+    this.hashers = hashers;
+    return this;
+  }
+
+  /** Inserts a record, or replaces the old stores' record of its key (the arrays are copied). */
+  public StoreMerger put(byte[] key, byte[] value) throws IOException {
+    return put(key, 0, key.length, value, 0, value.length);
+  }
+
+  /** Inserts or replaces a record given as array slices (copied). */
+  public StoreMerger put(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength)
+      throws IOException {
+    checkOpen();
+    Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
+    Objects.checkFromIndexSize(valueOffset, valueLength, value.length);
+    if (keyLength > RecordFormat.MAX_LENGTH || valueLength > RecordFormat.MAX_LENGTH - 1) {
+      throw new IllegalArgumentException(
+          "keys are limited to " + RecordFormat.MAX_LENGTH + " bytes, merged values to " + (RecordFormat.MAX_LENGTH - 1));
+    }
+    if (tagged.length < valueLength + 1) {
+      tagged = new byte[Math.max(valueLength + 1, 2 * tagged.length)];
+    }
+    tagged[0] = UPSERT;
+    System.arraycopy(value, valueOffset, tagged, 1, valueLength);
+    batch().put(key, keyOffset, keyLength, tagged, 0, valueLength + 1);
+    upserts++;
+    minUpsertKey = Math.min(minUpsertKey, keyLength);
+    maxUpsertKey = Math.max(maxUpsertKey, keyLength);
+    minUpsertValue = Math.min(minUpsertValue, valueLength);
+    maxUpsertValue = Math.max(maxUpsertValue, valueLength);
+    counted();
+    return this;
+  }
+
+  /** Deletes {@code key}: the new store will not hold it (unless a later {@code put} gives it again). */
+  public StoreMerger delete(byte[] key) throws IOException {
+    return delete(key, 0, key.length);
+  }
+
+  /** Deletes the key given as an array slice. */
+  public StoreMerger delete(byte[] key, int keyOffset, int keyLength) throws IOException {
+    checkOpen();
+    Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
+    if (keyLength > RecordFormat.MAX_LENGTH) {
+      throw new IllegalArgumentException("keys are limited to " + RecordFormat.MAX_LENGTH + " bytes");
+    }
+    tagged[0] = DELETE;
+    batch().put(key, keyOffset, keyLength, tagged, 0, 1);
+    counted();
+    return this;
+  }
+
+  /** The {@code put} and {@code delete} calls so far. */
+  public long operations() {
+    return operations;
+  }
+
+  private void counted() {
+    if (++operations % PROGRESS_INTERVAL == 0) {
+      listener.progress(BuildListener.Phase.INPUT, operations, -1);
+    }
+  }
+
+  /**
+   * Sorts the batch, merges it with the old stores into the new one, and publishes that atomically
+   * at the target directory. Call once; close the merger afterwards.
+   *
+   * @throws IllegalStateException if no old store was given
+   * @throws io.varve.core.format.CorruptStoreException if an old store turns out damaged (nothing is
+   *     published)
+   * @throws FileAlreadyExistsException if the target appeared meanwhile
+   */
+  public MergeSummary merge() throws IOException {
+    checkOpen();
+    if (bases.isEmpty()) {
+      throw new IllegalStateException("no store to merge into: call base(...) first");
+    }
+    merged = true;
+    Path staging = null;
+    StoreWriter writer = null;
+    List<RecordCursor> sources = new ArrayList<>();
+    try {
+      checkTarget();
+      StoreMeta batchMeta = sortBatch();
+      long seed = seed();
+      RecordHasher hasher = hashers.apply(seed);
+      for (int i = 0; i < bases.size(); i++) {
+        sources.add(StoreScan.open(bases.get(i), baseMetas.get(i), hasher));
+      }
+      sources.add(StoreScan.open(temporary.resolve("batch"), batchMeta, hasher));
+      long upperBound = batchMeta.recordCount();
+      for (StoreMeta meta : baseMetas) {
+        upperBound += meta.recordCount();
+      }
+      EctParameters parameters = indexParameters != null ? indexParameters : newestBase().indexParameters();
+      staging = StoreBuilder.stagingFor(target);
+      writer =
+          new StoreWriter(
+              staging,
+              temporary,
+              upperBound,
+              false,
+              fixedOutput(),
+              fixedOutput() ? newestBase().keyLength() : -1,
+              fixedOutput() ? newestBase().valueLength() : -1,
+              pageAlignment != null ? pageAlignment : newestBase().pageBytes(),
+              parameters);
+      Pass pass = new Pass(sources, writer, upperBound);
+      pass.run();
+      if (!writer.indexMatches()) {
+        writer.replaceIndex(parameters, hasher);
+      }
+      StoreMeta meta = writer.finish(seed, parameters, mergedMetadata());
+      listener.progress(BuildListener.Phase.WRITE, meta.recordCount(), meta.recordCount());
+      StoreBuilder.publish(staging, target);
+      staging = null;
+      long baseRecords = 0;
+      for (StoreMeta base : baseMetas) {
+        baseRecords += base.recordCount();
+      }
+      return new MergeSummary(
+          target,
+          meta,
+          baseRecords,
+          operations,
+          pass.inserted,
+          pass.replaced,
+          pass.deleted,
+          pass.absentDeletes,
+          pass.superseded,
+          System.nanoTime() - startNanos);
+    } catch (IOException | RuntimeException | Error e) {
+      if (writer != null) {
+        try {
+          writer.abandon();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    } finally {
+      try {
+        Closeables.closeAll(sources.toArray(new RecordCursor[0]));
+      } finally {
+        if (staging != null) {
+          StoreBuilder.deleteRecursively(staging);
+        }
+        discardTemporary();
+      }
+    }
+  }
+
+  /** Stops the merge if it has not completed and deletes its temporary files. */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    discardTemporary();
+  }
+
+  /** Builds the batch, sorted in the old stores' hash order, into the temporary directory. */
+  private StoreMeta sortBatch() throws IOException {
+    StoreBuilder sorted = batch();
+    StoreMeta meta = sorted.build().meta();
+    if (meta.seed() != seed()) {
+      throw new IOException(
+          "two keys of the batch share a 128-bit hash under the stores' seed " + seed()
+              + ": merge impossible in hash order; rebuild the store with StoreBuilder, which picks another seed");
+    }
+    return meta;
+  }
+
+  private StoreBuilder batch() throws IOException {
+    if (batch == null) {
+      if (bases.isEmpty()) {
+        throw new IllegalStateException("add the old stores (base) before the first put or delete");
+      }
+      startNanos = System.nanoTime();
+      Path parent = temporaryParent != null ? temporaryParent : target.getParent();
+      temporary = Files.createTempDirectory(parent, ".varve-merge-");
+      batch =
+          StoreBuilder.create(temporary.resolve("batch"))
+              .hashers(hashers)
+              .seed(seed())
+              .duplicates(DuplicatePolicy.LAST_WINS)
+              .memoryBudget(memoryBudget)
+              .pageAlignment(0)
+              .temporaryDirectory(temporary);
+    }
+    return batch;
+  }
+
+  private long seed() {
+    return baseMetas.get(0).seed();
+  }
+
+  private StoreMeta newestBase() {
+    return baseMetas.get(baseMetas.size() - 1);
+  }
+
+  /** Whether every old record and every upsert has one key size and one value size. */
+  private boolean fixedOutput() {
+    StoreMeta first = baseMetas.get(0);
+    if (!first.isFixedSize()) {
+      return false;
+    }
+    for (StoreMeta meta : baseMetas) {
+      if (meta.keyLength() != first.keyLength() || meta.valueLength() != first.valueLength()) {
+        return false;
+      }
+    }
+    return upserts == 0
+        || (minUpsertKey == first.keyLength() && maxUpsertKey == first.keyLength()
+            && minUpsertValue == first.valueLength() && maxUpsertValue == first.valueLength());
+  }
+
+  private SortedMap<String, String> mergedMetadata() {
+    SortedMap<String, String> result = new TreeMap<>();
+    for (StoreMeta meta : baseMetas) {
+      result.putAll(meta.userMetadata());
+    }
+    result.putAll(metadata);
+    return result;
+  }
+
+  private void discardTemporary() throws IOException {
+    try {
+      if (batch != null) {
+        batch.close();
+      }
+    } finally {
+      StoreBuilder.deleteRecursively(temporary);
+      temporary = null;
+    }
+  }
+
+  private void checkTarget() throws IOException {
+    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FileAlreadyExistsException(target.toString(), null, "the store directory already exists");
+    }
+    Path parent = target.getParent();
+    if (parent == null || !Files.isDirectory(parent)) {
+      throw new NoSuchFileException(String.valueOf(parent), null, "the parent of the store directory does not exist");
+    }
+  }
+
+  private void checkConfigurable() {
+    checkOpen();
+    if (batch != null) {
+      throw new IllegalStateException("configure the merger before the first put or delete");
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("the merger is closed");
+    }
+    if (merged) {
+      throw new IllegalStateException("merge() was already called");
+    }
+  }
+
+  /**
+   * The merge itself: the sources (old stores oldest first, then the sorted batch) are read in
+   * step, smallest hash first; of the records of one hash, the last source's wins, and a batch
+   * record whose operation is a delete writes nothing.
+   */
+  private final class Pass {
+    private final RecordCursor[] sources;
+    private final boolean[] live;
+    private final int batchSource;
+    private final StoreWriter writer;
+    private final long upperBound;
+    private long written;
+    long inserted;
+    long replaced;
+    long deleted;
+    long absentDeletes;
+    long superseded;
+
+    Pass(List<RecordCursor> sources, StoreWriter writer, long upperBound) {
+      this.sources = sources.toArray(new RecordCursor[0]);
+      this.live = new boolean[this.sources.length];
+      this.batchSource = this.sources.length - 1;
+      this.writer = writer;
+      this.upperBound = upperBound;
+    }
+
+    void run() throws IOException {
+      for (int s = 0; s < sources.length; s++) {
+        live[s] = sources[s].next();
+      }
+      while (true) {
+        int first = -1;
+        for (int s = 0; s < sources.length; s++) {
+          if (live[s] && (first < 0 || HashOrderSort.less(sources[s].hi, sources[s].lo, sources[first].hi, sources[first].lo))) {
+            first = s;
+          }
+        }
+        if (first < 0) {
+          return;
+        }
+        long hi = sources[first].hi;
+        long lo = sources[first].lo;
+        int winner = first;
+        int oldHolders = first == batchSource ? 0 : 1;
+        for (int s = first + 1; s < sources.length; s++) {
+          if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
+            if (!sources[s].record.sameKey(sources[winner].record)) {
+              throw new IOException(
+                  "two distinct keys share a 128-bit hash under seed " + seed()
+                      + ": merge impossible in hash order; rebuild the store with StoreBuilder, which picks another seed");
+            }
+            winner = s;
+            if (s != batchSource) {
+              oldHolders++;
+            }
+          }
+        }
+        superseded += Math.max(0, oldHolders - 1);
+        write(winner, oldHolders, hi, lo);
+        for (int s = first; s < sources.length; s++) {
+          if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
+            advance(s, hi, lo);
+          }
+        }
+      }
+    }
+
+    private void write(int winner, int oldHolders, long hi, long lo) throws IOException {
+      RecordSlice record = sources[winner].record;
+      if (winner == batchSource) {
+        CorruptStoreException.check(record.valueLength >= 1, "a batch record lost its operation byte");
+        int valueOffset = record.valueOffset();
+        if (record.bytes[valueOffset] == DELETE) {
+          if (oldHolders > 0) {
+            deleted++;
+          } else {
+            absentDeletes++;
+          }
+          return;
+        }
+        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, valueOffset + 1, record.valueLength - 1);
+        if (oldHolders > 0) {
+          replaced++;
+        } else {
+          inserted++;
+        }
+      } else if (baseMetas.get(winner).isFixedSize() == writer.fixedSize()) {
+        writer.add(record);
+      } else {
+        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, record.valueOffset(), record.valueLength);
+      }
+      writer.index().add(hi, lo);
+      if (++written % PROGRESS_INTERVAL == 0) {
+        listener.progress(BuildListener.Phase.WRITE, written, upperBound);
+      }
+    }
+
+    private void advance(int s, long hi, long lo) throws IOException {
+      RecordCursor source = sources[s];
+      live[s] = source.next();
+      if (live[s] && !HashOrderSort.less(hi, lo, source.hi, source.lo)) {
+        throw new CorruptStoreException(
+            (s == batchSource ? "the sorted batch" : bases.get(s).toString()) + ": records not in strictly increasing hash order");
+      }
+    }
+  }
+}

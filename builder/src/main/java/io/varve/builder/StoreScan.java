@@ -1,0 +1,170 @@
+package io.varve.builder;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreFileReader;
+import io.varve.core.store.StoreMeta;
+import io.varve.core.succinct.EliasFano;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+
+/**
+ * A sequential scan of a finished store's records in hash order, with their key hashes: what a
+ * merge reads its old stores with. The data file is streamed once and checked as it goes: its
+ * envelope and its size and checksum in {@code meta} before the first record, the checksum of
+ * every byte after the last, so a damaged store fails the merge instead of spreading into the
+ * new one (the offsets file is checked in full as it loads). Holds the store's offsets in memory
+ * (a few bits per record). Not thread-safe.
+ */
+final class StoreScan extends DataFileCursor {
+  private final StoreMeta meta;
+  private final Path dataPath;
+  private final InputStream data;
+  private final CRC32C crc;
+  private final int storedChecksum;
+
+  private StoreScan(
+      StoreMeta meta,
+      EliasFano offsets,
+      Path dataPath,
+      BufferedInputStream buffered,
+      CRC32C crc,
+      int storedChecksum,
+      RecordHasher hasher) {
+    super(
+        buffered,
+        meta.recordCount(),
+        offsets == null ? null : new EliasFanoStarts(offsets),
+        meta.keyLength(),
+        meta.valueLength(),
+        meta.pageBytes(),
+        hasher,
+        buffered);
+    this.meta = meta;
+    this.dataPath = dataPath;
+    this.data = buffered;
+    this.crc = crc;
+    this.storedChecksum = storedChecksum;
+  }
+
+  /** Reads the meta of the store in {@code directory} (checked in full). */
+  static StoreMeta readMeta(Path directory) throws IOException {
+    return StoreFileReader.read(
+        directory.resolve(StoreFile.META.fileName()), StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
+  }
+
+  /**
+   * Opens a scan of the store in {@code directory}, whose meta was read by {@link #readMeta}, hashing
+   * keys with {@code hasher} (which must be the store's: its seed orders the records).
+   */
+  static StoreScan open(Path directory, StoreMeta meta, RecordHasher hasher) throws IOException {
+    EliasFano offsets = null;
+    if (meta.keyLength() < 0) {
+      Path offsetsPath = directory.resolve(StoreFile.OFFSETS.fileName());
+      offsets = StoreFileReader.read(offsetsPath, StoreFile.OFFSETS, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
+      CorruptStoreException.check(
+          offsets.size() == meta.recordCount() + 1 && offsets.get(meta.recordCount()) == meta.dataBytes(),
+          offsetsPath + ": does not hold " + meta.recordCount() + " records of " + meta.dataBytes() + " bytes");
+    }
+    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
+    FileChannel channel = FileChannel.open(dataPath, StandardOpenOption.READ);
+    try {
+      int stored = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA);
+      StoreMeta.FileEntry entry = meta.file(StoreFile.DATA);
+      CorruptStoreException.check(
+          entry != null && entry.size() == channel.size() && entry.checksum() == stored,
+          dataPath + ": size or checksum differs from what meta records");
+      CorruptStoreException.check(
+          channel.size() == meta.dataBytes() + StoreFile.DATA.envelopeLength(),
+          dataPath + ": " + channel.size() + " bytes do not hold a payload of " + meta.dataBytes());
+      channel.position(0);
+      CRC32C crc = new CRC32C();
+      // The checksum covers everything before the footer: the stream ends there.
+      InputStream beforeFooter = new LimitedInput(Channels.newInputStream(channel), channel.size() - StoreFile.FOOTER_LENGTH);
+      BufferedInputStream buffered = new BufferedInputStream(new CheckedInputStream(beforeFooter, crc), 1 << 16);
+      buffered.skipNBytes(StoreFile.DATA.payloadOffset());
+      return new StoreScan(meta, offsets, dataPath, buffered, crc, stored, hasher);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  StoreMeta meta() {
+    return meta;
+  }
+
+  @Override
+  void finished() throws IOException {
+    CorruptStoreException.check(
+        position() == meta.dataBytes(), dataPath + ": the records end at " + position() + ", not at " + meta.dataBytes());
+    // Draining the stream passes the rest of what precedes the footer through the checksum.
+    CorruptStoreException.check(data.read() < 0, dataPath + ": bytes after the last record");
+    long checksummed = crc.getValue();
+    CorruptStoreException.check(
+        (int) checksummed == storedChecksum, dataPath + ": checksum mismatch (the data file is damaged)");
+  }
+
+  /** A stream that ends after a given number of bytes. */
+  private static final class LimitedInput extends java.io.FilterInputStream {
+    private long remaining;
+
+    LimitedInput(InputStream in, long limit) {
+      super(in);
+      this.remaining = limit;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (remaining == 0) {
+        return -1;
+      }
+      int b = in.read();
+      if (b >= 0) {
+        remaining--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] bytes, int offset, int length) throws IOException {
+      if (remaining == 0) {
+        return -1;
+      }
+      int n = in.read(bytes, offset, (int) Math.min(length, remaining));
+      if (n > 0) {
+        remaining -= n;
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long skipped = in.skip(Math.min(n, remaining));
+      remaining -= skipped;
+      return skipped;
+    }
+  }
+
+  /** The starts of a finished store's records, from its offsets. */
+  private static final class EliasFanoStarts implements Starts {
+    private final EliasFano offsets;
+    private long next;
+
+    EliasFanoStarts(EliasFano offsets) {
+      this.offsets = offsets;
+    }
+
+    @Override
+    public long next() {
+      return offsets.get(next++);
+    }
+  }
+}
