@@ -9,14 +9,16 @@ import java.io.InputStream;
 /**
  * Reads the records of a data file's payload in file order (hash order), one sequential pass,
  * skipping the padding between them by their starts, and hashes each key. The starts come from
- * the writer's temporary list or a finished store's offsets; fixed-size records need none.
+ * the writer's temporary list or a finished store's offsets; fixed-size records need none. Reads
+ * the payload in large blocks and points each record into the block, so records are not copied.
  * Subclasses check the file once the last record is read ({@link #finished()}). Not thread-safe.
  */
 class DataFileCursor extends RecordCursor {
   /** The start of each record in turn, as a payload offset. */
   @FunctionalInterface
   interface Starts {
-    long next() throws IOException;
+    /** Where record {@code rank} starts; the previous one ended at {@code previousEnd}. */
+    long start(long rank, long previousEnd) throws IOException;
   }
 
   private final InputStream payload;
@@ -28,13 +30,17 @@ class DataFileCursor extends RecordCursor {
   private final RecordHasher hasher;
   private final Closeable resources;
   private final long[] hash = new long[2];
-  private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
-  private byte[] bytes = new byte[256];
+  /** Payload bytes {@code [bufferStart, bufferStart + limit)} are in {@code buffer[0, limit)}. */
+  private byte[] buffer = new byte[1 << 20];
+  private long bufferStart;
+  private int limit;
+  private boolean endOfInput;
   private long read;
   private long position;
+  private long recordStart;
 
   /**
-   * @param payload the payload, positioned at its first byte; must support mark/reset
+   * @param payload the payload, positioned at its first byte; read in large blocks
    * @param starts the records' starts, or null for fixed-size records
    * @param fixedKeyLength every key's length when {@code starts} is null
    * @param resources closed with the cursor
@@ -48,9 +54,6 @@ class DataFileCursor extends RecordCursor {
       int pageBytes,
       RecordHasher hasher,
       Closeable resources) {
-    if (!payload.markSupported()) {
-      throw new IllegalArgumentException("the payload stream must support mark/reset");
-    }
     this.payload = payload;
     this.count = count;
     this.starts = starts;
@@ -66,21 +69,36 @@ class DataFileCursor extends RecordCursor {
     return position;
   }
 
+  /** Where the current record starts in the payload. */
+  final long recordStart() {
+    return recordStart;
+  }
+
   /** The records read so far. */
   final long recordsRead() {
-    return read;
+    return read < 0 ? -1 - read : read;
   }
 
   /** Called once, when {@link #next()} finds no more records. */
   void finished() throws IOException {}
 
+  /** Reads what is left of the payload, unparsed (to pass it through a checksum); false if none was. */
+  final boolean drain() throws IOException {
+    boolean any = bufferStart + limit > position;
+    while (!endOfInput) {
+      bufferStart += limit;
+      limit = 0;
+      fill(1);
+      any |= limit > 0;
+    }
+    return any;
+  }
+
   @Override
   final boolean next() throws IOException {
     if (read == count) {
-      if (read >= 0) {
-        read = -1 - read;
-        finished();
-      }
+      read = -1 - read;
+      finished();
       return false;
     }
     if (read < 0) {
@@ -88,30 +106,34 @@ class DataFileCursor extends RecordCursor {
     }
     boolean fixed = starts == null;
     int fixedLength = fixedKeyLength + fixedValueLength;
-    long start = fixed ? RecordFormat.fixedRecordOffset(read, fixedLength, pageBytes) : starts.next();
-    CorruptStoreException.check(start >= position, "record " + read + " starts at " + start + ", before the end of the previous one");
-    payload.skipNBytes(start - position);
+    // For fixed sizes this is RecordFormat.fixedRecordOffset(read, ...), without its divisions.
+    long start = fixed ? RecordFormat.alignedStart(position, fixedLength, pageBytes) : starts.start(read, position);
+    if (start < position) {
+      throw new CorruptStoreException("record " + read + " starts at " + start + ", before the end of the previous one");
+    }
     int length;
     if (fixed) {
       length = fixedLength;
-      readRecordBytes(length);
-      record.bytes = bytes;
-      record.offset = 0;
+      int at = ensure(start, length);
+      record.bytes = buffer;
+      record.offset = at;
       record.headerLength = 0;
       record.keyLength = fixedKeyLength;
       record.valueLength = fixedValueLength;
     } else {
-      payload.mark(RecordFormat.MAX_HEADER_LENGTH);
-      int got = payload.readNBytes(header, 0, header.length);
-      payload.reset();
-      long key = RecordFormat.decodeVarint(header, 0, got);
-      long value = RecordFormat.decodeVarint(header, (int) (key >>> 32), got);
+      int at = ensure(start, RecordFormat.MAX_HEADER_LENGTH);
+      int available = (int) Math.min(limit, at + (long) RecordFormat.MAX_HEADER_LENGTH);
+      long key = RecordFormat.decodeVarint(buffer, at, available);
+      long value = RecordFormat.decodeVarint(buffer, at + (int) (key >>> 32), available);
       long total = (key >>> 32) + (value >>> 32) + (int) key + (int) value;
-      CorruptStoreException.check(total <= RecordFormat.MAX_LENGTH, "record " + read + " claims " + total + " bytes");
+      if (total > RecordFormat.MAX_LENGTH) {
+        throw new CorruptStoreException("record " + read + " claims " + total + " bytes");
+      }
       length = (int) total;
-      readRecordBytes(length);
-      record.decode(bytes, 0);
+      at = ensure(start, length);
+      record.decode(buffer, at);
     }
+    recordStart = start;
     position = start + length;
     hasher.hash(record.bytes, record.keyOffset(), record.keyLength, hash);
     hi = hash[0];
@@ -120,12 +142,60 @@ class DataFileCursor extends RecordCursor {
     return true;
   }
 
-  private void readRecordBytes(int length) throws IOException {
-    if (bytes.length < length) {
-      bytes = new byte[Math.max(length, 2 * bytes.length)];
+  /**
+   * Makes payload bytes {@code [start, start + length)} available in the buffer (fewer at the end
+   * of the input, for a header near it) and returns where {@code start} is in it.
+   */
+  private int ensure(long start, int length) throws IOException {
+    long end = start + length;
+    if (end > bufferStart + limit) {
+      if (start >= bufferStart + limit) {
+        skipTo(start);
+      } else {
+        int keep = (int) (start - bufferStart);
+        System.arraycopy(buffer, keep, buffer, 0, limit - keep);
+        limit -= keep;
+        bufferStart = start;
+      }
+      if (length > buffer.length) {
+        buffer = java.util.Arrays.copyOf(buffer, Math.max(length, 2 * buffer.length));
+      }
+      fill(length);
+      if (bufferStart + limit < end && length > RecordFormat.MAX_HEADER_LENGTH) {
+        throw new CorruptStoreException("the data ends inside record " + read);
+      }
+      if (limit == 0 || start >= bufferStart + limit) {
+        throw new CorruptStoreException("the data ends before record " + read);
+      }
     }
-    int got = payload.readNBytes(bytes, 0, length);
-    CorruptStoreException.check(got == length, "the data ends inside record " + read);
+    return (int) (start - bufferStart);
+  }
+
+  /** Empties the buffer and discards input up to payload offset {@code start}. */
+  private void skipTo(long start) throws IOException {
+    bufferStart += limit;
+    limit = 0;
+    while (bufferStart < start && !endOfInput) {
+      // Read rather than skip: a checksummed stream must see every byte.
+      int n = payload.read(buffer, 0, (int) Math.min(buffer.length, start - bufferStart));
+      if (n < 0) {
+        endOfInput = true;
+      } else {
+        bufferStart += n;
+      }
+    }
+  }
+
+  /** Reads until the buffer holds at least {@code wanted} bytes or the input ends. */
+  private void fill(int wanted) throws IOException {
+    while (limit < wanted && !endOfInput) {
+      int n = payload.read(buffer, limit, buffer.length - limit);
+      if (n < 0) {
+        endOfInput = true;
+      } else {
+        limit += n;
+      }
+    }
   }
 
   @Override

@@ -83,13 +83,16 @@ public final class StoreBuilder implements Closeable {
   private final Path target;
   private long memoryBudget = DEFAULT_MEMORY_BUDGET;
   private DuplicatePolicy duplicatePolicy = DuplicatePolicy.FAIL;
-  private EctParameters indexParameters = DEFAULT_INDEX;
+  /** Null until set: the default then depends on the index kind. */
+  private EctParameters indexParameters;
   private long seed;
   private Path temporaryParent;
   private BuildListener listener = BuildListener.NONE;
   private int pageAlignment = StoreFile.DATA_PAYLOAD_OFFSET;
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
+  private boolean indexed = true;
+  private int sparseBlockBytes = StoreReindexer.DENSE;
 
   private Pipeline pipeline;
   private long recordsPut;
@@ -134,7 +137,10 @@ public final class StoreBuilder implements Closeable {
     return this;
   }
 
-  /** The ECT index knobs (default {@link #DEFAULT_INDEX}). */
+  /**
+   * The ECT index knobs (default {@link #DEFAULT_INDEX}, or {@link
+   * StoreReindexer#DEFAULT_SPARSE_INDEX} with {@link #sparseIndex}).
+   */
   public StoreBuilder indexParameters(EctParameters parameters) {
     checkConfigurable();
     this.indexParameters = Objects.requireNonNull(parameters, "parameters");
@@ -171,7 +177,31 @@ public final class StoreBuilder implements Closeable {
     if (!RecordFormat.isValidPageSize(pageBytes)) {
       throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
     }
+    if (sparseBlockBytes != StoreReindexer.DENSE && !io.varve.core.store.RecordBlocks.isValidBlockSize(sparseBlockBytes, pageBytes)) {
+      throw new IllegalArgumentException("page alignment " + pageBytes + " does not suit the sparse block size " + sparseBlockBytes);
+    }
     this.pageAlignment = pageBytes;
+    return this;
+  }
+
+  /**
+   * Gives the store a sparse index over blocks of {@code blockBytes} (ECT paper, section 2.6):
+   * the index maps a key to its block, not its record, and takes a fraction of a bit per key; a
+   * lookup reads the block and searches it. The block size must equal the page alignment (or be
+   * any power of two from 512 bytes to 1 MiB when alignment is off). For now the store is
+   * written dense and then re-indexed ({@link StoreReindexer}): two more sequential passes over
+   * the data.
+   *
+   * @throws IllegalArgumentException if the block size does not suit the page alignment
+   */
+  public StoreBuilder sparseIndex(int blockBytes) {
+    checkConfigurable();
+    if (!io.varve.core.store.RecordBlocks.isValidBlockSize(blockBytes, pageAlignment)) {
+      throw new IllegalArgumentException(
+          "block size " + blockBytes + " does not suit page alignment " + pageAlignment
+              + ": use the page size, or turn alignment off (0) for any power of two from 512 bytes to 1 MiB");
+    }
+    this.sparseBlockBytes = blockBytes;
     return this;
   }
 
@@ -193,6 +223,16 @@ public final class StoreBuilder implements Closeable {
   StoreBuilder hashers(LongFunction<RecordHasher> hashers) {
     checkConfigurable();
     this.hashers = hashers;
+    return this;
+  }
+
+  /**
+   * Package-private: writes no index (a store that is only scanned in order, as a merge's sorted
+   * batch; {@code Store.open} cannot open it).
+   */
+  StoreBuilder withoutIndex() {
+    checkConfigurable();
+    this.indexed = false;
     return this;
   }
 
@@ -260,10 +300,15 @@ public final class StoreBuilder implements Closeable {
         if (outcome.meta != null) {
           // Report before publishing: a listener that throws must fail the build, not follow it.
           listener.progress(BuildListener.Phase.WRITE, outcome.meta.recordCount(), outcome.meta.recordCount());
-          publish(outcome.staging, target);
+          StoreMeta meta = outcome.meta;
+          if (sparseBlockBytes != StoreReindexer.DENSE && (meta.dataBytes() > 0 || meta.recordCount() == 0)) {
+            meta = StoreReindexer.reindex(outcome.staging, target, sparseBlockBytes, indexParameters);
+          } else {
+            publish(outcome.staging, target);
+          }
           return new BuildSummary(
               target,
-              outcome.meta,
+              meta,
               recordsPut,
               outcome.duplicatesDropped,
               pipeline.spills,
@@ -317,6 +362,11 @@ public final class StoreBuilder implements Closeable {
     if (built) {
       throw new IllegalStateException("build() was already called");
     }
+  }
+
+  /** The knobs of the dense index written first (the final one, unless the store is to be sparse). */
+  private EctParameters denseParameters() {
+    return indexParameters != null && sparseBlockBytes == StoreReindexer.DENSE ? indexParameters : DEFAULT_INDEX;
   }
 
   private boolean fixedSize() {
@@ -505,7 +555,16 @@ public final class StoreBuilder implements Closeable {
       staging = stagingFor(target);
       boolean fixed = fixedSize();
       StoreWriter writer =
-          new StoreWriter(staging, temporaryDirectory(), records, true, fixed, minKeyLength, minValueLength, pageAlignment, indexParameters);
+          new StoreWriter(
+              staging,
+              temporaryDirectory(),
+              records,
+              true,
+              fixed,
+              minKeyLength,
+              minValueLength,
+              pageAlignment,
+              indexed ? denseParameters() : null);
       long duplicates = 0;
       boolean collision = false;
       long written = 0;
@@ -537,9 +596,9 @@ public final class StoreBuilder implements Closeable {
         }
         if (!writer.indexMatches()) {
           // LAST_WINS dropped duplicates: the index was sized for every record put.
-          writer.replaceIndex(indexParameters, hasher);
+          writer.replaceIndex(denseParameters(), hasher);
         }
-        StoreMeta meta = writer.finish(seed, indexParameters, metadata);
+        StoreMeta meta = writer.finish(seed, denseParameters(), metadata);
         return new StoreOutcome(staging, meta, duplicates + reducedDuplicates);
       } catch (IOException | RuntimeException | Error e) {
         writer.abandon();
@@ -613,6 +672,9 @@ public final class StoreBuilder implements Closeable {
       }
 
       void indexDistinctHashes(RecordBuffer chunk) {
+        if (index == null) {
+          return;
+        }
         for (int i = 0; i < chunk.size(); i++) {
           long hi = chunk.hi(i);
           long lo = chunk.lo(i);

@@ -282,12 +282,13 @@ public final class StoreMerger implements Closeable {
               pageAlignment != null ? pageAlignment : newestBase().pageBytes(),
               parameters);
       Pass pass = new Pass(sources, writer, upperBound);
-      pass.run();
-      if (!writer.indexMatches()) {
+      try (IndexFeeder index = new IndexFeeder(writer.index())) {
+        pass.run(index);
+        index.finish();
+      }      if (!writer.indexMatches()) {
         writer.replaceIndex(parameters, hasher);
       }
-      StoreMeta meta = writer.finish(seed, parameters, mergedMetadata());
-      listener.progress(BuildListener.Phase.WRITE, meta.recordCount(), meta.recordCount());
+      StoreMeta meta = writer.finish(seed, parameters, mergedMetadata());      listener.progress(BuildListener.Phase.WRITE, meta.recordCount(), meta.recordCount());
       StoreBuilder.publish(staging, target);
       staging = null;
       long baseRecords = 0;
@@ -363,6 +364,7 @@ public final class StoreMerger implements Closeable {
               .duplicates(DuplicatePolicy.LAST_WINS)
               .memoryBudget(memoryBudget)
               .pageAlignment(0)
+              .withoutIndex()
               .temporaryDirectory(temporary);
     }
     return batch;
@@ -464,11 +466,14 @@ public final class StoreMerger implements Closeable {
       this.upperBound = upperBound;
     }
 
-    void run() throws IOException {
+    void run(IndexFeeder index) throws IOException {
       for (int s = 0; s < sources.length; s++) {
         live[s] = sources[s].next();
       }
       while (true) {
+        if (sources.length == 2) {
+          copyOldRecordsBeforeTheBatch(index);
+        }
         int first = -1;
         for (int s = 0; s < sources.length; s++) {
           if (live[s] && (first < 0 || HashOrderSort.less(sources[s].hi, sources[s].lo, sources[first].hi, sources[first].lo))) {
@@ -496,7 +501,9 @@ public final class StoreMerger implements Closeable {
           }
         }
         superseded += Math.max(0, oldHolders - 1);
-        write(winner, oldHolders, hi, lo);
+        if (write(winner, oldHolders)) {
+          index.add(hi, lo);
+        }
         for (int s = first; s < sources.length; s++) {
           if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
             advance(s, hi, lo);
@@ -505,10 +512,29 @@ public final class StoreMerger implements Closeable {
       }
     }
 
-    private void write(int winner, int oldHolders, long hi, long lo) throws IOException {
+    /**
+     * With one old store, copies its records up to the batch's next hash: most of a merge, done
+     * without the general step's search over the sources.
+     */
+    private void copyOldRecordsBeforeTheBatch(IndexFeeder index) throws IOException {
+      RecordCursor old = sources[0];
+      RecordCursor batch = sources[1];
+      while (live[0] && (!live[1] || HashOrderSort.less(old.hi, old.lo, batch.hi, batch.lo))) {
+        long hi = old.hi;
+        long lo = old.lo;
+        write(0, 1);
+        index.add(hi, lo);
+        advance(0, hi, lo);
+      }
+    }
+
+    /** Writes the winning record, unless it is a delete; returns whether it wrote. */
+    private boolean write(int winner, int oldHolders) throws IOException {
       RecordSlice record = sources[winner].record;
       if (winner == batchSource) {
-        CorruptStoreException.check(record.valueLength >= 1, "a batch record lost its operation byte");
+        if (record.valueLength < 1) {
+          throw new CorruptStoreException("a batch record lost its operation byte");
+        }
         int valueOffset = record.valueOffset();
         if (record.bytes[valueOffset] == DELETE) {
           if (oldHolders > 0) {
@@ -516,7 +542,7 @@ public final class StoreMerger implements Closeable {
           } else {
             absentDeletes++;
           }
-          return;
+          return false;
         }
         writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, valueOffset + 1, record.valueLength - 1);
         if (oldHolders > 0) {
@@ -529,10 +555,10 @@ public final class StoreMerger implements Closeable {
       } else {
         writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, record.valueOffset(), record.valueLength);
       }
-      writer.index().add(hi, lo);
       if (++written % PROGRESS_INTERVAL == 0) {
         listener.progress(BuildListener.Phase.WRITE, written, upperBound);
       }
+      return true;
     }
 
     private void advance(int s, long hi, long lo) throws IOException {

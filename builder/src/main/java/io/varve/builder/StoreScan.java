@@ -3,9 +3,9 @@ package io.varve.builder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
+import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
-import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
@@ -21,35 +21,33 @@ import java.util.zip.CheckedInputStream;
  * envelope and its size and checksum in {@code meta} before the first record, the checksum of
  * every byte after the last, so a damaged store fails the merge instead of spreading into the
  * new one (the offsets file is checked in full as it loads). Holds the store's offsets in memory
- * (a few bits per record). Not thread-safe.
+ * (a few bits per record), or its blocks for a store with a sparse index. Not thread-safe.
  */
 final class StoreScan extends DataFileCursor {
   private final StoreMeta meta;
   private final Path dataPath;
-  private final InputStream data;
   private final CRC32C crc;
   private final int storedChecksum;
 
   private StoreScan(
       StoreMeta meta,
-      EliasFano offsets,
+      Starts starts,
       Path dataPath,
-      BufferedInputStream buffered,
+      InputStream data,
       CRC32C crc,
       int storedChecksum,
       RecordHasher hasher) {
     super(
-        buffered,
+        data,
         meta.recordCount(),
-        offsets == null ? null : new EliasFanoStarts(offsets),
+        starts,
         meta.keyLength(),
         meta.valueLength(),
         meta.pageBytes(),
         hasher,
-        buffered);
+        data);
     this.meta = meta;
     this.dataPath = dataPath;
-    this.data = buffered;
     this.crc = crc;
     this.storedChecksum = storedChecksum;
   }
@@ -65,13 +63,23 @@ final class StoreScan extends DataFileCursor {
    * keys with {@code hasher} (which must be the store's: its seed orders the records).
    */
   static StoreScan open(Path directory, StoreMeta meta, RecordHasher hasher) throws IOException {
-    EliasFano offsets = null;
-    if (meta.keyLength() < 0) {
+    Starts starts = null;
+    if (meta.isSparse()) {
+      Path blocksPath = directory.resolve(StoreFile.BLOCKS.fileName());
+      RecordBlocks blocks =
+          StoreFileReader.read(
+              blocksPath,
+              StoreFile.BLOCKS,
+              (in, length) -> RecordBlocks.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes()));
+      starts = meta.keyLength() < 0 ? new BlockStarts(blocks) : null;
+    } else if (meta.keyLength() < 0) {
+      EliasFano offsets;
       Path offsetsPath = directory.resolve(StoreFile.OFFSETS.fileName());
       offsets = StoreFileReader.read(offsetsPath, StoreFile.OFFSETS, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
       CorruptStoreException.check(
           offsets.size() == meta.recordCount() + 1 && offsets.get(meta.recordCount()) == meta.dataBytes(),
           offsetsPath + ": does not hold " + meta.recordCount() + " records of " + meta.dataBytes() + " bytes");
+      starts = new EliasFanoStarts(offsets);
     }
     Path dataPath = directory.resolve(StoreFile.DATA.fileName());
     FileChannel channel = FileChannel.open(dataPath, StandardOpenOption.READ);
@@ -88,9 +96,9 @@ final class StoreScan extends DataFileCursor {
       CRC32C crc = new CRC32C();
       // The checksum covers everything before the footer: the stream ends there.
       InputStream beforeFooter = new LimitedInput(Channels.newInputStream(channel), channel.size() - StoreFile.FOOTER_LENGTH);
-      BufferedInputStream buffered = new BufferedInputStream(new CheckedInputStream(beforeFooter, crc), 1 << 16);
-      buffered.skipNBytes(StoreFile.DATA.payloadOffset());
-      return new StoreScan(meta, offsets, dataPath, buffered, crc, stored, hasher);
+      CheckedInputStream checked = new CheckedInputStream(beforeFooter, crc);
+      checked.readNBytes(StoreFile.DATA.payloadOffset());
+      return new StoreScan(meta, starts, dataPath, checked, crc, stored, hasher);
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -106,7 +114,7 @@ final class StoreScan extends DataFileCursor {
     CorruptStoreException.check(
         position() == meta.dataBytes(), dataPath + ": the records end at " + position() + ", not at " + meta.dataBytes());
     // Draining the stream passes the rest of what precedes the footer through the checksum.
-    CorruptStoreException.check(data.read() < 0, dataPath + ": bytes after the last record");
+    CorruptStoreException.check(!drain(), dataPath + ": bytes after the last record");
     long checksummed = crc.getValue();
     CorruptStoreException.check(
         (int) checksummed == storedChecksum, dataPath + ": checksum mismatch (the data file is damaged)");
@@ -156,15 +164,40 @@ final class StoreScan extends DataFileCursor {
   /** The starts of a finished store's records, from its offsets. */
   private static final class EliasFanoStarts implements Starts {
     private final EliasFano offsets;
-    private long next;
 
     EliasFanoStarts(EliasFano offsets) {
       this.offsets = offsets;
     }
 
     @Override
-    public long next() {
-      return offsets.get(next++);
+    public long start(long rank, long previousEnd) {
+      return offsets.get(rank);
+    }
+  }
+
+  /**
+   * The starts of a sparse store's records: back to back within a block, each block's first at the
+   * start its table gives.
+   */
+  private static final class BlockStarts implements Starts {
+    private final RecordBlocks blocks;
+    /** The next block whose first record is still ahead. */
+    private long nextBlock;
+
+    BlockStarts(RecordBlocks blocks) {
+      this.blocks = blocks;
+    }
+
+    @Override
+    public long start(long rank, long previousEnd) {
+      long start = previousEnd;
+      while (nextBlock < blocks.blockCount() && blocks.firstRank(nextBlock) <= rank) {
+        if (blocks.firstRank(nextBlock) == rank) {
+          start = blocks.firstStart(nextBlock);
+        }
+        nextBlock++;
+      }
+      return start;
     }
   }
 }

@@ -40,6 +40,7 @@ final class StoreWriter {
   private final Path startsPath;
   private final DataOutputStream starts;
   private EctIndexBuilder index;
+  private final boolean scanOnly;
   private final byte[] zeros;
   private long records;
   private long payloadEnd;
@@ -52,6 +53,8 @@ final class StoreWriter {
    * @param exactCount whether {@code expectedRecords} is exact (else an upper bound the index
    *     accepts fewer than)
    * @param pageBytes the page size records are aligned to, or 0
+   * @param parameters the index's knobs, or null for a store only scanned, never looked up in (a
+   *     merge's sorted batch): no index, and files not forced to disk
    */
   StoreWriter(
       Path directory,
@@ -71,10 +74,14 @@ final class StoreWriter {
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
-    this.index = exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
+    this.scanOnly = parameters == null;
+    this.index =
+        parameters == null
+            ? null
+            : exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
-    this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA);
+    this.data = create(StoreFile.DATA);
   }
 
   /** Appends a record. */
@@ -143,7 +150,7 @@ final class StoreWriter {
    * The index being built. It is fed separately from {@link #add} (possibly by another thread,
    * with each distinct hash once, in hash order), so that its work overlaps the data's.
    */
-  EctIndexBuilder index() {
+  EctIndexBuilder index() { // null when the store gets no index
     return index;
   }
 
@@ -156,6 +163,9 @@ final class StoreWriter {
    * for an upper bound, for at most twice as many: beyond, it is worth rebuilding).
    */
   boolean indexMatches() {
+    if (index == null) {
+      return true;
+    }
     return index.added() == records
         && (index.exactCount() ? index.declared() == records : index.declared() <= Math.max(2 * records, 64));
   }
@@ -184,7 +194,7 @@ final class StoreWriter {
     if (starts != null) {
       starts.flush();
     }
-    java.io.InputStream in = new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.DATA.fileName())), 1 << 16);
+    java.io.InputStream in = Files.newInputStream(directory.resolve(StoreFile.DATA.fileName()));
     DataInputStream startsIn = null;
     try {
       in.skipNBytes(StoreFile.DATA.payloadOffset());
@@ -197,7 +207,7 @@ final class StoreWriter {
     return new DataFileCursor(
         in,
         records,
-        fixedSize ? null : startsStream::readLong,
+        fixedSize ? null : (rank, previousEnd) -> startsStream.readLong(),
         fixedKeyLength,
         fixedValueLength,
         pageBytes,
@@ -233,11 +243,13 @@ final class StoreWriter {
     if (!fixedSize) {
       files.add(entry(StoreFile.OFFSETS, writeOffsets()));
     }
-    EctIndex built = index.finish();
-    try (StoreFileWriter out = StoreFileWriter.create(directory.resolve(StoreFile.INDEX.fileName()), StoreFile.INDEX)) {
-      built.writeTo(out);
-      out.flush();
-      files.add(entry(StoreFile.INDEX, out.finish()));
+    if (index != null) {
+      EctIndex built = index.finish();
+      try (StoreFileWriter out = create(StoreFile.INDEX)) {
+        built.writeTo(out);
+        out.flush();
+        files.add(entry(StoreFile.INDEX, out.finish()));
+      }
     }
     StoreMeta meta =
         new StoreMeta(
@@ -252,7 +264,7 @@ final class StoreWriter {
             System.currentTimeMillis(),
             files,
             userMetadata);
-    try (StoreFileWriter out = StoreFileWriter.create(directory.resolve(StoreFile.META.fileName()), StoreFile.META)) {
+    try (StoreFileWriter out = create(StoreFile.META)) {
       DataOutputStream payload = new DataOutputStream(out);
       meta.writeTo(payload);
       payload.flush();
@@ -273,12 +285,18 @@ final class StoreWriter {
     Files.delete(startsPath);
     offsets.add(payloadEnd);
     EliasFano sequence = offsets.build();
-    try (StoreFileWriter out = StoreFileWriter.create(directory.resolve(StoreFile.OFFSETS.fileName()), StoreFile.OFFSETS)) {
+    try (StoreFileWriter out = create(StoreFile.OFFSETS)) {
       DataOutputStream payload = new DataOutputStream(out);
       sequence.writeTo(payload);
       payload.flush();
       return out.finish();
     }
+  }
+
+  /** Opens one file of the store: durable, unless the store is only to be scanned (no index). */
+  private StoreFileWriter create(StoreFile kind) throws IOException {
+    Path path = directory.resolve(kind.fileName());
+    return scanOnly ? StoreFileWriter.createTemporary(path, kind) : StoreFileWriter.create(path, kind);
   }
 
   private static StoreMeta.FileEntry entry(StoreFile kind, FileSummary summary) {

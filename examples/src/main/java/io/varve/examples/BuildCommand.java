@@ -99,7 +99,8 @@ final class BuildCommand {
     }
   }
 
-  private static Reader open(String input, InputStream stdin) throws IOException {
+  /** Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text. */
+  static Reader open(String input, InputStream stdin) throws IOException {
     InputStream bytes = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
     // Malformed UTF-8 in the input is an error, not silently replaced.
     return new InputStreamReader(

@@ -171,10 +171,12 @@ final class StoreDemo {
       printed = true;
     }
 
+    /** Clears the progress line; again after that, does nothing (error paths may call it twice). */
     void done() {
       if (printed) {
         err.print("\r" + " ".repeat(78) + "\r");
         err.flush();
+        printed = false;
       }
     }
   }

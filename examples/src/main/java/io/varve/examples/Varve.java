@@ -38,6 +38,8 @@ public final class Varve {
           return IndexDemo.run(Options.parse(rest), out);
         case "build":
           return BuildCommand.run(rest, out, err);
+        case "merge":
+          return MergeCommand.run(rest, out, err);
         case "get":
           return StoreCommands.get(rest, out, err);
         case "stats":
@@ -83,6 +85,12 @@ public final class Varve {
         "         --memory SIZE     memory budget for sorting, e.g. 256m (default), 1g",
         "         --bucket-size G --huffman-max H --skip-levels L   index knobs (default 64, 64, 3)",
         "         --temp DIR        where sorted runs spill (default: next to --out)",
+        "  merge BASE... --out DIR  a new store from old ones (oldest first: newer stores win) and a batch",
+        "         --upserts FILE    records to insert or replace (formats and column options as for build)",
+        "         --deletes FILE    keys to delete (only the key column is read)",
+        "                           upserts are applied first, then deletes: a key in both ends deleted;",
+        "                           either file may be - for stdin (not both), or left out",
+        "         --format --header --key-column --value-column --memory --temp   as for build",
         "  get DIR KEY...           print the value of each key; exit 1 if one is absent",
         "         --no-index        (get, verify, dump) open without the index: binary search over the data",
         "  stats DIR [--json]       records, sizes, bits per key of index, offsets and memory",

@@ -3,6 +3,7 @@ package io.varve.reader;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -22,7 +23,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A read-only store opened from a directory that {@code StoreBuilder} wrote: the index and the
  * offsets are loaded on the heap (a few bits per record), the data file is memory-mapped, and a
- * lookup reads one record.
+ * lookup reads one record. A store with a sparse index (built with {@code sparseIndex}, or given
+ * one by {@code StoreReindexer}) holds a block table instead of offsets (a fraction of a bit per
+ * record) and a lookup reads one block and searches it, comparing keys record by record.
  *
  * <pre>{@code
  * try (Store store = Store.open(Path.of("/data/stores/2026-11-22"))) {
@@ -54,6 +57,8 @@ public final class Store implements Closeable {
   private final KeyHasher hasher;
   private final EctIndex index;
   private final EliasFano offsets;
+  /** The blocks of a sparse index; null when the index is dense. */
+  private final RecordBlocks blocks;
   private final MappedData data;
   private final long dataStart;
   private final int pageBytes;
@@ -65,12 +70,14 @@ public final class Store implements Closeable {
   private final LongAdder readsInProgress = new LongAdder();
   private volatile boolean closed;
 
-  private Store(Path directory, StoreMeta meta, EctIndex index, EliasFano offsets, MappedData data, long fileBytes) {
+  private Store(
+      Path directory, StoreMeta meta, EctIndex index, EliasFano offsets, RecordBlocks blocks, MappedData data, long fileBytes) {
     this.directory = directory;
     this.meta = meta;
     this.hasher = KeyHasher.withSeed(meta.seed());
     this.index = index;
     this.offsets = offsets;
+    this.blocks = blocks;
     this.data = data;
     this.dataStart = StoreFile.DATA.payloadOffset();
     this.pageBytes = meta.pageBytes();
@@ -123,9 +130,18 @@ public final class Store implements Closeable {
           size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
       fileBytes += size;
     }
-    EctIndex index = withIndex ? readIndex(directory, storeMeta) : null;
+    RecordBlocks blocks = null;
+    if (storeMeta.isSparse()) {
+      blocks =
+          readChecked(
+              directory,
+              StoreFile.BLOCKS,
+              storeMeta,
+              (in, length) -> RecordBlocks.readFrom(in, storeMeta.recordCount(), storeMeta.dataBytes(), storeMeta.pageBytes()));
+    }
+    EctIndex index = withIndex ? readIndex(directory, storeMeta, blocks) : null;
     EliasFano offsets = null;
-    if (!storeMeta.isFixedSize()) {
+    if (!storeMeta.isFixedSize() && blocks == null) {
       offsets = readChecked(directory, StoreFile.OFFSETS, storeMeta, (in, length) -> EliasFano.readFrom(in, storeMeta.recordCount() + 1));
       checkOffsets(offsets, storeMeta, directory.resolve(StoreFile.OFFSETS.fileName()));
     }
@@ -140,17 +156,20 @@ public final class Store implements Closeable {
           footer == storeMeta.file(StoreFile.DATA).checksum(), dataPath + ": checksum differs from the meta file's");
     }
     MappedData data = MappedData.map(dataPath, dataFileLength);
-    return new Store(directory, storeMeta, index, offsets, data, fileBytes);
+    return new Store(directory, storeMeta, index, offsets, blocks, data, fileBytes);
   }
 
-  private static EctIndex readIndex(Path directory, StoreMeta storeMeta) throws IOException {
+  private static EctIndex readIndex(Path directory, StoreMeta storeMeta, RecordBlocks blocks) throws IOException {
+    CorruptStoreException.check(
+        storeMeta.hasFile(StoreFile.INDEX),
+        directory + ": the meta file lists no index (open the store with Store.openWithoutIndex)");
     EctIndex index =
         readChecked(
             directory,
             StoreFile.INDEX,
             storeMeta,
             (in, length) -> {
-              EctIndex read = EctIndex.readFrom(in);
+              EctIndex read = EctIndex.readFrom(in, blocks == null ? null : blocks.boundaries());
               // readFrom buffers ahead: bytes after the index would go unseen without this check.
               CorruptStoreException.check(read.serializedBytes() == length, "unexpected bytes after the index");
               return read;
@@ -243,6 +262,13 @@ public final class Store implements Closeable {
     if (values.length < keys.length) {
       throw new IllegalArgumentException("values has " + values.length + " slots for " + keys.length + " keys");
     }
+    if (blocks != null) {
+      // A sparse lookup scans a block: there is no single record to touch ahead.
+      for (int i = 0; i < keys.length; i++) {
+        values[i] = get(keys[i]);
+      }
+      return;
+    }
     long[] hi = new long[GET_ALL_GROUP];
     long[] lo = new long[GET_ALL_GROUP];
     long[] ranks = new long[GET_ALL_GROUP];
@@ -301,6 +327,9 @@ public final class Store implements Closeable {
     try {
       long[] hash = HASH.get();
       hasher.hash(key, 0, key.length, hash);
+      if (blocks != null && index != null) {
+        return searchBlock(index.block(hash[0], hash[1]), key, 0, key.length, false);
+      }
       long rank = rankOf(hash[0], hash[1]);
       if (rank < 0) {
         return -1;
@@ -347,6 +376,9 @@ public final class Store implements Closeable {
   public final class Cursor {
     private long next;
     private long current = -1;
+    /** The file position of the current record and the end of the previous one. */
+    private long position;
+    private long previousEnd;
 
     private Cursor() {}
 
@@ -355,6 +387,14 @@ public final class Store implements Closeable {
       if (next == recordCount) {
         current = -1;
         return false;
+      }
+      enter();
+      try {
+        position = nextRecordStart(next, previousEnd);
+        long lengths = lengthsAt(position);
+        previousEnd = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
+      } finally {
+        exit();
       }
       current = next++;
       return true;
@@ -369,13 +409,23 @@ public final class Store implements Closeable {
     /** The current record's key. */
     public byte[] key() {
       checkCurrent();
-      return keyAt(current);
+      enter();
+      try {
+        return keyBytes(position);
+      } finally {
+        exit();
+      }
     }
 
     /** The current record's value. */
     public byte[] value() {
       checkCurrent();
-      return valueAt(current);
+      enter();
+      try {
+        return valueBytes(position);
+      } finally {
+        exit();
+      }
     }
 
     private void checkCurrent() {
@@ -403,10 +453,10 @@ public final class Store implements Closeable {
     }
     StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
     checkRecordLayout();
-    for (long i = 0; i < recordCount; i++) {
-      byte[] key = keyAt(i);
-      if (indexOf(key) != i) {
-        throw new CorruptStoreException(directory + ": record " + i + " is not found by its own key");
+    Cursor records = new Cursor();
+    while (records.next()) {
+      if (indexOf(records.key()) != records.index()) {
+        throw new CorruptStoreException(directory + ": record " + records.index() + " is not found by its own key");
       }
     }
   }
@@ -419,14 +469,17 @@ public final class Store implements Closeable {
    * back to the same rank, so that it is found by its own key while the real record is hidden.
    */
   private void checkRecordLayout() {
-    if (offsets == null) {
+    if (fixedRecordLength >= 0) {
       return; // fixed-size records are where RecordFormat.fixedRecordOffset says by construction
     }
     enter();
     try {
       long end = 0; // where the previous record ends, in the payload
       for (long i = 0; i < recordCount; i++) {
-        long start = recordStart(i);
+        long start = nextRecordStart(i, dataStart + end);
+        if (blocks != null && (start - dataStart) / blocks.blockBytes() != blocks.blockOf(i)) {
+          throw new CorruptStoreException(directory + ": record " + i + " lies outside its block " + blocks.blockOf(i));
+        }
         long lengths = lengthsAt(start);
         long length = keyStart(start, lengths) - start + keyLength(lengths) + valueLength(lengths);
         long expected = dataStart + RecordFormat.alignedStart(end, length, pageBytes);
@@ -456,8 +509,11 @@ public final class Store implements Closeable {
   /** Sizes of the store's parts. */
   public StoreStats stats() {
     checkOpen();
-    long offsetsBits = offsets == null ? 0 : offsets.encodedBits();
-    long memory = (index == null ? 0 : index.ramBytesUsed()) + (offsets == null ? 0 : offsets.ramBytesUsed());
+    long offsetsBits = offsets != null ? offsets.encodedBits() : blocks != null ? blocks.encodedBits() : 0;
+    long memory =
+        (index == null ? 0 : index.ramBytesUsed())
+            + (offsets == null ? 0 : offsets.ramBytesUsed())
+            + (blocks == null ? 0 : blocks.ramBytesUsed());
     long trieBits = index == null ? 0 : index.trieBits();
     long directoryBits = index == null ? 0 : index.directoryBits();
     return new StoreStats(
@@ -469,7 +525,8 @@ public final class Store implements Closeable {
         offsetsBits,
         memory,
         fileBytes,
-        StoreFile.DATA.version());
+        StoreFile.DATA.version(),
+        blocks == null ? 0 : blocks.blockBytes());
   }
 
   /** The directory this store was opened from. */
@@ -501,12 +558,38 @@ public final class Store implements Closeable {
   private long recordOf(byte[] key, int offset, int length) {
     long[] hash = HASH.get();
     hasher.hash(key, offset, length, hash);
+    if (blocks != null && index != null) {
+      return searchBlock(index.block(hash[0], hash[1]), key, offset, length, true);
+    }
     long rank = rankOf(hash[0], hash[1]);
     if (rank < 0) {
       return -1;
     }
     long position = recordStart(rank);
     return keyMatches(position, key, offset, length) ? position : -1;
+  }
+
+  /**
+   * Searches block {@code b} of a sparse store for a key: its records lie back to back from the
+   * block's first start. Returns the record's position (or its rank), or -1 when absent.
+   */
+  private long searchBlock(long b, byte[] key, int offset, int length, boolean wantPosition) {
+    if (b < 0) {
+      return -1;
+    }
+    if (b >= blocks.blockCount()) {
+      throw new CorruptStoreException(directory + ": the index points to block " + b + " of " + blocks.blockCount());
+    }
+    long end = blocks.firstRank(b + 1);
+    long position = dataStart + blocks.firstStart(b);
+    for (long rank = blocks.firstRank(b); rank < end; rank++) {
+      long lengths = lengthsAt(position);
+      if (keyMatches(position, lengths, key, offset, length)) {
+        return wantPosition ? position : rank;
+      }
+      position = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
+    }
+    return -1;
   }
 
   /** The candidate rank of a hash: the index's answer, or a binary search without an index. */
@@ -545,6 +628,9 @@ public final class Store implements Closeable {
     if (fixedRecordLength >= 0) {
       return dataStart + RecordFormat.fixedRecordOffset(rank, fixedRecordLength, pageBytes);
     }
+    if (blocks != null) {
+      return sparseRecordStart(rank);
+    }
     long offset = offsets.get(rank);
     // A header read takes eight bytes from here: the footer keeps them inside the file.
     if (offset < 0 || offset >= dataBytes) {
@@ -553,8 +639,34 @@ public final class Store implements Closeable {
     return dataStart + offset;
   }
 
+  /** Where record {@code rank} of a sparse store starts: found from its block's first record. */
+  private long sparseRecordStart(long rank) {
+    long b = blocks.blockOf(rank);
+    long position = dataStart + blocks.firstStart(b);
+    for (long r = blocks.firstRank(b); r < rank; r++) {
+      long lengths = lengthsAt(position);
+      position = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
+    }
+    return position;
+  }
+
+  /**
+   * The start of record {@code rank} when walking all records in order and the previous one ended
+   * at file position {@code previousEnd}: without a search in sparse stores.
+   */
+  private long nextRecordStart(long rank, long previousEnd) {
+    if (blocks == null || fixedRecordLength >= 0) {
+      return recordStart(rank);
+    }
+    long b = blocks.blockOf(rank);
+    return blocks.firstRank(b) == rank ? dataStart + blocks.firstStart(b) : previousEnd;
+  }
+
   private boolean keyMatches(long position, byte[] key, int offset, int length) {
-    long lengths = lengthsAt(position);
+    return keyMatches(position, lengthsAt(position), key, offset, length);
+  }
+
+  private boolean keyMatches(long position, long lengths, byte[] key, int offset, int length) {
     if (keyLength(lengths) != length) {
       return false;
     }

@@ -8,10 +8,12 @@ package io.varve.reader;
  * @param indexBits bits of the ECT index: tries and bucket directory
  * @param trieBits bits of the tries alone
  * @param directoryBits bits of the bucket directory alone
- * @param offsetsBits bits of the offsets (0 in a fixed-size store)
- * @param memoryBytes heap bytes held by the open store (index and offsets)
+ * @param offsetsBits bits of the offsets (0 in a fixed-size store), or of the block table of a
+ *     sparse index
+ * @param memoryBytes heap bytes held by the open store (index and offsets or blocks)
  * @param fileBytes bytes of all the store's files
  * @param formatVersion the data file's format version
+ * @param blockBytes the block size of a sparse index, 0 for a dense one
  */
 public record StoreStats(
     long records,
@@ -22,7 +24,8 @@ public record StoreStats(
     long offsetsBits,
     long memoryBytes,
     long fileBytes,
-    int formatVersion) {
+    int formatVersion,
+    int blockBytes) {
 
   /** Index bits per record. */
   public double indexBitsPerKey() {
@@ -48,7 +51,7 @@ public record StoreStats(
     return String.format(
         java.util.Locale.ROOT,
         "{\"records\":%d,\"dataBytes\":%d,\"indexBits\":%d,\"trieBits\":%d,\"directoryBits\":%d,"
-            + "\"offsetsBits\":%d,\"memoryBytes\":%d,\"fileBytes\":%d,\"formatVersion\":%d,"
+            + "\"offsetsBits\":%d,\"memoryBytes\":%d,\"fileBytes\":%d,\"formatVersion\":%d,\"blockBytes\":%d,"
             + "\"indexBitsPerKey\":%.4f,\"offsetsBitsPerKey\":%.4f,\"memoryBitsPerKey\":%.4f}",
         records,
         dataBytes,
@@ -59,6 +62,7 @@ public record StoreStats(
         memoryBytes,
         fileBytes,
         formatVersion,
+        blockBytes,
         indexBitsPerKey(),
         offsetsBitsPerKey(),
         memoryBitsPerKey());

@@ -19,6 +19,8 @@ final class GoldenStoreFiles {
 
   static final String VARIABLE = "store-v1-variable";
   static final String FIXED = "store-v1-fixed";
+  /** Meta version 2: a sparse index over 512-byte blocks (the variable sample's records). */
+  static final String SPARSE = "store-meta2-sparse";
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
@@ -69,9 +71,26 @@ final class GoldenStoreFiles {
     }
   }
 
+  static void writeSparse(Path dir) throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(dir).pageAlignment(512).sparseIndex(512).indexParameters(new EctParameters(64, 64, 1))) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(variableKey(i), variableValue(i));
+      }
+      builder.build();
+    }
+  }
+
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args[0]);
-    writeVariable(folder.resolve(VARIABLE));
-    writeFixed(folder.resolve(FIXED));
+    if (args.length == 1 || args[1].equals(VARIABLE)) {
+      writeVariable(folder.resolve(VARIABLE));
+    }
+    if (args.length == 1 || args[1].equals(FIXED)) {
+      writeFixed(folder.resolve(FIXED));
+    }
+    if (args.length == 1 || args[1].equals(SPARSE)) {
+      writeSparse(folder.resolve(SPARSE));
+    }
   }
 }

@@ -32,9 +32,22 @@ class GoldenStoreTest {
   }
 
   @Test
+  void readsSparseSample() throws IOException {
+    Path dir = GOLDEN.resolve(GoldenStoreFiles.SPARSE);
+    check(dir, GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
+    try (Store store = Store.open(dir)) {
+      assertEquals(512, store.stats().blockBytes());
+    }
+  }
+
+  @Test
   void todaysBuilderWritesTheSameBytes() throws IOException {
     GoldenStoreFiles.writeVariable(temp.resolve("variable"));
     GoldenStoreFiles.writeFixed(temp.resolve("fixed"));
+    GoldenStoreFiles.writeSparse(temp.resolve("sparse"));
+    for (String file : new String[] {"data", "blocks", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SPARSE).resolve(file), temp.resolve("sparse").resolve(file));
+    }
     for (String file : new String[] {"data", "offsets", "index"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.VARIABLE).resolve(file), temp.resolve("variable").resolve(file));
     }

@@ -39,7 +39,9 @@ public interface BlockBoundaries {
 
   /**
    * Blocks given by the rank of their first record: {@code firstRanks.get(b)} is the first rank of
-   * block {@code b}; the sequence starts with 0 and is strictly increasing.
+   * block {@code b}; the sequence starts with 0 and does not decrease. An empty block repeats the
+   * next block's first rank (records are then found in the last of equal entries), and a last
+   * entry may hold the record count.
    */
   static BlockBoundaries firstRanks(EliasFano firstRanks) {
     if (firstRanks.size() == 0 || firstRanks.get(0) != 0) {

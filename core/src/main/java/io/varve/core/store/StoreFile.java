@@ -28,13 +28,21 @@ import java.nio.charset.StandardCharsets;
  */
 public enum StoreFile {
   /** The records in hash order ({@link RecordFormat}). */
-  DATA("data", "varve-data", 1, 4096),
-  /** The Elias-Fano sequence of record start offsets; absent when all records have one size. */
-  OFFSETS("offsets", "varve-offsets", 1, 0),
-  /** The ECT index: rank of each key in hash order. */
-  INDEX("index", "varve-index", 1, 0),
-  /** Counts, parameters, sizes and checksums of the other files, user metadata. */
-  META("meta", "varve-meta", 1, 0);
+  DATA("data", "varve-data", 1, 1, 4096),
+  /**
+   * The Elias-Fano sequence of record start offsets; absent when all records have one size, and in
+   * a store with a sparse index.
+   */
+  OFFSETS("offsets", "varve-offsets", 1, 1, 0),
+  /** The ECT index: rank of each key in hash order (dense), or its block (sparse). */
+  INDEX("index", "varve-index", 1, 1, 0),
+  /** The blocks of a sparse index: first rank and first record start of each ({@link RecordBlocks}). */
+  BLOCKS("blocks", "varve-blocks", 1, 1, 0),
+  /**
+   * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
+   * may have a sparse index (a {@code blocks} file instead of {@code offsets}); written only then.
+   */
+  META("meta", "varve-meta", 1, 2, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;
@@ -50,23 +58,18 @@ public enum StoreFile {
 
   private final String fileName;
   private final String formatName;
+  private final int minimumVersion;
   private final int version;
-  private final byte[] header;
+  private final int headerLength;
   private final int payloadOffset;
 
-  StoreFile(String fileName, String formatName, int version, int payloadAlignment) {
+  StoreFile(String fileName, String formatName, int minimumVersion, int version, int payloadAlignment) {
     this.fileName = fileName;
     this.formatName = formatName;
+    this.minimumVersion = minimumVersion;
     this.version = version;
-    byte[] name = formatName.getBytes(StandardCharsets.US_ASCII);
-    this.header =
-        ByteBuffer.allocate(4 + 1 + name.length + 4)
-            .putInt(MAGIC)
-            .put((byte) name.length)
-            .put(name)
-            .putInt(version)
-            .array();
-    this.payloadOffset = Math.max(header.length, payloadAlignment);
+    this.headerLength = 4 + 1 + formatName.length() + 4;
+    this.payloadOffset = Math.max(headerLength, payloadAlignment);
   }
 
   /** The name of the file in the store directory. */
@@ -79,14 +82,19 @@ public enum StoreFile {
     return formatName;
   }
 
-  /** The format version this code writes and reads. */
+  /** The newest format version this code writes and reads. */
   public int version() {
     return version;
   }
 
+  /** The oldest format version this code reads (and writes when the file needs nothing newer). */
+  public int minimumVersion() {
+    return minimumVersion;
+  }
+
   /** Bytes of the header. */
   public int headerLength() {
-    return header.length;
+    return headerLength;
   }
 
   /** Where the payload starts in the file: after the header and its padding. */
@@ -99,24 +107,38 @@ public enum StoreFile {
     return payloadOffset + FOOTER_LENGTH;
   }
 
-  /** A copy of the header bytes. */
-  public byte[] header() {
-    return header.clone();
+  /** The header bytes of format version {@code version}. */
+  public byte[] header(int version) {
+    checkVersion(version);
+    byte[] name = formatName.getBytes(StandardCharsets.US_ASCII);
+    return ByteBuffer.allocate(headerLength).putInt(MAGIC).put((byte) name.length).put(name).putInt(version).array();
   }
 
-  /** Writes the header and the padding up to the payload. */
-  void writeHeader(DataOutput out) throws IOException {
-    out.write(header);
-    out.write(new byte[payloadOffset - header.length]);
+  /** The header bytes of the newest version. */
+  public byte[] header() {
+    return header(version);
+  }
+
+  private void checkVersion(int version) {
+    if (version < minimumVersion || version > this.version) {
+      throw new IllegalArgumentException(formatName + " has versions " + minimumVersion + " to " + this.version + ": " + version);
+    }
+  }
+
+  /** Writes the header of {@code version} and the padding up to the payload. */
+  void writeHeader(DataOutput out, int version) throws IOException {
+    out.write(header(version));
+    out.write(new byte[payloadOffset - headerLength]);
   }
 
   /**
    * Checks the first {@link #headerLength()} bytes of a file claimed to be this kind of file,
    * naming what is wrong: a foreign file, another store file, or an unsupported version.
    *
+   * @return the format version found, one this code reads
    * @throws CorruptStoreException unless {@code bytes} starts with this file's header
    */
-  public void checkHeader(byte[] bytes, String path) {
+  public int checkHeader(byte[] bytes, String path) {
     CorruptStoreException.check(
         bytes.length >= 5 && ByteBuffer.wrap(bytes).getInt() == MAGIC,
         path + ": not a Varve store file (bad magic)");
@@ -128,8 +150,10 @@ public enum StoreFile {
         name.equals(formatName), path + ": expected a " + formatName + " file, found " + name);
     int found = ByteBuffer.wrap(bytes, 5 + nameLength, 4).getInt();
     CorruptStoreException.check(
-        found == version,
-        path + ": " + formatName + " format version " + found + " is not supported (this is version " + version + ")");
+        found >= minimumVersion && found <= version,
+        path + ": " + formatName + " format version " + found + " is not supported (this code reads versions "
+            + minimumVersion + " to " + version + ")");
+    return found;
   }
 
   /**

@@ -33,17 +33,19 @@ public final class StoreFileWriter extends OutputStream {
   private final CRC32C checksum = new CRC32C();
   private final byte[] buffer = new byte[BUFFER_BYTES];
   private final long headerLength;
+  private final boolean durable;
   private int buffered;
   private long flushed;
   private boolean finished;
   private boolean closed;
 
-  private StoreFileWriter(Path path, StoreFile kind) throws IOException {
+  private StoreFileWriter(Path path, StoreFile kind, int version, boolean durable) throws IOException {
     this.path = path;
+    this.durable = durable;
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     this.headerLength = kind.payloadOffset();
     try {
-      kind.writeHeader(new DataOutputStream(this));
+      kind.writeHeader(new DataOutputStream(this), version);
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -56,7 +58,23 @@ public final class StoreFileWriter extends OutputStream {
    * @throws java.nio.file.FileAlreadyExistsException if the file exists
    */
   public static StoreFileWriter create(Path path, StoreFile kind) throws IOException {
-    return new StoreFileWriter(path, kind);
+    return new StoreFileWriter(path, kind, kind.minimumVersion(), true);
+  }
+
+  /**
+   * Like {@link #create}, writing format version {@code version} of {@code kind} (files are written
+   * in the oldest version that can hold them, so that older readers read what they can).
+   */
+  public static StoreFileWriter create(Path path, StoreFile kind, int version) throws IOException {
+    return new StoreFileWriter(path, kind, version, true);
+  }
+
+  /**
+   * Like {@link #create}, for a temporary file that {@link #finish()} does not force to disk: a
+   * crash loses it, and with it only work to redo (a merge's sorted batch).
+   */
+  public static StoreFileWriter createTemporary(Path path, StoreFile kind) throws IOException {
+    return new StoreFileWriter(path, kind, kind.minimumVersion(), false);
   }
 
   @Override
@@ -99,7 +117,8 @@ public final class StoreFileWriter extends OutputStream {
   }
 
   /**
-   * Writes the footer, forces the file's content to disk and closes it. Call once.
+   * Writes the footer, forces the file's content to disk (unless {@link #createTemporary temporary})
+   * and closes it. Call once.
    *
    * @return the file's final size and its checksum
    */
@@ -109,7 +128,9 @@ public final class StoreFileWriter extends OutputStream {
     int crc = (int) checksum.getValue();
     ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH).putInt(StoreFile.FOOTER_MAGIC).putInt(crc).flip();
     writeFully(footer);
-    channel.force(true);
+    if (durable) {
+      channel.force(true);
+    }
     finished = true;
     closed = true;
     channel.close();

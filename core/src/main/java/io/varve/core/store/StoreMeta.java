@@ -25,14 +25,17 @@ import java.util.TreeMap;
  *                pageBytes:int32                         (records aligned to pages of this size; 0: not)
  *                dataBytes:int64                         (bytes of the data file's payload)
  *                createdMillis:int64
- *                fileCount:uint8 FileEntry^fileCount     (data, offsets unless fixed-size, index)
+ *                fileCount:uint8 FileEntry^fileCount     (data; offsets if record sizes vary and the index
+ *                                                          is dense, blocks if it is sparse; index, absent
+ *                                                          only in a merge's temporary sorted batch)
  *                entryCount:int32 UserEntry^entryCount   (sorted by key, keys distinct)
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
  * UserEntry   := key:String value:String
  * String      := length:int32 bytes:UTF-8[length]
  * </pre>
  *
- * An immutable value; thread-safe.
+ * The meta file is format version 1, or 2 when it lists a {@code blocks} file (a sparse index),
+ * which version-1 readers cannot serve. An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
@@ -102,14 +105,15 @@ public record StoreMeta(
       throw new IllegalArgumentException("fixed-size records do not add up to the data size");
     }
     files = List.copyOf(files);
-    for (StoreFile required : new StoreFile[] {StoreFile.DATA, StoreFile.INDEX}) {
-      if (files.stream().noneMatch(f -> f.name().equals(required.fileName()))) {
-        throw new IllegalArgumentException("no " + required.fileName() + " file entry");
-      }
+    // No index entry: a store written only to be scanned in order (a merge's sorted batch).
+    if (files.stream().noneMatch(f -> f.name().equals(StoreFile.DATA.fileName()))) {
+      throw new IllegalArgumentException("no " + StoreFile.DATA.fileName() + " file entry");
     }
     boolean hasOffsets = files.stream().anyMatch(f -> f.name().equals(StoreFile.OFFSETS.fileName()));
-    if (hasOffsets == (keyLength >= 0)) {
-      throw new IllegalArgumentException("an offsets file is needed exactly when record sizes vary");
+    boolean hasBlocks = files.stream().anyMatch(f -> f.name().equals(StoreFile.BLOCKS.fileName()));
+    if (hasBlocks ? hasOffsets : hasOffsets == (keyLength >= 0)) {
+      throw new IllegalArgumentException(
+          "an offsets file is needed exactly when record sizes vary and the index is dense (sparse: a blocks file)");
     }
     userMetadata = Collections.unmodifiableSortedMap(new TreeMap<>(userMetadata));
   }
@@ -117,6 +121,21 @@ public record StoreMeta(
   /** Whether every record has the same size (and the store has no offsets file). */
   public boolean isFixedSize() {
     return keyLength >= 0;
+  }
+
+  /** Whether the store's index is sparse: it maps keys to blocks ({@link RecordBlocks}), not records. */
+  public boolean isSparse() {
+    return hasFile(StoreFile.BLOCKS);
+  }
+
+  /** The version of the meta format this meta needs: 2 for a sparse store, else 1. */
+  public int formatVersion() {
+    return isSparse() ? 2 : 1;
+  }
+
+  /** Whether the store has a file of {@code kind} (every store has data and, unless only scanned, an index). */
+  public boolean hasFile(StoreFile kind) {
+    return files.stream().anyMatch(f -> f.name().equals(kind.fileName()));
   }
 
   /** The entry of file {@code kind}; throws if this store has none. */
@@ -216,7 +235,8 @@ public record StoreMeta(
   private static boolean isDataFileName(String name) {
     return name.equals(StoreFile.DATA.fileName())
         || name.equals(StoreFile.OFFSETS.fileName())
-        || name.equals(StoreFile.INDEX.fileName());
+        || name.equals(StoreFile.INDEX.fileName())
+        || name.equals(StoreFile.BLOCKS.fileName());
   }
 
   private static void writeString(DataOutput out, String value) throws IOException {

@@ -43,6 +43,9 @@ import java.util.Objects;
  * digits is always an index. For JSON lines the columns are top-level field names, even when they
  * look like numbers, and the header flag is ignored.
  *
+ * <p>A reader opened with {@link #openKeys} reads keys alone (for lists of keys to delete, say):
+ * a record needs only its key column, and {@link #value()} is not available.
+ *
  * <p>Errors in the input throw {@link InputFormatException}, whose message starts with the line
  * number; after one, the reader cannot go on. I/O errors throw {@link UncheckedIOException}.
  *
@@ -53,14 +56,16 @@ public final class RecordReader implements Closeable {
   private static final int MAX_NAMES_SHOWN = 20;
 
   private final Parser parser;
+  private final boolean keysOnly;
   private boolean hasRecord;
   private InputFormatException failure;
   private boolean closed;
   private byte[] key;
   private byte[] value;
 
-  private RecordReader(Parser parser) {
+  private RecordReader(Parser parser, boolean keysOnly) {
     this.parser = parser;
+    this.keysOnly = keysOnly;
   }
 
   /**
@@ -86,6 +91,32 @@ public final class RecordReader implements Closeable {
   /** As {@link #open(Reader, InputFormat, String, String, boolean)}, with a chosen buffer size (tests use tiny ones). */
   static RecordReader open(
       Reader in, InputFormat format, String keyColumn, String valueColumn, boolean header, int bufferSize) {
+    return open(in, format, keyColumn, valueColumn, header, bufferSize, false);
+  }
+
+  /**
+   * Opens a reader of keys alone over {@code in}, which it closes on {@link #close}: the same
+   * formats and column rules as {@code open}, but a record needs only its key column (a TSV or CSV
+   * line may hold just the key; a JSON object needs no value field), and {@link #value()} throws.
+   *
+   * @throws IllegalArgumentException if the column is a name but there is no header line to find
+   *     it in, or an index is too large
+   * @throws InputFormatException if the header line is malformed or lacks the named column
+   * @throws UncheckedIOException if reading the start of the input fails
+   */
+  public static RecordReader openKeys(Reader in, InputFormat format, String keyColumn, boolean header) {
+    return openKeys(in, format, keyColumn, header, DEFAULT_BUFFER_SIZE);
+  }
+
+  /** As {@link #openKeys(Reader, InputFormat, String, boolean)}, with a chosen buffer size. */
+  static RecordReader openKeys(Reader in, InputFormat format, String keyColumn, boolean header, int bufferSize) {
+    // The parsers already read one column into both fields when the two columns coincide, which
+    // requires exactly the key column and nothing else; value() hides the copy.
+    return open(in, format, keyColumn, keyColumn, header, bufferSize, true);
+  }
+
+  private static RecordReader open(
+      Reader in, InputFormat format, String keyColumn, String valueColumn, boolean header, int bufferSize, boolean keysOnly) {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(format, "format");
     Objects.requireNonNull(keyColumn, "keyColumn");
@@ -97,9 +128,10 @@ public final class RecordReader implements Closeable {
       if (format == InputFormat.JSON_LINES) {
         Parser parser = new JsonLinesParser(in, bufferSize, keyColumn, valueColumn);
         skipByteOrderMark(parser);
-        return new RecordReader(parser);
+        return new RecordReader(parser, keysOnly);
       }
-      return new RecordReader(openDelimited(in, bufferSize, format == InputFormat.CSV, keyColumn, valueColumn, header));
+      return new RecordReader(
+          openDelimited(in, bufferSize, format == InputFormat.CSV, keyColumn, valueColumn, header), keysOnly);
     } catch (RuntimeException e) {
       try {
         in.close();
@@ -265,9 +297,12 @@ public final class RecordReader implements Closeable {
   /**
    * The current record's value as UTF-8, under the same terms as {@link #key()}.
    *
-   * @throws IllegalStateException if there is no current record
+   * @throws IllegalStateException if there is no current record, or the reader reads keys only
    */
   public byte[] value() {
+    if (keysOnly) {
+      throw new IllegalStateException("this reader reads keys only (openKeys): records have no value");
+    }
     checkRecord();
     if (value == null) {
       value = parser.value.toArray();

@@ -163,6 +163,60 @@ class RecordReaderTest {
   }
 
   @Test
+  void keysOnlyNeedsNothingButTheKeyColumn() {
+    try (RecordReader reader = RecordReader.openKeys(new StringReader("a\nb\tignored\tmore\n\nc\n"), InputFormat.TSV, "0", false)) {
+      assertTrue(reader.next());
+      assertArrayEquals("a".getBytes(StandardCharsets.UTF_8), reader.key());
+      IllegalStateException e = assertThrows(IllegalStateException.class, reader::value);
+      assertTrue(e.getMessage().contains("keys only"), e.getMessage());
+      assertTrue(reader.next());
+      assertArrayEquals("b".getBytes(StandardCharsets.UTF_8), reader.key());
+      assertTrue(reader.next());
+      assertArrayEquals("c".getBytes(StandardCharsets.UTF_8), reader.key());
+      assertEquals(4, reader.lineNumber());
+      assertFalse(reader.next());
+    }
+  }
+
+  @Test
+  void keysOnlyInEveryFormat() {
+    for (int bufferSize : Records.BUFFER_SIZES) {
+      try (RecordReader csv = RecordReader.openKeys(new StringReader("n,id\nx,\"k,1\"\n,k2\n"), InputFormat.CSV, "id", true, bufferSize)) {
+        assertTrue(csv.next());
+        assertArrayEquals("k,1".getBytes(StandardCharsets.UTF_8), csv.key());
+        assertTrue(csv.next());
+        assertArrayEquals("k2".getBytes(StandardCharsets.UTF_8), csv.key());
+        assertFalse(csv.next());
+      }
+      try (RecordReader json =
+          RecordReader.openKeys(new StringReader("{\"key\":\"k1\"}\n{\"other\":[1],\"key\":7}\n"), InputFormat.JSON_LINES, "key", false, bufferSize)) {
+        assertTrue(json.next());
+        assertArrayEquals("k1".getBytes(StandardCharsets.UTF_8), json.key());
+        assertTrue(json.next());
+        assertArrayEquals("7".getBytes(StandardCharsets.UTF_8), json.key());
+        assertFalse(json.next());
+      }
+    }
+  }
+
+  @Test
+  void keysOnlyStillNeedsTheKey() {
+    try (RecordReader reader = RecordReader.openKeys(new StringReader("a\tb\nc\n"), InputFormat.TSV, "1", false)) {
+      assertTrue(reader.next());
+      assertArrayEquals("b".getBytes(StandardCharsets.UTF_8), reader.key());
+      InputFormatException e = assertThrows(InputFormatException.class, reader::next);
+      assertEquals("line 2: 1 field, key column 1 needs at least 2", e.getMessage());
+    }
+    try (RecordReader reader = RecordReader.openKeys(new StringReader("{\"value\":\"v\"}\n"), InputFormat.JSON_LINES, "key", false)) {
+      InputFormatException e = assertThrows(InputFormatException.class, reader::next);
+      assertEquals("line 1: the object has no field 'key' (the key)", e.getMessage());
+    }
+    InputFormatException e = assertThrows(
+        InputFormatException.class, () -> RecordReader.openKeys(new StringReader("id\tv\n"), InputFormat.TSV, "key", true));
+    assertEquals("line 1: the header has no column named 'key' for the key (it has 'id', 'v')", e.getMessage());
+  }
+
+  @Test
   void nullArgumentsAreRejected() {
     assertThrows(NullPointerException.class, () -> RecordReader.open(null, InputFormat.TSV, "0", "1", false));
     assertThrows(NullPointerException.class, () -> RecordReader.open(new StringReader(""), null, "0", "1", false));
