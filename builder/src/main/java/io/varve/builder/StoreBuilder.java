@@ -91,7 +91,6 @@ public final class StoreBuilder implements Closeable {
   private int pageAlignment = StoreFile.DATA_PAYLOAD_OFFSET;
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
-  private boolean indexed = true;
   private int sparseBlockBytes = StoreReindexer.DENSE;
 
   private Pipeline pipeline;
@@ -226,16 +225,6 @@ public final class StoreBuilder implements Closeable {
     return this;
   }
 
-  /**
-   * Package-private: writes no index (a store that is only scanned in order, as a merge's sorted
-   * batch; {@code Store.open} cannot open it).
-   */
-  StoreBuilder withoutIndex() {
-    checkConfigurable();
-    this.indexed = false;
-    return this;
-  }
-
   /** Adds a record (the arrays are copied; empty keys and values are allowed). */
   public StoreBuilder put(byte[] key, byte[] value) throws IOException {
     return put(key, 0, key.length, value, 0, value.length);
@@ -324,6 +313,23 @@ public final class StoreBuilder implements Closeable {
     } finally {
       pipeline.discard();
     }
+  }
+
+  /**
+   * Package-private, for a merge: instead of writing a store, the records in hash order, one per
+   * key as {@link #duplicates} decides, sorted partition by partition on the builder's thread
+   * while the caller reads. Two distinct keys with one hash make {@code next()} throw (a merge in
+   * the seed's order is then impossible). Call once, instead of {@link #build()}; close the
+   * cursor, then the builder.
+   */
+  RecordCursor sortedRecords() throws IOException {
+    checkOpen();
+    built = true;
+    if (pipeline == null) {
+      startNanos = System.nanoTime();
+      pipeline = new Pipeline(seed, 1);
+    }
+    return pipeline.sortedRecords();
   }
 
   /** Stops the build if it has not completed and deletes its temporary files. */
@@ -564,7 +570,7 @@ public final class StoreBuilder implements Closeable {
               minKeyLength,
               minValueLength,
               pageAlignment,
-              indexed ? denseParameters() : null);
+              denseParameters());
       long duplicates = 0;
       boolean collision = false;
       long written = 0;
@@ -603,6 +609,74 @@ public final class StoreBuilder implements Closeable {
       } catch (IOException | RuntimeException | Error e) {
         writer.abandon();
         throw e;
+      }
+    }
+
+    /** The records in hash order, one per key: see {@link StoreBuilder#sortedRecords()}. */
+    RecordCursor sortedRecords() throws IOException {
+      if (partitions != null) {
+        spill();
+        awaitSpill();
+        partitions.close();
+        filling.clear();
+      }
+      return new ChunkCursor(partitions == null ? new MemoryChunk(null) : new PartitionChunks(null));
+    }
+
+    /** Walks sorted chunks record by record, resolving records of one hash as {@link #writeChunk} does. */
+    private final class ChunkCursor extends RecordCursor {
+      private final ChunkSource chunks;
+      private RecordBuffer chunk;
+      private int next;
+      private boolean ended;
+
+      ChunkCursor(ChunkSource chunks) {
+        this.chunks = chunks;
+      }
+
+      @Override
+      boolean next() throws IOException {
+        while (chunk == null || next == chunk.size()) {
+          if (ended) {
+            return false;
+          }
+          if (chunk != null) {
+            chunks.release(chunk);
+          }
+          chunk = chunks.next();
+          next = 0;
+          if (chunk == null) {
+            ended = true;
+            return false;
+          }
+        }
+        hi = chunk.hi(next);
+        lo = chunk.lo(next);
+        int end = next + 1;
+        while (end < chunk.size() && chunk.hi(end) == hi && chunk.lo(end) == lo) {
+          end++;
+        }
+        int survivor = next;
+        RecordSlice first = chunk.record(next, new RecordSlice());
+        for (int k = next + 1; k < end; k++) {
+          RecordSlice other = chunk.record(k, new RecordSlice());
+          if (!other.sameKey(first)) {
+            throw new IOException(
+                "two distinct keys share a 128-bit hash under seed " + seed + ": they cannot be merged in this seed's order");
+          }
+          if (duplicatePolicy == DuplicatePolicy.FAIL) {
+            throw new DuplicateKeyException(other.key());
+          }
+          survivor = k;
+        }
+        chunk.record(survivor, record);
+        next = end;
+        return true;
+      }
+
+      @Override
+      public void close() throws IOException {
+        chunks.close();
       }
     }
 
@@ -671,6 +745,7 @@ public final class StoreBuilder implements Closeable {
         this.index = index;
       }
 
+      /** Feeds the index, if any (a merge reads the chunks without one). */
       void indexDistinctHashes(RecordBuffer chunk) {
         if (index == null) {
           return;

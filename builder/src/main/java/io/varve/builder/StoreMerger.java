@@ -257,14 +257,14 @@ public final class StoreMerger implements Closeable {
     List<RecordCursor> sources = new ArrayList<>();
     try {
       checkTarget();
-      StoreMeta batchMeta = sortBatch();
       long seed = seed();
       RecordHasher hasher = hashers.apply(seed);
       for (int i = 0; i < bases.size(); i++) {
         sources.add(StoreScan.open(bases.get(i), baseMetas.get(i), hasher));
       }
-      sources.add(StoreScan.open(temporary.resolve("batch"), batchMeta, hasher));
-      long upperBound = batchMeta.recordCount();
+      // The batch is sorted partition by partition on the builder's thread while the merge reads it.
+      long upperBound = batch().recordsPut();
+      sources.add(batch().sortedRecords());
       for (StoreMeta meta : baseMetas) {
         upperBound += meta.recordCount();
       }
@@ -337,18 +337,6 @@ public final class StoreMerger implements Closeable {
     discardTemporary();
   }
 
-  /** Builds the batch, sorted in the old stores' hash order, into the temporary directory. */
-  private StoreMeta sortBatch() throws IOException {
-    StoreBuilder sorted = batch();
-    StoreMeta meta = sorted.build().meta();
-    if (meta.seed() != seed()) {
-      throw new IOException(
-          "two keys of the batch share a 128-bit hash under the stores' seed " + seed()
-              + ": merge impossible in hash order; rebuild the store with StoreBuilder, which picks another seed");
-    }
-    return meta;
-  }
-
   private StoreBuilder batch() throws IOException {
     if (batch == null) {
       if (bases.isEmpty()) {
@@ -363,8 +351,6 @@ public final class StoreMerger implements Closeable {
               .seed(seed())
               .duplicates(DuplicatePolicy.LAST_WINS)
               .memoryBudget(memoryBudget)
-              .pageAlignment(0)
-              .withoutIndex()
               .temporaryDirectory(temporary);
     }
     return batch;

@@ -40,7 +40,6 @@ final class StoreWriter {
   private final Path startsPath;
   private final DataOutputStream starts;
   private EctIndexBuilder index;
-  private final boolean scanOnly;
   private final byte[] zeros;
   private long records;
   private long payloadEnd;
@@ -53,8 +52,6 @@ final class StoreWriter {
    * @param exactCount whether {@code expectedRecords} is exact (else an upper bound the index
    *     accepts fewer than)
    * @param pageBytes the page size records are aligned to, or 0
-   * @param parameters the index's knobs, or null for a store only scanned, never looked up in (a
-   *     merge's sorted batch): no index, and files not forced to disk
    */
   StoreWriter(
       Path directory,
@@ -74,11 +71,7 @@ final class StoreWriter {
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
-    this.scanOnly = parameters == null;
-    this.index =
-        parameters == null
-            ? null
-            : exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
+    this.index = exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     this.data = create(StoreFile.DATA);
@@ -150,7 +143,7 @@ final class StoreWriter {
    * The index being built. It is fed separately from {@link #add} (possibly by another thread,
    * with each distinct hash once, in hash order), so that its work overlaps the data's.
    */
-  EctIndexBuilder index() { // null when the store gets no index
+  EctIndexBuilder index() {
     return index;
   }
 
@@ -163,9 +156,6 @@ final class StoreWriter {
    * for an upper bound, for at most twice as many: beyond, it is worth rebuilding).
    */
   boolean indexMatches() {
-    if (index == null) {
-      return true;
-    }
     return index.added() == records
         && (index.exactCount() ? index.declared() == records : index.declared() <= Math.max(2 * records, 64));
   }
@@ -243,13 +233,11 @@ final class StoreWriter {
     if (!fixedSize) {
       files.add(entry(StoreFile.OFFSETS, writeOffsets()));
     }
-    if (index != null) {
-      EctIndex built = index.finish();
-      try (StoreFileWriter out = create(StoreFile.INDEX)) {
-        built.writeTo(out);
-        out.flush();
-        files.add(entry(StoreFile.INDEX, out.finish()));
-      }
+    EctIndex built = index.finish();
+    try (StoreFileWriter out = create(StoreFile.INDEX)) {
+      built.writeTo(out);
+      out.flush();
+      files.add(entry(StoreFile.INDEX, out.finish()));
     }
     StoreMeta meta =
         new StoreMeta(
@@ -293,10 +281,8 @@ final class StoreWriter {
     }
   }
 
-  /** Opens one file of the store: durable, unless the store is only to be scanned (no index). */
   private StoreFileWriter create(StoreFile kind) throws IOException {
-    Path path = directory.resolve(kind.fileName());
-    return scanOnly ? StoreFileWriter.createTemporary(path, kind) : StoreFileWriter.create(path, kind);
+    return StoreFileWriter.create(directory.resolve(kind.fileName()), kind);
   }
 
   private static StoreMeta.FileEntry entry(StoreFile kind, FileSummary summary) {

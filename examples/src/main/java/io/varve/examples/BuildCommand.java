@@ -4,6 +4,7 @@ import io.varve.builder.BuildSummary;
 import io.varve.builder.DuplicateKeyException;
 import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.StoreBuilder;
+import io.varve.builder.StoreReindexer;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctParameters;
 import io.varve.examples.input.InputFormat;
@@ -22,7 +23,8 @@ import java.util.Set;
 
 /**
  * {@code varve build INPUT --out DIR}: reads records from a TSV, CSV or JSON-lines file (or stdin)
- * and builds a store. Bad input stops the build with the line number and leaves no store.
+ * and builds a store, with a dense index or, given {@code --block-size}, a sparse one. Bad input
+ * stops the build with the line number and leaves no store.
  */
 final class BuildCommand {
   private BuildCommand() {}
@@ -40,10 +42,10 @@ final class BuildCommand {
     String valueColumn = options.getString("value-column", null);
     String duplicates = options.getString("duplicates", "fail");
     long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
-    EctParameters defaults = StoreBuilder.DEFAULT_INDEX;
-    int bucketSize = options.getInt("bucket-size", defaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE);
-    int huffmanMax = options.getInt("huffman-max", defaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT);
-    int skipLevels = options.getInt("skip-levels", defaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS);
+    int pageAlignment = options.getIntBytes("page-alignment", -1, 0);
+    int blockBytes = ReindexCommand.blockBytes(options);
+    boolean sparse = blockBytes != StoreReindexer.DENSE;
+    EctParameters knobs = indexKnobs(options, sparse ? StoreReindexer.DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
     String temp = options.getString("temp", null);
     options.checkAllUsed();
     if (options.positional().size() != 1 || outDir == null) {
@@ -63,11 +65,18 @@ final class BuildCommand {
           case "last-wins" -> DuplicatePolicy.LAST_WINS;
           default -> throw new IllegalArgumentException("--duplicates expects fail or last-wins, got '" + duplicates + "'");
         };
-    StoreBuilder builder =
-        StoreBuilder.create(Path.of(outDir))
-            .memoryBudget(memory)
-            .duplicates(policy)
-            .indexParameters(new EctParameters(bucketSize, huffmanMax, skipLevels));
+    StoreBuilder builder = StoreBuilder.create(Path.of(outDir)).memoryBudget(memory).duplicates(policy);
+    // Before the block size: the builder checks the block size against the alignment set by then.
+    if (pageAlignment >= 0) {
+      builder.pageAlignment(pageAlignment);
+    }
+    if (sparse) {
+      builder.sparseIndex(blockBytes);
+    }
+    // Left unset without knobs, so that the builder picks the default of the index kind.
+    if (knobs != null) {
+      builder.indexParameters(knobs);
+    }
     if (temp != null) {
       builder.temporaryDirectory(Path.of(temp));
     }
@@ -84,9 +93,10 @@ final class BuildCommand {
       BuildSummary summary = builder.build();
       progress.done();
       double seconds = (System.nanoTime() - start) / 1e9;
-      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%n",
+      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%s%n",
           summary.directory(), summary.meta().recordCount(), summary.recordsPut(), summary.duplicatesDropped(),
-          seconds, summary.recordsPut() / Math.max(1e-9, seconds));
+          seconds, summary.recordsPut() / Math.max(1e-9, seconds),
+          sparse ? "; sparse index over " + blockBytes + "-byte blocks" : "");
       return 0;
     } catch (InputFormatException e) {
       progress.done();
@@ -97,6 +107,21 @@ final class BuildCommand {
       err.println("varve build: " + e.getMessage());
       return 2;
     }
+  }
+
+  /**
+   * The index knobs given ({@code --bucket-size}, {@code --huffman-max}, {@code --skip-levels}),
+   * the others taken from {@code defaults}; null when none is given, which leaves the choice to
+   * the library (the default of the index kind, or a store's own knobs when re-indexing).
+   */
+  static EctParameters indexKnobs(Options options, EctParameters defaults) {
+    if (!options.has("bucket-size") && !options.has("huffman-max") && !options.has("skip-levels")) {
+      return null;
+    }
+    return new EctParameters(
+        options.getInt("bucket-size", defaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE),
+        options.getInt("huffman-max", defaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT),
+        options.getInt("skip-levels", defaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS));
   }
 
   /** Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text. */

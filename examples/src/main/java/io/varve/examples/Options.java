@@ -77,8 +77,14 @@ final class Options {
     return value == null ? defaultValue : value;
   }
 
+  /** Whether option {@code name} was given and not yet read. */
+  boolean has(String name) {
+    return values.containsKey(name);
+  }
+
   /**
-   * A byte size such as {@code 256m}, {@code 1g}, {@code 65536} or {@code 64k} (binary units).
+   * A byte size such as {@code 256m}, {@code 1g}, {@code 65536}, {@code 64k} or {@code 4KiB}
+   * (binary units).
    */
   long getBytes(String name, long defaultValue, long min) {
     String text = values.remove(name);
@@ -86,6 +92,9 @@ final class Options {
       return defaultValue;
     }
     String lower = text.trim().toLowerCase(java.util.Locale.ROOT);
+    if (lower.endsWith("kib") || lower.endsWith("mib") || lower.endsWith("gib")) {
+      lower = lower.substring(0, lower.length() - 2);
+    }
     long unit = 1;
     char last = lower.isEmpty() ? ' ' : lower.charAt(lower.length() - 1);
     if (last == 'k' || last == 'm' || last == 'g') {
@@ -96,12 +105,21 @@ final class Options {
     try {
       value = Math.multiplyExact(Long.parseLong(lower), unit);
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException("--" + name + " expects a size such as 256m or 1g, got '" + text + "'");
+      throw new IllegalArgumentException("--" + name + " expects a size such as 4k, 256m or 1g, got '" + text + "'");
     }
     if (value < min) {
       throw new IllegalArgumentException("--" + name + " must be at least " + min + " bytes, got " + text);
     }
     return value;
+  }
+
+  /** A byte size as for {@link #getBytes} that fits an {@code int}, such as a block or page size. */
+  int getIntBytes(String name, int defaultValue, int min) {
+    long value = getBytes(name, defaultValue, min);
+    if (value > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("--" + name + " must be less than 2 GiB, got " + value + " bytes");
+    }
+    return (int) value;
   }
 
   long getLong(String name, long defaultValue, long min, long max) {

@@ -80,7 +80,13 @@ final class StoreCommands {
         store.meta().indexParameters().bucketSize(),
         store.meta().indexParameters().huffmanMax(),
         store.meta().indexParameters().skipLevels());
-    out.printf("  offsets          %.3f bits/key%n", stats.offsetsBitsPerKey());
+    if (stats.blockBytes() != 0) {
+      // A sparse index finds a key's block, not its record: the block size bounds what a lookup reads.
+      out.printf("  sparse index     %d-byte blocks (a lookup searches one block)%n", stats.blockBytes());
+      out.printf("  block table      %.3f bits/key%n", stats.offsetsBitsPerKey());
+    } else {
+      out.printf("  offsets          %.3f bits/key%n", stats.offsetsBitsPerKey());
+    }
     out.printf("  memory           %.3f bits/key (%,d bytes of heap)%n", stats.memoryBitsPerKey(), stats.memoryBytes());
     out.printf("  files            %,d bytes%n", stats.fileBytes());
     out.printf("  hash seed        %d%n", store.meta().seed());

@@ -40,6 +40,8 @@ public final class Varve {
           return BuildCommand.run(rest, out, err);
         case "merge":
           return MergeCommand.run(rest, out, err);
+        case "reindex":
+          return ReindexCommand.run(rest, out);
         case "get":
           return StoreCommands.get(rest, out, err);
         case "stats":
@@ -83,7 +85,12 @@ public final class Varve {
         "         --header          the first TSV/CSV line names the columns",
         "         --duplicates fail|last-wins   repeated keys: fail (default) or keep the last",
         "         --memory SIZE     memory budget for sorting, e.g. 256m (default), 1g",
-        "         --bucket-size G --huffman-max H --skip-levels L   index knobs (default 64, 64, 3)",
+        "         --bucket-size G --huffman-max H --skip-levels L   index knobs (default 64, 64, 3;",
+        "                           sparse 1024, 64, 0)",
+        "         --block-size N    a sparse index over N-byte blocks (e.g. 4k): under a bit per key; N must",
+        "                           equal the page alignment (any power of two from 512 to 1m when it is 0)",
+        "         --page-alignment N   records up to N bytes never cross an N-byte page: a power of two",
+        "                           from 512 to 4096 (default), or 0 = off",
         "         --temp DIR        where sorted runs spill (default: next to --out)",
         "  merge BASE... --out DIR  a new store from old ones (oldest first: newer stores win) and a batch",
         "         --upserts FILE    records to insert or replace (formats and column options as for build)",
@@ -91,9 +98,14 @@ public final class Varve {
         "                           upserts are applied first, then deletes: a key in both ends deleted;",
         "                           either file may be - for stdin (not both), or left out",
         "         --format --header --key-column --value-column --memory --temp   as for build",
+        "  reindex DIR --out OUT    a copy of a store with another index; the data file is shared, not rewritten",
+        "         --block-size N    a sparse index over blocks of N bytes (e.g. 4096 or 4k)",
+        "         --dense           a dense index (exactly one of --block-size and --dense is required)",
+        "         --bucket-size G --huffman-max H --skip-levels L   index knobs (default: the store's",
+        "                           when the kind stays, else 64, 64, 3 dense or 1024, 64, 0 sparse)",
         "  get DIR KEY...           print the value of each key; exit 1 if one is absent",
         "         --no-index        (get, verify, dump) open without the index: binary search over the data",
-        "  stats DIR [--json]       records, sizes, bits per key of index, offsets and memory",
+        "  stats DIR [--json]       records, sizes, bits per key of index, offsets (or blocks) and memory",
         "  verify DIR               check every checksum and find every record by its key",
         "  dump DIR [--limit N]     print records in hash order as TSV",
         "  demo   build a store from generated records, query it, verify it, print stats",

@@ -59,6 +59,7 @@ class VarveCommandTest {
   void helpPrintsUsage() {
     assertEquals(0, run("help"));
     assertTrue(stdout().contains("usage: varve COMMAND"), stdout());
+    assertTrue(stdout().contains("reindex DIR --out OUT") && stdout().contains("--block-size N"), stdout());
     assertEquals(2, run());
   }
 }

@@ -160,9 +160,6 @@ public final class Store implements Closeable {
   }
 
   private static EctIndex readIndex(Path directory, StoreMeta storeMeta, RecordBlocks blocks) throws IOException {
-    CorruptStoreException.check(
-        storeMeta.hasFile(StoreFile.INDEX),
-        directory + ": the meta file lists no index (open the store with Store.openWithoutIndex)");
     EctIndex index =
         readChecked(
             directory,
@@ -376,9 +373,10 @@ public final class Store implements Closeable {
   public final class Cursor {
     private long next;
     private long current = -1;
-    /** The file position of the current record and the end of the previous one. */
+    /** The rank whose file position is in {@code position} (-1: none), and where it ends. */
+    private long positionRank = -1;
     private long position;
-    private long previousEnd;
+    private long positionEnd;
 
     private Cursor() {}
 
@@ -387,14 +385,6 @@ public final class Store implements Closeable {
       if (next == recordCount) {
         current = -1;
         return false;
-      }
-      enter();
-      try {
-        position = nextRecordStart(next, previousEnd);
-        long lengths = lengthsAt(position);
-        previousEnd = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
-      } finally {
-        exit();
       }
       current = next++;
       return true;
@@ -411,7 +401,7 @@ public final class Store implements Closeable {
       checkCurrent();
       enter();
       try {
-        return keyBytes(position);
+        return keyBytes(locate());
       } finally {
         exit();
       }
@@ -422,10 +412,22 @@ public final class Store implements Closeable {
       checkCurrent();
       enter();
       try {
-        return valueBytes(position);
+        return valueBytes(locate());
       } finally {
         exit();
       }
+    }
+
+    /** The current record's file position: from the previous record's end when walking in order. */
+    private long locate() {
+      if (positionRank != current) {
+        long start = positionRank >= 0 && positionRank == current - 1 ? nextRecordStart(current, positionEnd) : recordStart(current);
+        long lengths = lengthsAt(start);
+        positionEnd = keyStart(start, lengths) + keyLength(lengths) + valueLength(lengths);
+        position = start;
+        positionRank = current;
+      }
+      return position;
     }
 
     private void checkCurrent() {

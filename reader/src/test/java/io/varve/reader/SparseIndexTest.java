@@ -172,6 +172,19 @@ class SparseIndexTest {
     assertThrows(CorruptStoreException.class, () -> Store.open(dir));
   }
 
+  @Test
+  void aTruncatedOrMissingBlockTableIsRejectedOnOpen() throws IOException {
+    Path dir = build("sparse", records(2_000, 12, false), 4096, 4096);
+    Path blocks = dir.resolve(StoreFile.BLOCKS.fileName());
+    byte[] bytes = Files.readAllBytes(blocks);
+    for (int keep : new int[] {0, 9, bytes.length / 2, bytes.length - 1}) {
+      Files.write(blocks, java.util.Arrays.copyOf(bytes, keep));
+      assertThrows(CorruptStoreException.class, () -> Store.open(dir), "blocks cut to " + keep + " bytes");
+    }
+    Files.delete(blocks);
+    assertThrows(java.nio.file.NoSuchFileException.class, () -> Store.open(dir));
+  }
+
   private static int metaVersion(Path dir) throws IOException {
     byte[] bytes = Files.readAllBytes(dir.resolve(StoreFile.META.fileName()));
     return ByteBuffer.wrap(bytes, StoreFile.META.headerLength() - 4, 4).getInt();

@@ -33,15 +33,13 @@ public final class StoreFileWriter extends OutputStream {
   private final CRC32C checksum = new CRC32C();
   private final byte[] buffer = new byte[BUFFER_BYTES];
   private final long headerLength;
-  private final boolean durable;
   private int buffered;
   private long flushed;
   private boolean finished;
   private boolean closed;
 
-  private StoreFileWriter(Path path, StoreFile kind, int version, boolean durable) throws IOException {
+  private StoreFileWriter(Path path, StoreFile kind, int version) throws IOException {
     this.path = path;
-    this.durable = durable;
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     this.headerLength = kind.payloadOffset();
     try {
@@ -58,7 +56,7 @@ public final class StoreFileWriter extends OutputStream {
    * @throws java.nio.file.FileAlreadyExistsException if the file exists
    */
   public static StoreFileWriter create(Path path, StoreFile kind) throws IOException {
-    return new StoreFileWriter(path, kind, kind.minimumVersion(), true);
+    return new StoreFileWriter(path, kind, kind.minimumVersion());
   }
 
   /**
@@ -66,15 +64,7 @@ public final class StoreFileWriter extends OutputStream {
    * in the oldest version that can hold them, so that older readers read what they can).
    */
   public static StoreFileWriter create(Path path, StoreFile kind, int version) throws IOException {
-    return new StoreFileWriter(path, kind, version, true);
-  }
-
-  /**
-   * Like {@link #create}, for a temporary file that {@link #finish()} does not force to disk: a
-   * crash loses it, and with it only work to redo (a merge's sorted batch).
-   */
-  public static StoreFileWriter createTemporary(Path path, StoreFile kind) throws IOException {
-    return new StoreFileWriter(path, kind, kind.minimumVersion(), false);
+    return new StoreFileWriter(path, kind, version);
   }
 
   @Override
@@ -117,8 +107,7 @@ public final class StoreFileWriter extends OutputStream {
   }
 
   /**
-   * Writes the footer, forces the file's content to disk (unless {@link #createTemporary temporary})
-   * and closes it. Call once.
+   * Writes the footer, forces the file's content to disk and closes it. Call once.
    *
    * @return the file's final size and its checksum
    */
@@ -128,9 +117,7 @@ public final class StoreFileWriter extends OutputStream {
     int crc = (int) checksum.getValue();
     ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH).putInt(StoreFile.FOOTER_MAGIC).putInt(crc).flip();
     writeFully(footer);
-    if (durable) {
-      channel.force(true);
-    }
+    channel.force(true);
     finished = true;
     closed = true;
     channel.close();

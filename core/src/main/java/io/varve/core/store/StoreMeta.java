@@ -26,8 +26,7 @@ import java.util.TreeMap;
  *                dataBytes:int64                         (bytes of the data file's payload)
  *                createdMillis:int64
  *                fileCount:uint8 FileEntry^fileCount     (data; offsets if record sizes vary and the index
- *                                                          is dense, blocks if it is sparse; index, absent
- *                                                          only in a merge's temporary sorted batch)
+ *                                                          is dense, blocks if it is sparse; index)
  *                entryCount:int32 UserEntry^entryCount   (sorted by key, keys distinct)
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
  * UserEntry   := key:String value:String
@@ -105,9 +104,10 @@ public record StoreMeta(
       throw new IllegalArgumentException("fixed-size records do not add up to the data size");
     }
     files = List.copyOf(files);
-    // No index entry: a store written only to be scanned in order (a merge's sorted batch).
-    if (files.stream().noneMatch(f -> f.name().equals(StoreFile.DATA.fileName()))) {
-      throw new IllegalArgumentException("no " + StoreFile.DATA.fileName() + " file entry");
+    for (StoreFile required : new StoreFile[] {StoreFile.DATA, StoreFile.INDEX}) {
+      if (files.stream().noneMatch(f -> f.name().equals(required.fileName()))) {
+        throw new IllegalArgumentException("no " + required.fileName() + " file entry");
+      }
     }
     boolean hasOffsets = files.stream().anyMatch(f -> f.name().equals(StoreFile.OFFSETS.fileName()));
     boolean hasBlocks = files.stream().anyMatch(f -> f.name().equals(StoreFile.BLOCKS.fileName()));
@@ -133,7 +133,7 @@ public record StoreMeta(
     return isSparse() ? 2 : 1;
   }
 
-  /** Whether the store has a file of {@code kind} (every store has data and, unless only scanned, an index). */
+  /** Whether the store has a file of {@code kind} (every store has data and index). */
   public boolean hasFile(StoreFile kind) {
     return files.stream().anyMatch(f -> f.name().equals(kind.fileName()));
   }

@@ -1,0 +1,71 @@
+package io.varve.examples;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.builder.StoreReindexer;
+import io.varve.core.ect.EctParameters;
+import io.varve.reader.Store;
+import io.varve.reader.StoreStats;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * {@code varve reindex DIR --out OUT (--block-size N | --dense)}: writes a copy of a store with
+ * another index, sparse over blocks of {@code N} bytes or dense, with {@link StoreReindexer}. The
+ * data file is shared (hard-linked) rather than rewritten; the old store is left as it is, and the
+ * new one appears complete at {@code OUT} or not at all.
+ */
+final class ReindexCommand {
+  private static final String USAGE =
+      "usage: varve reindex DIR --out OUT (--block-size N | --dense)"
+          + " [--bucket-size G --huffman-max H --skip-levels L]";
+
+  private ReindexCommand() {}
+
+  static int run(String[] args, PrintStream out) throws IOException {
+    Options options = Options.parse(args, Set.of("dense"));
+    String outDir = options.getString("out", null);
+    boolean dense = options.flag("dense");
+    boolean blockSizeGiven = options.has("block-size");
+    int blockBytes = blockBytes(options);
+    EctParameters knobs = BuildCommand.indexKnobs(options, dense ? StoreBuilder.DEFAULT_INDEX : StoreReindexer.DEFAULT_SPARSE_INDEX);
+    options.checkAllUsed();
+    if (options.positional().size() != 1 || outDir == null) {
+      throw new IllegalArgumentException(USAGE);
+    }
+    if (dense == blockSizeGiven) {
+      throw new IllegalArgumentException("give exactly one of --block-size N (a sparse index) or --dense\n" + USAGE);
+    }
+    String dir = options.positional().get(0);
+    Path source = Path.of(dir);
+    if (!Files.isDirectory(source)) {
+      // The same report as opening a missing store with get or merge.
+      throw new NoSuchFileException(dir, null, "not a store directory");
+    }
+    Path target = Path.of(outDir);
+    StoreReindexer.reindex(source, target, blockBytes, knobs);
+    try (Store store = Store.open(target)) {
+      StoreStats stats = store.stats();
+      String kind =
+          stats.blockBytes() != 0
+              ? String.format("sparse index over %d-byte blocks", stats.blockBytes())
+              : "dense index";
+      out.printf("reindexed %s -> %s: %s, %,d records, index %.3f bits/key, %s %.3f bits/key%n",
+          dir, outDir, kind, stats.records(), stats.indexBitsPerKey(),
+          stats.blockBytes() != 0 ? "blocks" : "offsets", stats.offsetsBitsPerKey());
+    }
+    return 0;
+  }
+
+  /**
+   * {@code --block-size}: a size such as {@code 4096} or {@code 4k}, or {@link
+   * StoreReindexer#DENSE} when not given. Whether the size suits the store is the library's to
+   * say, in its own words; only a size that could be mistaken for "dense" is refused here.
+   */
+  static int blockBytes(Options options) {
+    return options.getIntBytes("block-size", StoreReindexer.DENSE, 1);
+  }
+}
