@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * </pre>
  *
  * {@code get} is one lookup per call; {@code getAll} a multi-get of {@value #BATCH} keys, scored
- * per key.
+ * per key. {@code -p blockBytes=4096} measures a sparse index instead (a lookup searches a block).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -61,6 +61,13 @@ public class StoreLookupBenchmark {
   /** Skip levels of the index. */
   @Param("3")
   public int skipLevels;
+
+  /**
+   * 0 for a dense index; else the block size of a sparse one (built with g = 1024 and no skip
+   * lengths, {@code StoreReindexer.DEFAULT_SPARSE_INDEX}, whatever {@link #bucketSize} says).
+   */
+  @Param("0")
+  public int blockBytes;
 
   Path directory;
   Store store;
@@ -92,7 +99,11 @@ public class StoreLookupBenchmark {
   public void setup() throws IOException {
     directory = Files.createTempDirectory("varve-lookup-bench").resolve("store");
     long start = System.nanoTime();
-    try (StoreBuilder builder = StoreBuilder.create(directory).indexParameters(new EctParameters(bucketSize, 64, skipLevels))) {
+    StoreBuilder configured =
+        blockBytes == 0
+            ? StoreBuilder.create(directory).indexParameters(new EctParameters(bucketSize, 64, skipLevels))
+            : StoreBuilder.create(directory).sparseIndex(blockBytes);
+    try (StoreBuilder builder = configured) {
       for (long i = 0; i < keys; i++) {
         builder.put(key(i), value(i));
       }

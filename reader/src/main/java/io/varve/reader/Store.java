@@ -51,6 +51,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class Store implements Closeable {
   private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
+  /** A copy of the block a sparse lookup searches. */
+  private static final ThreadLocal<byte[]> BLOCK = ThreadLocal.withInitial(() -> new byte[0]);
 
   private final Path directory;
   private final StoreMeta meta;
@@ -573,7 +575,10 @@ public final class Store implements Closeable {
 
   /**
    * Searches block {@code b} of a sparse store for a key: its records lie back to back from the
-   * block's first start. Returns the record's position (or its rank), or -1 when absent.
+   * block's first start. The block is copied to a per-thread array once and searched there (much
+   * faster than record-by-record reads of the mapping); a record that runs past the block (one
+   * larger than a block) is searched in the mapping. Returns the record's position (or its rank),
+   * or -1 when absent.
    */
   private long searchBlock(long b, byte[] key, int offset, int length, boolean wantPosition) {
     if (b < 0) {
@@ -582,9 +587,31 @@ public final class Store implements Closeable {
     if (b >= blocks.blockCount()) {
       throw new CorruptStoreException(directory + ": the index points to block " + b + " of " + blocks.blockCount());
     }
+    long rank = blocks.firstRank(b);
     long end = blocks.firstRank(b + 1);
-    long position = dataStart + blocks.firstStart(b);
-    for (long rank = blocks.firstRank(b); rank < end; rank++) {
+    long start = dataStart + blocks.firstStart(b);
+    int span = (int) (Math.min(dataStart + dataBytes, dataStart + (b + 1) * blocks.blockBytes()) - start);
+    byte[] block = BLOCK.get();
+    if (block.length < span + Long.BYTES) {
+      block = new byte[span + Long.BYTES];
+      BLOCK.set(block);
+    }
+    data.read(start, block, 0, span);
+    int p = 0;
+    for (; rank < end; rank++) {
+      long lengths = lengthsIn(block, p, span);
+      if (lengths < 0) {
+        break; // the record runs past the copy: go on in the mapping
+      }
+      int keyLength = keyLength(lengths);
+      int keyAt = p + (fixedRecordLength >= 0 ? 0 : RecordFormat.headerLength(keyLength, valueLength(lengths)));
+      if (keyLength == length && java.util.Arrays.equals(block, keyAt, keyAt + keyLength, key, offset, offset + length)) {
+        return wantPosition ? start + p : rank;
+      }
+      p = keyAt + keyLength + valueLength(lengths);
+    }
+    long position = start + p;
+    for (; rank < end; rank++) {
       long lengths = lengthsAt(position);
       if (keyMatches(position, lengths, key, offset, length)) {
         return wantPosition ? position : rank;
@@ -592,6 +619,30 @@ public final class Store implements Closeable {
       position = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
     }
     return -1;
+  }
+
+  /** The lengths of the record at {@code block[p]} as {@link #lengthsAt}, or -1 unless it lies in {@code [0, span)}. */
+  private long lengthsIn(byte[] block, int p, int span) {
+    long keyLength;
+    long valueLength;
+    int header;
+    if (fixedRecordLength >= 0) {
+      keyLength = fixedKeyLength;
+      valueLength = fixedRecordLength - fixedKeyLength;
+      header = 0;
+    } else {
+      if (p + Long.BYTES > span) {
+        return -1;
+      }
+      long decoded = RecordFormat.decodeShortHeader((long) LITTLE_ENDIAN_LONG.get(block, p));
+      if (decoded < 0) {
+        return -1;
+      }
+      keyLength = RecordFormat.shortKeyLength(decoded);
+      valueLength = RecordFormat.shortValueLength(decoded);
+      header = RecordFormat.shortHeaderLength(decoded);
+    }
+    return p + header + keyLength + valueLength <= span ? keyLength << 32 | valueLength : -1;
   }
 
   /** The candidate rank of a hash: the index's answer, or a binary search without an index. */

@@ -14,6 +14,9 @@ public interface BlockBoundaries {
   /** The block holding the record of rank {@code rank}. */
   long blockOf(long rank);
 
+  /** The rank of block {@code block}'s first record; {@link Long#MAX_VALUE} past the last block. */
+  long firstRank(long block);
+
   /** Whether the records of ranks {@code first..last} (inclusive) all lie in one block. */
   default boolean sameBlock(long first, long last) {
     return blockOf(first) == blockOf(last);
@@ -28,6 +31,11 @@ public interface BlockBoundaries {
       @Override
       public long blockOf(long rank) {
         return rank / recordsPerBlock;
+      }
+
+      @Override
+      public long firstRank(long block) {
+        return block > Long.MAX_VALUE / recordsPerBlock ? Long.MAX_VALUE : block * recordsPerBlock;
       }
 
       @Override
@@ -51,6 +59,11 @@ public interface BlockBoundaries {
       @Override
       public long blockOf(long rank) {
         return firstRanks.predecessorIndex(rank);
+      }
+
+      @Override
+      public long firstRank(long block) {
+        return block < firstRanks.size() ? firstRanks.get(block) : Long.MAX_VALUE;
       }
 
       @Override

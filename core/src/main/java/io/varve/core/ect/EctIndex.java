@@ -242,13 +242,14 @@ public final class EctIndex {
     if (size <= 1) {
       return size == 1 ? first : -1;
     }
+    BlockCuts cuts = blocks == null ? null : BlockCuts.within(blocks, first, first + size);
     long position = VirtualBuckets.positionInBucket(hi, bucketCount);
     long[] words = trieChunks[(int) (offset >>> CHUNK_BIT_SHIFT)];
     long bitPos = offset & CHUNK_BIT_MASK;
     long limit = bitLimit(offset, words);
     int count = (int) size;
     int depth = 0;
-    while (count > 1 && !isOneBlock(first, count)) {
+    while (count > 1 && !(cuts != null && cuts.sameBlock(first, first + count - 1))) {
       checkPosition(depth, bitPos, limit);
       long decoded = codes.decode(count, peek(words, bitPos));
       bitPos += decoded & 0xFF;
@@ -268,7 +269,7 @@ public final class EctIndex {
       if (bit >= 0) {
         count = left;
       } else {
-        bitPos = skipBits >= 0 ? bitPos + skipBits : skip(words, limit, bitPos, left, first, depth);
+        bitPos = skipBits >= 0 ? bitPos + skipBits : skip(words, limit, bitPos, left, first, depth, cuts);
         first += left;
         count -= left;
       }
@@ -276,19 +277,14 @@ public final class EctIndex {
     return first;
   }
 
-  /** Whether a sparse index pruned the subtrie of {@code count} keys from rank {@code first}. */
-  private boolean isOneBlock(long first, int count) {
-    return blocks != null && blocks.sameBlock(first, first + count - 1);
-  }
-
   /**
    * Skips Rep of the subtrie of {@code count} keys from rank {@code first} at {@code depth};
    * returns the bit after it.
    */
-  private long skip(long[] words, long limit, long bitPos, int count, long first, int depth) {
+  private long skip(long[] words, long limit, long bitPos, int count, long first, int depth, BlockCuts cuts) {
     while (count > 1) {
-      if (blocks != null) {
-        if (blocks.sameBlock(first, first + count - 1)) {
+      if (cuts != null) {
+        if (cuts.sameBlock(first, first + count - 1)) {
           break;
         }
       } else if (count == 2 && pairCodeIsUnary) {
@@ -313,7 +309,7 @@ public final class EctIndex {
         long skip = skipCode.decode(left, peek(words, bitPos));
         bitPos += (skip & 0xFF) + (skip >> 8);
       } else {
-        bitPos = skip(words, limit, bitPos, left, first, depth);
+        bitPos = skip(words, limit, bitPos, left, first, depth, cuts);
       }
       first += left;
       count -= left;
