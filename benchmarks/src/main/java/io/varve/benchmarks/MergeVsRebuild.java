@@ -7,8 +7,6 @@ import io.varve.builder.StoreMerger;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Whole-process timing of an incremental merge against a full rebuild of the same result, both in
@@ -74,13 +72,13 @@ public final class MergeVsRebuild {
             rebuild.nanos() / 1e9,
             rebuild.meta().recordCount(),
             merge.nanos() / (double) rebuild.nanos(),
-            directoryBytes(merged),
-            directoryBytes(rebuilt));
-        deleteTree(merged);
-        deleteTree(rebuilt);
+            WorkDirectory.bytes(merged),
+            WorkDirectory.bytes(rebuilt));
+        WorkDirectory.deleteTree(merged);
+        WorkDirectory.deleteTree(rebuilt);
       }
     } finally {
-      deleteTree(work);
+      WorkDirectory.deleteTree(work);
     }
   }
 
@@ -160,27 +158,6 @@ public final class MergeVsRebuild {
       z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
       z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
       return z ^ (z >>> 31);
-    }
-  }
-
-  private static long directoryBytes(Path dir) throws IOException {
-    long bytes = 0;
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        bytes += Files.size(file);
-      }
-    }
-    return bytes;
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
     }
   }
 }

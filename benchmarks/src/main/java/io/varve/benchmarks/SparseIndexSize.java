@@ -9,9 +9,7 @@ import io.varve.reader.StoreStats;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
 /**
  * Bits per key of sparse indexes against block size, beside the ECT paper's Figure 6 (the expected
@@ -70,22 +68,11 @@ public final class SparseIndexSize {
                 "%6d | %5d | %.4f | %4d | %.4f | %.4f | %.4f | %.4f | %.4f%n",
                 blockBytes, keysPerBlock, figure6, g, trie, directory, blocks, trie + directory, trie + directory + blocks);
           }
-          deleteTree(sparse);
+          WorkDirectory.deleteTree(sparse);
         }
       }
     } finally {
-      deleteTree(work);
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
+      WorkDirectory.deleteTree(work);
     }
   }
 }

@@ -345,6 +345,16 @@ public final class StoreBuilder implements Closeable {
   }
 
   private void checkTarget() throws IOException {
+    checkNewStoreDirectory(target);
+  }
+
+  /**
+   * Checks that a store can be published at {@code target}: it does not exist, its parent does.
+   *
+   * @throws FileAlreadyExistsException if {@code target} exists
+   * @throws NoSuchFileException if its parent directory does not exist
+   */
+  static void checkNewStoreDirectory(Path target) throws IOException {
     if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       throw new FileAlreadyExistsException(target.toString(), null, "the store directory already exists");
     }

@@ -8,8 +8,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +92,7 @@ public final class StoreMerger implements Closeable {
    * must).
    *
    * @throws FileAlreadyExistsException if {@code directory} exists
-   * @throws NoSuchFileException if its parent directory does not exist
+   * @throws java.nio.file.NoSuchFileException if its parent directory does not exist
    */
   public static StoreMerger create(Path directory) throws IOException {
     StoreMerger merger = new StoreMerger(directory);
@@ -401,13 +399,7 @@ public final class StoreMerger implements Closeable {
   }
 
   private void checkTarget() throws IOException {
-    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileAlreadyExistsException(target.toString(), null, "the store directory already exists");
-    }
-    Path parent = target.getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      throw new NoSuchFileException(String.valueOf(parent), null, "the parent of the store directory does not exist");
-    }
+    StoreBuilder.checkNewStoreDirectory(target);
   }
 
   private void checkConfigurable() {

@@ -11,10 +11,7 @@ import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,12 +61,7 @@ public final class StoreReindexer {
   public static StoreMeta reindex(Path source, Path target, int blockBytes, EctParameters parameters) throws IOException {
     Path from = source.toAbsolutePath().normalize();
     Path to = target.toAbsolutePath().normalize();
-    if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileAlreadyExistsException(to.toString(), null, "the store directory already exists");
-    }
-    if (to.getParent() == null || !Files.isDirectory(to.getParent())) {
-      throw new NoSuchFileException(String.valueOf(to.getParent()), null, "the parent of the store directory does not exist");
-    }
+    StoreBuilder.checkNewStoreDirectory(to);
     StoreMeta meta = StoreScan.readMeta(from);
     boolean sameKind = meta.isSparse() == (blockBytes != DENSE);
     EctParameters knobs =

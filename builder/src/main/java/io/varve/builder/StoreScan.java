@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -95,7 +96,7 @@ final class StoreScan extends DataFileCursor {
       channel.position(0);
       CRC32C crc = new CRC32C();
       // The checksum covers everything before the footer: the stream ends there.
-      InputStream beforeFooter = new LimitedInput(Channels.newInputStream(channel), channel.size() - StoreFile.FOOTER_LENGTH);
+      InputStream beforeFooter = new BoundedInputStream(Channels.newInputStream(channel), channel.size() - StoreFile.FOOTER_LENGTH);
       CheckedInputStream checked = new CheckedInputStream(beforeFooter, crc);
       checked.readNBytes(StoreFile.DATA.payloadOffset());
       return new StoreScan(meta, starts, dataPath, checked, crc, stored, hasher);
@@ -118,47 +119,6 @@ final class StoreScan extends DataFileCursor {
     long checksummed = crc.getValue();
     CorruptStoreException.check(
         (int) checksummed == storedChecksum, dataPath + ": checksum mismatch (the data file is damaged)");
-  }
-
-  /** A stream that ends after a given number of bytes. */
-  private static final class LimitedInput extends java.io.FilterInputStream {
-    private long remaining;
-
-    LimitedInput(InputStream in, long limit) {
-      super(in);
-      this.remaining = limit;
-    }
-
-    @Override
-    public int read() throws IOException {
-      if (remaining == 0) {
-        return -1;
-      }
-      int b = in.read();
-      if (b >= 0) {
-        remaining--;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] bytes, int offset, int length) throws IOException {
-      if (remaining == 0) {
-        return -1;
-      }
-      int n = in.read(bytes, offset, (int) Math.min(length, remaining));
-      if (n > 0) {
-        remaining -= n;
-      }
-      return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      long skipped = in.skip(Math.min(n, remaining));
-      remaining -= skipped;
-      return skipped;
-    }
   }
 
   /** The starts of a finished store's records, from its offsets. */

@@ -1,10 +1,10 @@
 package io.varve.core.store;
 
+import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -90,8 +90,8 @@ public final class StoreFileReader {
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       long payloadLength = channel.size() - kind.envelopeLength();
       channel.position(kind.payloadOffset());
-      BoundedInput bounded =
-          new BoundedInput(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
+      BoundedInputStream bounded =
+          new BoundedInputStream(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
       T parsed;
       try {
         parsed = parser.parse(new DataInputStream(bounded), payloadLength);
@@ -101,7 +101,7 @@ public final class StoreFileReader {
         throw new CorruptStoreException(path + ": " + e.getMessage(), e);
       }
       CorruptStoreException.check(
-          bounded.remaining == 0, path + ": " + bounded.remaining + " unexpected bytes after the payload");
+          bounded.remaining() == 0, path + ": " + bounded.remaining() + " unexpected bytes after the payload");
       return parsed;
     }
   }
@@ -111,52 +111,6 @@ public final class StoreFileReader {
     while (buffer.hasRemaining()) {
       int read = channel.read(buffer, position + buffer.position());
       CorruptStoreException.check(read > 0, path + ": truncated");
-    }
-  }
-
-  /** A stream that ends after a given number of bytes. */
-  private static final class BoundedInput extends FilterInputStream {
-    long remaining;
-
-    BoundedInput(InputStream in, long limit) {
-      super(in);
-      this.remaining = limit;
-    }
-
-    @Override
-    public int read() throws IOException {
-      if (remaining == 0) {
-        return -1;
-      }
-      int b = in.read();
-      if (b >= 0) {
-        remaining--;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (remaining == 0) {
-        return len == 0 ? 0 : -1;
-      }
-      int read = in.read(b, off, (int) Math.min(len, remaining));
-      if (read > 0) {
-        remaining -= read;
-      }
-      return read;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      long skipped = in.skip(Math.min(n, remaining));
-      remaining -= skipped;
-      return skipped;
-    }
-
-    @Override
-    public int available() throws IOException {
-      return (int) Math.min(in.available(), remaining);
     }
   }
 }

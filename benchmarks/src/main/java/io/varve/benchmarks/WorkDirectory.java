@@ -1,0 +1,35 @@
+package io.varve.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** The scratch directories of the whole-process harnesses. Stateless; thread-safe. */
+final class WorkDirectory {
+  private WorkDirectory() {}
+
+  /** Deletes {@code dir} and everything below it, if it exists. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** Bytes of the files directly in {@code dir}. */
+  static long bytes(Path dir) throws IOException {
+    long bytes = 0;
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        bytes += Files.size(file);
+      }
+    }
+    return bytes;
+  }
+}
