@@ -92,6 +92,7 @@ public final class StoreBuilder implements Closeable {
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
   private int sparseBlockBytes = StoreReindexer.DENSE;
+  private StoreMeta.KeyMode keyMode = StoreMeta.KeyMode.FULL;
 
   private Pipeline pipeline;
   private long recordsPut;
@@ -200,7 +201,28 @@ public final class StoreBuilder implements Closeable {
           "block size " + blockBytes + " does not suit page alignment " + pageAlignment
               + ": use the page size, or turn alignment off (0) for any power of two from 512 bytes to 1 MiB");
     }
+    if (!keyMode.keepsKeys()) {
+      throw new IllegalArgumentException("a sparse index needs full keys: key mode " + keyMode + " cannot be sparse");
+    }
     this.sparseBlockBytes = blockBytes;
+    return this;
+  }
+
+  /**
+   * What records keep of their keys (default {@link StoreMeta.KeyMode#FULL}): a signature of
+   * {@code k} bits ({@link StoreMeta.KeyMode#signature}; an absent key is then reported present
+   * with probability {@code 2^-k}) or nothing ({@link StoreMeta.KeyMode#NONE}: lookups of absent
+   * keys are undefined). Either way the keys' hashes are kept in a {@code hashes} file, which
+   * lookups never read, so that the store can still be merged and re-indexed. Stores without full
+   * keys cannot have a sparse index (a block search compares keys) and cannot be opened without
+   * their index.
+   */
+  public StoreBuilder keyMode(StoreMeta.KeyMode mode) {
+    checkConfigurable();
+    if (!Objects.requireNonNull(mode, "mode").keepsKeys() && sparseBlockBytes != StoreReindexer.DENSE) {
+      throw new IllegalArgumentException("a sparse index needs full keys: key mode " + mode + " cannot be sparse");
+    }
+    this.keyMode = mode;
     return this;
   }
 
@@ -386,7 +408,8 @@ public final class StoreBuilder implements Closeable {
   }
 
   private boolean fixedSize() {
-    return recordsPut > 0 && minKeyLength == maxKeyLength && minValueLength == maxValueLength;
+    boolean keysOfOneLength = !keyMode.keepsKeys() || minKeyLength == maxKeyLength;
+    return recordsPut > 0 && keysOfOneLength && minValueLength == maxValueLength;
   }
 
   /** Creates an empty staging directory beside {@code target}, to be {@link #publish published} as it. */
@@ -577,10 +600,11 @@ public final class StoreBuilder implements Closeable {
               records,
               true,
               fixed,
-              minKeyLength,
+              keyMode.keepsKeys() ? minKeyLength : keyMode.storedKeyLength(),
               minValueLength,
               pageAlignment,
-              denseParameters());
+              denseParameters(),
+              keyMode);
       long duplicates = 0;
       boolean collision = false;
       long written = 0;
@@ -604,6 +628,11 @@ public final class StoreBuilder implements Closeable {
           }
         } finally {
           chunks.close();
+        }
+        if (collision && !keyMode.keepsKeys()) {
+          throw new IOException(
+              "two distinct keys share a 128-bit hash under seed " + seed + ": a store without full keys cannot be rehashed"
+                  + " from what it wrote; build it again with another seed");
         }
         if (collision) {
           collided = writer;
@@ -710,7 +739,7 @@ public final class StoreBuilder implements Closeable {
           end++;
         }
         if (end == i + 1) {
-          writer.add(chunk.record(i, slice));
+          writer.add(chunk.record(i, slice), hi, lo);
         } else {
           List<RecordSlice> survivors = new ArrayList<>();
           for (int k = i; k < end; k++) {
@@ -732,7 +761,7 @@ public final class StoreBuilder implements Closeable {
           }
           collision |= survivors.size() > 1;
           for (RecordSlice survivor : survivors) {
-            writer.add(survivor);
+            writer.add(survivor, hi, lo);
           }
         }
         i = end;

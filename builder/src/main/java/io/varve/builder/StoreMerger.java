@@ -38,6 +38,11 @@ import java.util.function.LongFunction;
  * put} re-inserts). All old stores must share one hash seed (stores built or merged from one
  * another do), since records are merged in the order that seed gives.
  *
+ * <p>Stores that keep no full keys (signatures or nothing, {@link StoreMeta.KeyMode}) merge alike,
+ * by the key hashes they keep: all old stores must keep keys the same way, and so does the new one.
+ * The new store's index is dense, also when an old one's is sparse ({@link StoreReindexer} makes
+ * it sparse again).
+ *
  * <p>The new store keeps the old stores' index parameters, page alignment and user metadata
  * (newer entries win), unless set here; it is fixed-size when every old store is, with one record
  * size, and every upsert has that size. Its index is sized for the most records the merge could
@@ -115,6 +120,11 @@ public final class StoreMerger implements Closeable {
       throw new IllegalArgumentException(
           directory + " was built with hash seed " + meta.seed() + ", " + bases.get(0) + " with " + baseMetas.get(0).seed()
               + ": stores of different seeds cannot be merged in hash order (rebuild one of them)");
+    }
+    if (!baseMetas.isEmpty() && !meta.keyMode().equals(baseMetas.get(0).keyMode())) {
+      throw new IllegalArgumentException(
+          directory + " keeps keys as " + meta.keyMode() + ", " + bases.get(0) + " as " + baseMetas.get(0).keyMode()
+              + ": stores merged into one must keep keys alike");
     }
     bases.add(directory);
     baseMetas.add(meta);
@@ -278,7 +288,8 @@ public final class StoreMerger implements Closeable {
               fixedOutput() ? newestBase().keyLength() : -1,
               fixedOutput() ? newestBase().valueLength() : -1,
               pageAlignment != null ? pageAlignment : newestBase().pageBytes(),
-              parameters);
+              parameters,
+              keyMode());
       Pass pass = new Pass(sources, writer, upperBound);
       try (IndexFeeder index = new IndexFeeder(writer.index())) {
         pass.run(index);
@@ -358,6 +369,11 @@ public final class StoreMerger implements Closeable {
     return baseMetas.get(0).seed();
   }
 
+  /** What the new store keeps of its keys: what the old stores keep. */
+  private StoreMeta.KeyMode keyMode() {
+    return baseMetas.get(0).keyMode();
+  }
+
   private StoreMeta newestBase() {
     return baseMetas.get(baseMetas.size() - 1);
   }
@@ -373,9 +389,8 @@ public final class StoreMerger implements Closeable {
         return false;
       }
     }
-    return upserts == 0
-        || (minUpsertKey == first.keyLength() && maxUpsertKey == first.keyLength()
-            && minUpsertValue == first.valueLength() && maxUpsertValue == first.valueLength());
+    boolean keysFit = !keyMode().keepsKeys() || (minUpsertKey == first.keyLength() && maxUpsertKey == first.keyLength());
+    return upserts == 0 || (keysFit && minUpsertValue == first.valueLength() && maxUpsertValue == first.valueLength());
   }
 
   private SortedMap<String, String> mergedMetadata() {
@@ -467,7 +482,8 @@ public final class StoreMerger implements Closeable {
         int oldHolders = first == batchSource ? 0 : 1;
         for (int s = first + 1; s < sources.length; s++) {
           if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
-            if (!sources[s].record.sameKey(sources[winner].record)) {
+            // Without full keys (old stores keep signatures or nothing), one hash is one key.
+            if (keyMode().keepsKeys() && !sources[s].record.sameKey(sources[winner].record)) {
               throw new IOException(
                   "two distinct keys share a 128-bit hash under seed " + seed()
                       + ": merge impossible in hash order; rebuild the store with StoreBuilder, which picks another seed");
@@ -479,7 +495,7 @@ public final class StoreMerger implements Closeable {
           }
         }
         superseded += Math.max(0, oldHolders - 1);
-        if (write(winner, oldHolders)) {
+        if (write(winner, oldHolders, hi, lo)) {
           index.add(hi, lo);
         }
         for (int s = first; s < sources.length; s++) {
@@ -500,14 +516,14 @@ public final class StoreMerger implements Closeable {
       while (live[0] && (!live[1] || HashOrderSort.less(old.hi, old.lo, batch.hi, batch.lo))) {
         long hi = old.hi;
         long lo = old.lo;
-        write(0, 1);
+        write(0, 1, hi, lo);
         index.add(hi, lo);
         advance(0, hi, lo);
       }
     }
 
     /** Writes the winning record, unless it is a delete; returns whether it wrote. */
-    private boolean write(int winner, int oldHolders) throws IOException {
+    private boolean write(int winner, int oldHolders, long hi, long lo) throws IOException {
       RecordSlice record = sources[winner].record;
       if (winner == batchSource) {
         if (record.valueLength < 1) {
@@ -522,16 +538,16 @@ public final class StoreMerger implements Closeable {
           }
           return false;
         }
-        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, valueOffset + 1, record.valueLength - 1);
+        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, valueOffset + 1, record.valueLength - 1, hi, lo);
         if (oldHolders > 0) {
           replaced++;
         } else {
           inserted++;
         }
       } else if (baseMetas.get(winner).isFixedSize() == writer.fixedSize()) {
-        writer.add(record);
+        writer.add(record, hi, lo);
       } else {
-        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, record.valueOffset(), record.valueLength);
+        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, record.valueOffset(), record.valueLength, hi, lo);
       }
       if (++written % PROGRESS_INTERVAL == 0) {
         listener.progress(BuildListener.Phase.WRITE, written, upperBound);

@@ -74,6 +74,9 @@ public final class StoreReindexer {
             "block size " + blockBytes + " does not suit a store aligned to " + meta.pageBytes()
                 + "-byte pages: use a power of two from 512 bytes to 1 MiB, equal to the page size when records are aligned");
       }
+      if (!meta.keyMode().keepsKeys()) {
+        throw new IllegalArgumentException("a sparse index needs full keys; this store keeps " + meta.keyMode());
+      }
       if (meta.recordCount() > 0 && meta.dataBytes() == 0) {
         throw new IllegalArgumentException("a store of one empty record has no bytes to cut into blocks");
       }
@@ -98,6 +101,10 @@ public final class StoreReindexer {
     linkOrCopy(from.resolve(StoreFile.DATA.fileName()), staging.resolve(StoreFile.DATA.fileName()));
     List<StoreMeta.FileEntry> files = new ArrayList<>();
     files.add(meta.file(StoreFile.DATA));
+    if (!meta.keyMode().keepsKeys()) {
+      linkOrCopy(from.resolve(StoreFile.HASHES.fileName()), staging.resolve(StoreFile.HASHES.fileName()));
+      files.add(meta.file(StoreFile.HASHES));
+    }
     // Pass 1: where records start (blocks or offsets); pass 2 hashes keys for the index.
     RecordBlocks blocks = null;
     if (blockBytes != DENSE) {

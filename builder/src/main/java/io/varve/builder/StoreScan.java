@@ -21,7 +21,8 @@ import java.util.zip.CheckedInputStream;
  * merge reads its old stores with. The data file is streamed once and checked as it goes: its
  * envelope and its size and checksum in {@code meta} before the first record, the checksum of
  * every byte after the last, so a damaged store fails the merge instead of spreading into the
- * new one (the offsets file is checked in full as it loads). Holds the store's offsets in memory
+ * new one (the offsets file is checked in full as it loads). A store without full keys gives the
+ * hashes of its hash file instead (checked in full first). Holds the store's offsets in memory
  * (a few bits per record), or its blocks for a store with a sparse index. Not thread-safe.
  */
 final class StoreScan extends DataFileCursor {
@@ -37,7 +38,8 @@ final class StoreScan extends DataFileCursor {
       InputStream data,
       CRC32C crc,
       int storedChecksum,
-      RecordHasher hasher) {
+      RecordHasher hasher,
+      java.io.Closeable hashes) {
     super(
         data,
         meta.recordCount(),
@@ -46,7 +48,7 @@ final class StoreScan extends DataFileCursor {
         meta.valueLength(),
         meta.pageBytes(),
         hasher,
-        data);
+        () -> Closeables.closeAll(data, hashes));
     this.meta = meta;
     this.dataPath = dataPath;
     this.crc = crc;
@@ -82,8 +84,37 @@ final class StoreScan extends DataFileCursor {
           offsetsPath + ": does not hold " + meta.recordCount() + " records of " + meta.dataBytes() + " bytes");
       starts = new EliasFanoStarts(offsets);
     }
+    java.io.DataInputStream keptHashes = null;
+    if (!meta.keyMode().keepsKeys()) {
+      // No keys to hash: the hashes come, in record order, from the store's hash file.
+      Path hashesPath = directory.resolve(StoreFile.HASHES.fileName());
+      int checksum = StoreFileReader.verify(hashesPath, StoreFile.HASHES);
+      StoreMeta.FileEntry entry = meta.file(StoreFile.HASHES);
+      CorruptStoreException.check(
+          entry.checksum() == checksum && entry.size() == StoreFile.HASHES.envelopeLength() + 16 * meta.recordCount(),
+          hashesPath + ": does not hold the " + meta.recordCount() + " hashes meta records");
+      keptHashes = new java.io.DataInputStream(new java.io.BufferedInputStream(java.nio.file.Files.newInputStream(hashesPath), 1 << 16));
+      keptHashes.skipNBytes(StoreFile.HASHES.payloadOffset());
+      java.io.DataInputStream in = keptHashes;
+      hasher = (key, offset, length, result) -> {
+        try {
+          result[0] = in.readLong();
+          result[1] = in.readLong();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      };
+    }
     Path dataPath = directory.resolve(StoreFile.DATA.fileName());
-    FileChannel channel = FileChannel.open(dataPath, StandardOpenOption.READ);
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(dataPath, StandardOpenOption.READ);
+    } catch (IOException | RuntimeException e) {
+      if (keptHashes != null) {
+        keptHashes.close();
+      }
+      throw e;
+    }
     try {
       int stored = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA);
       StoreMeta.FileEntry entry = meta.file(StoreFile.DATA);
@@ -99,9 +130,9 @@ final class StoreScan extends DataFileCursor {
       InputStream beforeFooter = new BoundedInputStream(Channels.newInputStream(channel), channel.size() - StoreFile.FOOTER_LENGTH);
       CheckedInputStream checked = new CheckedInputStream(beforeFooter, crc);
       checked.readNBytes(StoreFile.DATA.payloadOffset());
-      return new StoreScan(meta, starts, dataPath, checked, crc, stored, hasher);
+      return new StoreScan(meta, starts, dataPath, checked, crc, stored, hasher, keptHashes);
     } catch (IOException | RuntimeException e) {
-      channel.close();
+      Closeables.closeAll(channel, keptHashes);
       throw e;
     }
   }

@@ -45,13 +45,21 @@ final class StoreWriter {
   private long payloadEnd;
 
   private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
+  private final StoreMeta.KeyMode keyMode;
+  /** The key hashes, in record order, when records do not keep full keys; else null. */
+  private final StoreFileWriter hashFile;
+  private final DataOutputStream hashes;
+  private final byte[] storedKey = new byte[Long.BYTES];
 
   /**
    * @param expectedRecords the records expected (the index is sized by it; fewer can be added, see
    *     {@link #replaceIndex})
    * @param exactCount whether {@code expectedRecords} is exact (else an upper bound the index
    *     accepts fewer than)
+   * @param fixedKeyLength with fixed sizes, every key's length as stored (the signature's or 0 when
+   *     full keys are not kept)
    * @param pageBytes the page size records are aligned to, or 0
+   * @param keyMode what records keep of their keys: every {@code add} then writes that
    */
   StoreWriter(
       Path directory,
@@ -62,8 +70,10 @@ final class StoreWriter {
       int fixedKeyLength,
       int fixedValueLength,
       int pageBytes,
-      EctParameters parameters)
+      EctParameters parameters,
+      StoreMeta.KeyMode keyMode)
       throws IOException {
+    this.keyMode = keyMode;
     this.fixedKeyLength = fixedKeyLength;
     this.fixedValueLength = fixedValueLength;
     this.directory = directory;
@@ -75,10 +85,16 @@ final class StoreWriter {
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     this.data = create(StoreFile.DATA);
+    this.hashFile = keyMode.keepsKeys() ? null : create(StoreFile.HASHES);
+    this.hashes = hashFile == null ? null : new DataOutputStream(new BufferedOutputStream(hashFile, 1 << 16));
   }
 
-  /** Appends a record. */
-  void add(RecordSlice record) throws IOException {
+  /** Appends a record whose key has hash {@code hi:lo}. */
+  void add(RecordSlice record, long hi, long lo) throws IOException {
+    if (hashes != null) {
+      add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, record.valueOffset(), record.valueLength, hi, lo);
+      return;
+    }
     int length = fixedSize ? record.keyLength + record.valueLength : record.length();
     if (records == expectedRecords) {
       throw new IllegalStateException("more records than the " + expectedRecords + " expected");
@@ -100,9 +116,19 @@ final class StoreWriter {
    * Appends a record given as key and value, encoded here: for a record whose source holds it in
    * another layout (fixed-size vs variable) or in another form (a batch's tagged value).
    */
-  void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
+  void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength, long hi, long lo)
+      throws IOException {
     if (records == expectedRecords) {
       throw new IllegalStateException("more records than the " + expectedRecords + " expected");
+    }
+    if (hashes != null) {
+      // The key (full, or already reduced by an earlier store) gives way to what this mode keeps.
+      hashes.writeLong(hi);
+      hashes.writeLong(lo);
+      keyMode.writeStoredKey(lo, storedKey, 0);
+      key = storedKey;
+      keyOffset = 0;
+      keyLength = keyMode.storedKeyLength();
     }
     int headerLength = 0;
     if (fixedSize) {
@@ -184,6 +210,26 @@ final class StoreWriter {
     if (starts != null) {
       starts.flush();
     }
+    if (hashes != null) {
+      // Records without full keys cannot be hashed again: their hashes come from the hash file.
+      hashes.flush();
+      DataInputStream written =
+          new DataInputStream(new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.HASHES.fileName())), 1 << 16));
+      written.skipNBytes(StoreFile.HASHES.payloadOffset());
+      RecordCursor cursor = readBack((key, offset, length, result) -> {
+        try {
+          result[0] = written.readLong();
+          result[1] = written.readLong();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }, written);
+      return cursor;
+    }
+    return readBack(hasher, null);
+  }
+
+  private RecordCursor readBack(RecordHasher hasher, java.io.Closeable extra) throws IOException {
     java.io.InputStream in = Files.newInputStream(directory.resolve(StoreFile.DATA.fileName()));
     DataInputStream startsIn = null;
     try {
@@ -202,13 +248,13 @@ final class StoreWriter {
         fixedValueLength,
         pageBytes,
         hasher,
-        () -> Closeables.closeAll(in, startsStream));
+        () -> Closeables.closeAll(in, startsStream, extra));
   }
 
   /** Closes the files without finishing them. */
   void abandon() throws IOException {
     try {
-      data.close();
+      Closeables.closeAll(data, hashFile);
     } finally {
       if (starts != null) {
         starts.close();
@@ -230,6 +276,10 @@ final class StoreWriter {
     int valueLength = fixedValueLength;
     List<StoreMeta.FileEntry> files = new ArrayList<>();
     files.add(entry(StoreFile.DATA, data.finish()));
+    if (hashes != null) {
+      hashes.flush();
+      files.add(entry(StoreFile.HASHES, hashFile.finish()));
+    }
     if (!fixedSize) {
       files.add(entry(StoreFile.OFFSETS, writeOffsets()));
     }
@@ -244,7 +294,7 @@ final class StoreWriter {
             records,
             seed,
             parameters,
-            StoreMeta.KeyMode.FULL,
+            keyMode,
             fixedSize ? keyLength : -1,
             fixedSize ? valueLength : -1,
             pageBytes,
@@ -252,7 +302,7 @@ final class StoreWriter {
             System.currentTimeMillis(),
             files,
             userMetadata);
-    try (StoreFileWriter out = create(StoreFile.META)) {
+    try (StoreFileWriter out = StoreFileWriter.create(directory.resolve(StoreFile.META.fileName()), StoreFile.META, meta.formatVersion())) {
       DataOutputStream payload = new DataOutputStream(out);
       meta.writeTo(payload);
       payload.flush();

@@ -58,6 +58,7 @@ public final class Store implements Closeable {
   private final StoreMeta meta;
   private final KeyHasher hasher;
   private final EctIndex index;
+  private final StoreMeta.KeyMode keyMode;
   private final EliasFano offsets;
   /** The blocks of a sparse index; null when the index is dense. */
   private final RecordBlocks blocks;
@@ -78,6 +79,7 @@ public final class Store implements Closeable {
     this.meta = meta;
     this.hasher = KeyHasher.withSeed(meta.seed());
     this.index = index;
+    this.keyMode = meta.keyMode();
     this.offsets = offsets;
     this.blocks = blocks;
     this.data = data;
@@ -121,6 +123,10 @@ public final class Store implements Closeable {
       throw new NoSuchFileException(directory.toString(), null, "not a store directory");
     }
     StoreMeta storeMeta = StoreFileReader.read(meta, StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
+    if (!withIndex && !storeMeta.keyMode().keepsKeys()) {
+      throw new UnsupportedOperationException(
+          directory + " keeps no full keys (key mode " + storeMeta.keyMode() + "): it cannot be searched without its index");
+    }
     long fileBytes = Files.size(meta);
     for (StoreMeta.FileEntry entry : storeMeta.files()) {
       if (!withIndex && entry.name().equals(StoreFile.INDEX.fileName())) {
@@ -299,7 +305,7 @@ public final class Store implements Closeable {
         for (int i = 0; i < count; i++) {
           long position = ranks[i];
           byte[] key = keys[from + i];
-          values[from + i] = position >= 0 && keyMatches(position, key, 0, key.length) ? valueBytes(position) : null;
+          values[from + i] = position >= 0 && recordMatches(position, key, 0, key.length, lo[i]) ? valueBytes(position) : null;
         }
         if (touched == Long.MIN_VALUE) {
           // Never true (at most 16 bytes are summed): it only keeps the touches, which bring the
@@ -333,7 +339,7 @@ public final class Store implements Closeable {
       if (rank < 0) {
         return -1;
       }
-      return keyMatches(recordStart(rank), key, 0, key.length) ? rank : -1;
+      return recordMatches(recordStart(rank), key, 0, key.length, hash[1]) ? rank : -1;
     } finally {
       exit();
     }
@@ -342,6 +348,7 @@ public final class Store implements Closeable {
   /** The key of the record at position {@code i} in hash order. */
   public byte[] keyAt(long i) {
     Objects.checkIndex(i, recordCount);
+    checkKeysKept();
     enter();
     try {
       return keyBytes(recordStart(i));
@@ -398,9 +405,10 @@ public final class Store implements Closeable {
       return current;
     }
 
-    /** The current record's key. */
+    /** The current record's key (only in a store that keeps full keys). */
     public byte[] key() {
       checkCurrent();
+      checkKeysKept();
       enter();
       try {
         return keyBytes(locate());
@@ -457,10 +465,48 @@ public final class Store implements Closeable {
     }
     StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
     checkRecordLayout();
+    if (!keyMode.keepsKeys()) {
+      verifyByKeptHashes();
+      return;
+    }
     Cursor records = new Cursor();
     while (records.next()) {
       if (indexOf(records.key()) != records.index()) {
         throw new CorruptStoreException(directory + ": record " + records.index() + " is not found by its own key");
+      }
+    }
+  }
+
+  /**
+   * Without full keys, checks each record against its key's hash from the hash file: the index must
+   * rank the hash at the record, whose signature (if kept) must match it.
+   */
+  private void verifyByKeptHashes() throws IOException {
+    Path hashes = directory.resolve(StoreFile.HASHES.fileName());
+    CorruptStoreException.check(
+        meta.file(StoreFile.HASHES).size() == StoreFile.HASHES.envelopeLength() + 16 * recordCount,
+        hashes + ": does not hold " + recordCount + " hashes");
+    try (java.io.DataInputStream in =
+        new java.io.DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(hashes), 1 << 16))) {
+      in.skipNBytes(StoreFile.HASHES.payloadOffset());
+      long previousHi = 0;
+      long previousLo = 0;
+      enter();
+      try {
+        for (long i = 0; i < recordCount; i++) {
+          long hi = in.readLong();
+          long lo = in.readLong();
+          if (i > 0 && KeyHasher.compare(previousHi, previousLo, hi, lo) >= 0) {
+            throw new CorruptStoreException(hashes + ": hash " + i + " is not in hash order");
+          }
+          previousHi = hi;
+          previousLo = lo;
+          if ((index != null && index.rank(hi, lo) != i) || !recordMatches(recordStart(i), null, 0, 0, lo)) {
+            throw new CorruptStoreException(directory + ": record " + i + " is not found by its key's hash");
+          }
+        }
+      } finally {
+        exit();
       }
     }
   }
@@ -570,7 +616,7 @@ public final class Store implements Closeable {
       return -1;
     }
     long position = recordStart(rank);
-    return keyMatches(position, key, offset, length) ? position : -1;
+    return recordMatches(position, key, offset, length, hash[1]) ? position : -1;
   }
 
   /**
@@ -719,6 +765,33 @@ public final class Store implements Closeable {
     return keyMatches(position, lengthsAt(position), key, offset, length);
   }
 
+  /**
+   * Whether the record at {@code position} is the key's, as far as the store can tell: its full key
+   * is equal, or its signature equals the key's (hash low word {@code lo}), or, keeping no keys,
+   * always.
+   */
+  private boolean recordMatches(long position, byte[] key, int offset, int length, long lo) {
+    switch (keyMode.kind()) {
+      case FULL:
+        return keyMatches(position, key, offset, length);
+      case NONE:
+        lengthsAt(position); // still checks that the record lies in the data
+        return true;
+      default:
+        long lengths = lengthsAt(position);
+        int stored = keyLength(lengths);
+        if (stored != keyMode.storedKeyLength()) {
+          return false;
+        }
+        long start = keyStart(position, lengths);
+        long signature = 0;
+        for (int i = 0; i < stored; i++) {
+          signature |= (data.readByte(start + i) & 0xFFL) << (8 * i);
+        }
+        return signature == keyMode.signature(lo);
+    }
+  }
+
   private boolean keyMatches(long position, long lengths, byte[] key, int offset, int length) {
     if (keyLength(lengths) != length) {
       return false;
@@ -810,6 +883,12 @@ public final class Store implements Closeable {
 
   private void exit() {
     readsInProgress.decrement();
+  }
+
+  private void checkKeysKept() {
+    if (!keyMode.keepsKeys()) {
+      throw new UnsupportedOperationException(directory + " keeps no full keys (key mode " + keyMode + ")");
+    }
   }
 
   private void checkOpen() {

@@ -39,6 +39,11 @@ public enum StoreFile {
   /** The blocks of a sparse index: first rank and first record start of each ({@link RecordBlocks}). */
   BLOCKS("blocks", "varve-blocks", 1, 1, 0),
   /**
+   * The 128-bit hash of every record's key, in record order ({@code hi:int64 lo:int64} each), in a
+   * store that does not keep full keys: read by merges and re-indexing, never by lookups.
+   */
+  HASHES("hashes", "varve-hashes", 1, 1, 0),
+  /**
    * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
    * may have a sparse index (a {@code blocks} file instead of {@code offsets}); written only then.
    */

@@ -20,7 +20,9 @@ import java.util.TreeMap;
  * <pre>
  * Payload     := recordCount:int64 seed:int64
  *                bucketSize:int32 huffmanMax:int32 skipLevels:int32
- *                keyMode:uint8                           (0 = full keys stored with each record)
+ *                keyMode:uint8                           (0 = full keys stored with each record,
+ *                                                          1 = signatures, 2 = no keys; version 2)
+ *                signatureBits:uint8                     (only when keyMode = 1: 1 to 64)
  *                keyLength:int32 valueLength:int32       (both -1: variable sizes; both &gt;= 0: fixed)
  *                pageBytes:int32                         (records aligned to pages of this size; 0: not)
  *                dataBytes:int64                         (bytes of the data file's payload)
@@ -33,8 +35,8 @@ import java.util.TreeMap;
  * String      := length:int32 bytes:UTF-8[length]
  * </pre>
  *
- * The meta file is format version 1, or 2 when it lists a {@code blocks} file (a sparse index),
- * which version-1 readers cannot serve. An immutable value; thread-safe.
+ * The meta file is format version 1, or 2 when it lists a {@code blocks} file (a sparse index) or
+ * the store keeps no full keys, which version-1 readers cannot serve. An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
@@ -67,10 +69,85 @@ public record StoreMeta(
   /** The user-metadata entry naming the value serializer of a typed store. */
   public static final String VALUE_SERIALIZER = "varve.value.serializer";
 
-  /** How keys are kept in the store. */
-  public enum KeyMode {
-    /** Every record holds its full key; lookups compare it. */
-    FULL
+  /**
+   * How keys are kept in the store ("throw away the keys", Indeed MPH). The record's key bytes
+   * hold the full key, a k-bit signature of it, or nothing; the last two keep each key's 128-bit
+   * hash in a {@code hashes} file, never read by lookups, so that the store can be merged and
+   * re-indexed.
+   *
+   * @param kind full, signature or none
+   * @param signatureBits the signature's bits, 1 to 64 ({@link Kind#SIGNATURE}; else 0)
+   */
+  public record KeyMode(Kind kind, int signatureBits) {
+    /** Every record holds its full key; lookups compare it. Absent keys are reported absent. */
+    public static final KeyMode FULL = new KeyMode(Kind.FULL, 0);
+
+    /**
+     * Records hold no key: a lookup returns the record the index gives. Only for keys known to be
+     * members: for an absent key the answer is undefined (some other key's value, or none).
+     */
+    public static final KeyMode NONE = new KeyMode(Kind.NONE, 0);
+
+    /** The kinds, with their codes in the meta file. */
+    public enum Kind {
+      FULL(0),
+      SIGNATURE(1),
+      NONE(2);
+
+      final int code;
+
+      Kind(int code) {
+        this.code = code;
+      }
+    }
+
+    public KeyMode {
+      java.util.Objects.requireNonNull(kind, "kind");
+      if (kind == Kind.SIGNATURE ? signatureBits < 1 || signatureBits > 64 : signatureBits != 0) {
+        throw new IllegalArgumentException("a signature has 1 to 64 bits; other modes none: " + kind + " " + signatureBits);
+      }
+    }
+
+    /**
+     * Records hold a {@code bits}-bit signature of the key (the low bits of its hash's {@code lo}
+     * word, independent of the bits the index routes by): an absent key is reported present, with
+     * some other key's value, with probability {@code 2^-bits}.
+     */
+    public static KeyMode signature(int bits) {
+      return new KeyMode(Kind.SIGNATURE, bits);
+    }
+
+    /** Whether records hold full keys. */
+    public boolean keepsKeys() {
+      return kind == Kind.FULL;
+    }
+
+    /** The bytes a record holds in place of its key: the signature's, or 0; -1 for full keys. */
+    public int storedKeyLength() {
+      return switch (kind) {
+        case FULL -> -1;
+        case SIGNATURE -> (signatureBits + 7) / 8;
+        case NONE -> 0;
+      };
+    }
+
+    /** The signature of a key whose hash has low word {@code lo}. */
+    public long signature(long lo) {
+      return signatureBits == 64 ? lo : lo & ((1L << signatureBits) - 1);
+    }
+
+    /** Writes the stored key of a key whose hash has low word {@code lo} (little-endian signature). */
+    public void writeStoredKey(long lo, byte[] target, int offset) {
+      long signature = signature(lo);
+      for (int i = 0; i < storedKeyLength(); i++) {
+        target[offset + i] = (byte) (signature >>> (8 * i));
+      }
+    }
+
+    @Override
+    public String toString() {
+      return kind == Kind.SIGNATURE ? "signature:" + signatureBits : kind.name().toLowerCase(java.util.Locale.ROOT);
+    }
   }
 
   /**
@@ -109,11 +186,22 @@ public record StoreMeta(
         throw new IllegalArgumentException("no " + required.fileName() + " file entry");
       }
     }
+    java.util.Objects.requireNonNull(keyMode, "keyMode");
+    boolean hasHashes = files.stream().anyMatch(f -> f.name().equals(StoreFile.HASHES.fileName()));
+    if (hasHashes == keyMode.keepsKeys()) {
+      throw new IllegalArgumentException("a hashes file is needed exactly when keys are not kept (" + keyMode + ")");
+    }
+    if (keyLength >= 0 && !keyMode.keepsKeys() && keyLength != keyMode.storedKeyLength()) {
+      throw new IllegalArgumentException("records of key mode " + keyMode + " hold " + keyMode.storedKeyLength() + "-byte keys, not " + keyLength);
+    }
     boolean hasOffsets = files.stream().anyMatch(f -> f.name().equals(StoreFile.OFFSETS.fileName()));
     boolean hasBlocks = files.stream().anyMatch(f -> f.name().equals(StoreFile.BLOCKS.fileName()));
     if (hasBlocks ? hasOffsets : hasOffsets == (keyLength >= 0)) {
       throw new IllegalArgumentException(
           "an offsets file is needed exactly when record sizes vary and the index is dense (sparse: a blocks file)");
+    }
+    if (hasBlocks && !keyMode.keepsKeys()) {
+      throw new IllegalArgumentException("a sparse index needs full keys to search its blocks");
     }
     userMetadata = Collections.unmodifiableSortedMap(new TreeMap<>(userMetadata));
   }
@@ -128,9 +216,9 @@ public record StoreMeta(
     return hasFile(StoreFile.BLOCKS);
   }
 
-  /** The version of the meta format this meta needs: 2 for a sparse store, else 1. */
+  /** The version of the meta format this meta needs: 2 for a sparse store or one without full keys, else 1. */
   public int formatVersion() {
-    return isSparse() ? 2 : 1;
+    return isSparse() || !keyMode.keepsKeys() ? 2 : 1;
   }
 
   /** Whether the store has a file of {@code kind} (every store has data and index). */
@@ -155,7 +243,10 @@ public record StoreMeta(
     out.writeInt(indexParameters.bucketSize());
     out.writeInt(indexParameters.huffmanMax());
     out.writeInt(indexParameters.skipLevels());
-    out.writeByte(keyMode.ordinal());
+    out.writeByte(keyMode.kind().code);
+    if (keyMode.kind() == KeyMode.Kind.SIGNATURE) {
+      out.writeByte(keyMode.signatureBits());
+    }
     out.writeInt(keyLength);
     out.writeInt(valueLength);
     out.writeInt(pageBytes);
@@ -185,9 +276,19 @@ public record StoreMeta(
     int bucketSize = in.readInt();
     int huffmanMax = in.readInt();
     int skipLevels = in.readInt();
-    int keyModeOrdinal = in.readUnsignedByte();
-    CorruptStoreException.check(
-        keyModeOrdinal < KeyMode.values().length, "unknown key mode " + keyModeOrdinal);
+    int keyModeCode = in.readUnsignedByte();
+    KeyMode keyMode;
+    if (keyModeCode == KeyMode.Kind.FULL.code) {
+      keyMode = KeyMode.FULL;
+    } else if (keyModeCode == KeyMode.Kind.NONE.code) {
+      keyMode = KeyMode.NONE;
+    } else if (keyModeCode == KeyMode.Kind.SIGNATURE.code) {
+      int bits = in.readUnsignedByte();
+      CorruptStoreException.check(bits >= 1 && bits <= 64, "signature of " + bits + " bits");
+      keyMode = KeyMode.signature(bits);
+    } else {
+      throw new CorruptStoreException("unknown key mode " + keyModeCode);
+    }
     int keyLength = in.readInt();
     int valueLength = in.readInt();
     int pageBytes = in.readInt();
@@ -219,7 +320,7 @@ public record StoreMeta(
           recordCount,
           seed,
           new EctParameters(bucketSize, huffmanMax, skipLevels),
-          KeyMode.values()[keyModeOrdinal],
+          keyMode,
           keyLength,
           valueLength,
           pageBytes,
@@ -236,7 +337,8 @@ public record StoreMeta(
     return name.equals(StoreFile.DATA.fileName())
         || name.equals(StoreFile.OFFSETS.fileName())
         || name.equals(StoreFile.INDEX.fileName())
-        || name.equals(StoreFile.BLOCKS.fileName());
+        || name.equals(StoreFile.BLOCKS.fileName())
+        || name.equals(StoreFile.HASHES.fileName());
   }
 
   private static void writeString(DataOutput out, String value) throws IOException {

@@ -1,0 +1,221 @@
+package io.varve.reader;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.builder.DuplicatePolicy;
+import io.varve.builder.MergeSummary;
+import io.varve.builder.StoreBuilder;
+import io.varve.builder.StoreMerger;
+import io.varve.builder.StoreReindexer;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreMeta.KeyMode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Stores that keep signatures or no keys: members answer right, absent keys as documented. */
+class KeyModeTest {
+  @TempDir Path temp;
+
+  private Path build(String name, Map<ByteBuffer, byte[]> records, KeyMode mode) throws IOException {
+    Path dir = temp.resolve(name);
+    try (StoreBuilder builder = StoreBuilder.create(dir).keyMode(mode)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    return dir;
+  }
+
+  private static void assertMembersRight(Store store, Map<ByteBuffer, byte[]> records) {
+    assertEquals(records.size(), store.size());
+    byte[][] keys = new byte[records.size()][];
+    int i = 0;
+    for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+      byte[] key = e.getKey().array();
+      keys[i++] = key;
+      assertArrayEquals(e.getValue(), store.get(key));
+      long rank = store.indexOf(key);
+      assertTrue(rank >= 0);
+      assertArrayEquals(e.getValue(), store.valueAt(rank));
+    }
+    byte[][] values = new byte[keys.length][];
+    store.getAll(keys, values);
+    for (int k = 0; k < keys.length; k++) {
+      assertArrayEquals(records.get(StoreRoundTripTest.k(keys[k])), values[k]);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void signaturesFindMembersAndRarelyAbsentKeys(boolean fixedSize) throws IOException {
+    long seed = 0x516A7L + (fixedSize ? 1 : 0);
+    System.out.println("KeyModeTest signature fixedSize=" + fixedSize + " seed=" + seed);
+    Map<ByteBuffer, byte[]> records =
+        fixedSize ? fixedRecords(50_000, seed) : StoreRoundTripTest.randomRecords(50_000, seed, 30, 30);
+    Path dir = build("signature", records, KeyMode.signature(8));
+    try (Store store = Store.open(dir)) {
+      assertEquals(KeyMode.signature(8), store.meta().keyMode());
+      assertEquals(fixedSize, store.meta().isFixedSize());
+      assertMembersRight(store, records);
+      store.verify();
+      assertThrows(UnsupportedOperationException.class, () -> store.keyAt(0));
+      // 2·10^6 absent keys: present with probability 2^-8 (expected 7,812; one standard deviation 88).
+      SplittableRandom random = new SplittableRandom(seed + 1);
+      int absent = 2_000_000;
+      int falsePositives = 0;
+      byte[] key = new byte[16];
+      for (int i = 0; i < absent; i++) {
+        random.nextBytes(key);
+        if (store.get(key) != null) {
+          falsePositives++;
+        }
+      }
+      double rate = falsePositives / (double) absent;
+      System.out.printf("KeyModeTest signature:8 false positives %d of %d = %.6f (2^-8 = %.6f)%n", falsePositives, absent, rate, 1 / 256.0);
+      assertEquals(1 / 256.0, rate, 0.1 / 256, "false-positive rate within 10 % of 2^-8");
+    }
+    assertThrows(UnsupportedOperationException.class, () -> Store.openWithoutIndex(dir));
+  }
+
+  @Test
+  void noKeysSavesTheirBytesAndStillServesMembers() throws IOException {
+    Map<ByteBuffer, byte[]> records = fixedRecords(20_000, 0x0E0EL);
+    Path full = build("full", records, KeyMode.FULL);
+    Path none = build("none", records, KeyMode.NONE);
+    try (Store store = Store.open(none)) {
+      assertMembersRight(store, records);
+      store.verify();
+      assertEquals(8L * records.size(), store.stats().dataBytes(), "8-byte values, nothing else");
+      Store.Cursor cursor = store.cursor();
+      assertTrue(cursor.next());
+      assertThrows(UnsupportedOperationException.class, cursor::key);
+    }
+    long fullData = Files.size(full.resolve("data"));
+    long noneData = Files.size(none.resolve("data"));
+    long hashes = Files.size(none.resolve("hashes"));
+    System.out.printf("KeyModeTest none: data %,d bytes vs %,d with full keys; hash file %,d bytes (on disk only)%n", noneData, fullData, hashes);
+    assertTrue(noneData < fullData / 2);
+  }
+
+  @Test
+  void storesWithoutKeysMergeAndReindexByTheirHashes() throws IOException {
+    long seed = 0x3E26EL;
+    System.out.println("KeyModeTest merge seed=" + seed);
+    Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(5_000, seed, 20, 20);
+    Path base = build("base", model, KeyMode.signature(16));
+    SplittableRandom random = new SplittableRandom(seed + 1);
+    Path merged = temp.resolve("merged");
+    MergeSummary summary;
+    Map<ByteBuffer, byte[]> upserts = new HashMap<>();
+    try (StoreMerger merger = StoreMerger.create(merged).base(base).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+      int i = 0;
+      for (ByteBuffer key : model.keySet()) {
+        if (i++ % 5 == 0) {
+          byte[] value = StoreRoundTripTest.randomBytes(random, 10);
+          merger.put(key.array(), value);
+          upserts.put(key, value);
+        } else if (i % 7 == 0) {
+          merger.delete(key.array());
+        }
+      }
+      for (int k = 0; k < 1_000; k++) {
+        byte[] key = StoreRoundTripTest.randomBytes(random, 40);
+        byte[] value = StoreRoundTripTest.randomBytes(random, 10);
+        merger.put(key, value);
+        upserts.put(StoreRoundTripTest.k(key), value);
+      }
+      summary = merger.merge();
+    }
+    int i = 0;
+    for (ByteBuffer key : new java.util.ArrayList<>(model.keySet())) {
+      if (i++ % 5 != 0 && i % 7 == 0) {
+        model.remove(key);
+      }
+    }
+    model.putAll(upserts);
+    assertEquals(model.size(), summary.meta().recordCount());
+    assertEquals(KeyMode.signature(16), summary.meta().keyMode());
+    try (Store store = Store.open(merged)) {
+      assertMembersRight(store, model);
+      store.verify();
+    }
+    Path reindexed = temp.resolve("reindexed");
+    StoreReindexer.reindex(merged, reindexed, StoreReindexer.DENSE, new io.varve.core.ect.EctParameters(256, 64, 1));
+    try (Store store = Store.open(reindexed)) {
+      assertMembersRight(store, model);
+      store.verify();
+    }
+    assertThrows(IllegalArgumentException.class, () -> StoreReindexer.reindex(merged, temp.resolve("sparse"), 4096, null));
+  }
+
+  @Test
+  void misuseAndDamageAreReported() throws IOException {
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("a")).keyMode(KeyMode.NONE).sparseIndex(4096));
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).sparseIndex(4096).keyMode(KeyMode.signature(8)));
+    assertThrows(IllegalArgumentException.class, () -> KeyMode.signature(0));
+    assertThrows(IllegalArgumentException.class, () -> KeyMode.signature(65));
+    Path none = build("none", StoreRoundTripTest.randomRecords(3_000, 5, 10, 10), KeyMode.NONE);
+    Path full = build("full", StoreRoundTripTest.randomRecords(100, 6, 10, 10), KeyMode.FULL);
+    assertThrows(IllegalArgumentException.class, () -> StoreMerger.create(temp.resolve("m")).base(none).base(full));
+    Path hashes = none.resolve(StoreFile.HASHES.fileName());
+    try (FileChannel channel = FileChannel.open(hashes, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer one = ByteBuffer.allocate(1);
+      long position = channel.size() / 2;
+      channel.read(one, position);
+      one.put(0, (byte) (one.get(0) ^ 4)).rewind();
+      channel.write(one, position);
+    }
+    try (Store store = Store.open(none)) {
+      assertThrows(CorruptStoreException.class, store::verify);
+    }
+    try (StoreMerger merger = StoreMerger.create(temp.resolve("m2")).base(none)) {
+      merger.put(new byte[] {1}, new byte[] {1});
+      assertThrows(CorruptStoreException.class, merger::merge);
+    }
+  }
+
+  @Test
+  void duplicatesUnderLastWinsKeepTheLastValueWithoutKeys() throws IOException {
+    Path dir = temp.resolve("dups");
+    Map<ByteBuffer, byte[]> model = new HashMap<>();
+    try (StoreBuilder builder = StoreBuilder.create(dir).keyMode(KeyMode.NONE).duplicates(DuplicatePolicy.LAST_WINS)) {
+      for (int i = 0; i < 3_000; i++) {
+        byte[] key = ("k" + (i % 1_000)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] value = {(byte) i, (byte) (i >> 8)};
+        builder.put(key, value);
+        model.put(StoreRoundTripTest.k(key), value);
+      }
+      builder.build();
+    }
+    try (Store store = Store.open(dir)) {
+      assertMembersRight(store, model);
+      store.verify();
+    }
+  }
+
+  private static Map<ByteBuffer, byte[]> fixedRecords(int n, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> records = new HashMap<>();
+    while (records.size() < n) {
+      records.put(StoreRoundTripTest.k(ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(random.nextLong()).array()),
+          ByteBuffer.allocate(8).putLong(random.nextLong()).array());
+    }
+    return records;
+  }
+}
