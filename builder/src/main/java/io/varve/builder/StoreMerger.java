@@ -74,6 +74,8 @@ public final class StoreMerger implements Closeable {
   private Integer pageAlignment;
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
+  /** Null: as the old stores. */
+  private StoreMeta.KeyMode outputKeyMode;
 
   private Path temporary;
   private StoreBuilder batch;
@@ -126,6 +128,9 @@ public final class StoreMerger implements Closeable {
           directory + " keeps keys as " + meta.keyMode() + ", " + bases.get(0) + " as " + baseMetas.get(0).keyMode()
               + ": stores merged into one must keep keys alike");
     }
+    if (outputKeyMode != null && !meta.keyMode().keepsKeys() && !outputKeyMode.equals(meta.keyMode())) {
+      throw new IllegalArgumentException(directory + " keeps keys as " + meta.keyMode() + ": a merge cannot make them " + outputKeyMode);
+    }
     bases.add(directory);
     baseMetas.add(meta);
     return this;
@@ -162,6 +167,23 @@ public final class StoreMerger implements Closeable {
       throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
     }
     this.pageAlignment = pageBytes;
+    return this;
+  }
+
+  /**
+   * What the new store keeps of its keys (default: what the old stores keep). Old stores with full
+   * keys may give a store with signatures or none; keys thrown away cannot come back.
+   *
+   * @throws IllegalArgumentException if the old stores do not keep full keys and {@code mode} differs
+   */
+  public StoreMerger keyMode(StoreMeta.KeyMode mode) {
+    checkOpen();
+    Objects.requireNonNull(mode, "mode");
+    if (!baseMetas.isEmpty() && !oldKeyMode().keepsKeys() && !mode.equals(oldKeyMode())) {
+      throw new IllegalArgumentException(
+          "the old stores keep keys as " + oldKeyMode() + ": a merge cannot make them " + mode);
+    }
+    this.outputKeyMode = mode;
     return this;
   }
 
@@ -285,7 +307,7 @@ public final class StoreMerger implements Closeable {
               upperBound,
               false,
               fixedOutput(),
-              fixedOutput() ? newestBase().keyLength() : -1,
+              fixedOutput() ? (keyMode().keepsKeys() ? newestBase().keyLength() : keyMode().storedKeyLength()) : -1,
               fixedOutput() ? newestBase().valueLength() : -1,
               pageAlignment != null ? pageAlignment : newestBase().pageBytes(),
               parameters,
@@ -369,9 +391,14 @@ public final class StoreMerger implements Closeable {
     return baseMetas.get(0).seed();
   }
 
-  /** What the new store keeps of its keys: what the old stores keep. */
-  private StoreMeta.KeyMode keyMode() {
+  /** What the old stores keep of their keys (all alike). */
+  private StoreMeta.KeyMode oldKeyMode() {
     return baseMetas.get(0).keyMode();
+  }
+
+  /** What the new store keeps of its keys. */
+  private StoreMeta.KeyMode keyMode() {
+    return outputKeyMode != null ? outputKeyMode : oldKeyMode();
   }
 
   private StoreMeta newestBase() {
@@ -483,7 +510,7 @@ public final class StoreMerger implements Closeable {
         for (int s = first + 1; s < sources.length; s++) {
           if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
             // Without full keys (old stores keep signatures or nothing), one hash is one key.
-            if (keyMode().keepsKeys() && !sources[s].record.sameKey(sources[winner].record)) {
+            if (oldKeyMode().keepsKeys() && !sources[s].record.sameKey(sources[winner].record)) {
               throw new IOException(
                   "two distinct keys share a 128-bit hash under seed " + seed()
                       + ": merge impossible in hash order; rebuild the store with StoreBuilder, which picks another seed");

@@ -165,6 +165,27 @@ class KeyModeTest {
   }
 
   @Test
+  void aMergeMayThrowAwayKeysButNotBringThemBack() throws IOException {
+    Map<ByteBuffer, byte[]> model = fixedRecords(4_000, 0xD20BL);
+    Path full = build("full", model, KeyMode.FULL);
+    Path signatures = temp.resolve("signatures");
+    try (StoreMerger merger = StoreMerger.create(signatures).base(full).keyMode(KeyMode.signature(12))) {
+      byte[] key = new byte[16];
+      key[0] = 1;
+      merger.put(key, new byte[8]);
+      model.put(StoreRoundTripTest.k(key), new byte[8]);
+      MergeSummary summary = merger.merge();
+      assertEquals(KeyMode.signature(12), summary.meta().keyMode());
+      assertTrue(summary.meta().isFixedSize());
+    }
+    try (Store store = Store.open(signatures)) {
+      assertMembersRight(store, model);
+      store.verify();
+    }
+    assertThrows(IllegalArgumentException.class, () -> StoreMerger.create(temp.resolve("back")).base(signatures).keyMode(KeyMode.FULL));
+  }
+
+  @Test
   void misuseAndDamageAreReported() throws IOException {
     assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("a")).keyMode(KeyMode.NONE).sparseIndex(4096));
     assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).sparseIndex(4096).keyMode(KeyMode.signature(8)));
