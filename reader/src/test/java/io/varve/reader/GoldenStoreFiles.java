@@ -21,6 +21,8 @@ final class GoldenStoreFiles {
   static final String FIXED = "store-v1-fixed";
   /** Meta version 2: a sparse index over 512-byte blocks (the variable sample's records). */
   static final String SPARSE = "store-meta2-sparse";
+  /** Meta version 2: 12-bit key signatures and a hashes file (the fixed sample's records). */
+  static final String SIGNATURE = "store-meta2-signature";
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
@@ -81,6 +83,15 @@ final class GoldenStoreFiles {
     }
   }
 
+  static void writeSignature(Path dir) throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(dir).seed(7).keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(12))) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(fixedKey(i), fixedValue(i));
+      }
+      builder.build();
+    }
+  }
+
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args[0]);
     if (args.length == 1 || args[1].equals(VARIABLE)) {
@@ -91,6 +102,9 @@ final class GoldenStoreFiles {
     }
     if (args.length == 1 || args[1].equals(SPARSE)) {
       writeSparse(folder.resolve(SPARSE));
+    }
+    if (args.length == 1 || args[1].equals(SIGNATURE)) {
+      writeSignature(folder.resolve(SIGNATURE));
     }
   }
 }

@@ -41,10 +41,27 @@ class GoldenStoreTest {
   }
 
   @Test
+  void readsSignatureSample() throws IOException {
+    Path dir = GOLDEN.resolve(GoldenStoreFiles.SIGNATURE);
+    try (Store store = Store.open(dir)) {
+      assertEquals(io.varve.core.store.StoreMeta.KeyMode.signature(12), store.meta().keyMode());
+      assertEquals(GoldenStoreFiles.RECORDS, store.size());
+      for (int i = 0; i < GoldenStoreFiles.RECORDS; i++) {
+        assertArrayEquals(GoldenStoreFiles.fixedValue(i), store.get(GoldenStoreFiles.fixedKey(i)), "record " + i);
+      }
+      store.verify();
+    }
+  }
+
+  @Test
   void todaysBuilderWritesTheSameBytes() throws IOException {
     GoldenStoreFiles.writeVariable(temp.resolve("variable"));
     GoldenStoreFiles.writeFixed(temp.resolve("fixed"));
     GoldenStoreFiles.writeSparse(temp.resolve("sparse"));
+    GoldenStoreFiles.writeSignature(temp.resolve("signature"));
+    for (String file : new String[] {"data", "hashes", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SIGNATURE).resolve(file), temp.resolve("signature").resolve(file));
+    }
     for (String file : new String[] {"data", "blocks", "index"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SPARSE).resolve(file), temp.resolve("sparse").resolve(file));
     }
