@@ -7,6 +7,7 @@ import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
@@ -20,13 +21,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code varve build INPUT --out DIR}: reads records from a TSV, CSV or JSON-lines file (or stdin)
  * and builds a store, with a dense index or, given {@code --block-size}, a sparse one. Bad input
- * stops the build with the line number and leaves no store.
+ * stops the build with the line number and leaves no store. {@code --key-mode} chooses what records
+ * keep of their keys (full keys, a signature, or nothing).
  */
 final class BuildCommand {
+  /** The accepted forms of {@code --key-mode}, for usage messages. */
+  static final String KEY_MODES = "full, none or signature:K with K from 1 to 64";
+
+  private static final Pattern SIGNATURE = Pattern.compile("signature:([0-9]{1,2})");
+
   private BuildCommand() {}
 
   static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
@@ -47,6 +56,7 @@ final class BuildCommand {
     boolean sparse = blockBytes != StoreReindexer.DENSE;
     EctParameters knobs = indexKnobs(options, sparse ? StoreReindexer.DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
     String temp = options.getString("temp", null);
+    StoreMeta.KeyMode keyMode = keyMode(options);
     options.checkAllUsed();
     if (options.positional().size() != 1 || outDir == null) {
       throw new IllegalArgumentException("usage: varve build INPUT --out DIR [options] (INPUT may be - for stdin)");
@@ -69,6 +79,10 @@ final class BuildCommand {
     // Before the block size: the builder checks the block size against the alignment set by then.
     if (pageAlignment >= 0) {
       builder.pageAlignment(pageAlignment);
+    }
+    // Left to the library to refuse with a sparse index, in its own words.
+    if (keyMode != null) {
+      builder.keyMode(keyMode);
     }
     if (sparse) {
       builder.sparseIndex(blockBytes);
@@ -93,10 +107,12 @@ final class BuildCommand {
       BuildSummary summary = builder.build();
       progress.done();
       double seconds = (System.nanoTime() - start) / 1e9;
-      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%s%n",
+      StoreMeta.KeyMode kept = summary.meta().keyMode();
+      out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%s%s%n",
           summary.directory(), summary.meta().recordCount(), summary.recordsPut(), summary.duplicatesDropped(),
           seconds, summary.recordsPut() / Math.max(1e-9, seconds),
-          sparse ? "; sparse index over " + blockBytes + "-byte blocks" : "");
+          sparse ? "; sparse index over " + blockBytes + "-byte blocks" : "",
+          kept.keepsKeys() ? "" : "; keys kept as " + kept);
       return 0;
     } catch (InputFormatException e) {
       progress.done();
@@ -122,6 +138,34 @@ final class BuildCommand {
         options.getInt("bucket-size", defaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE),
         options.getInt("huffman-max", defaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT),
         options.getInt("skip-levels", defaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS));
+  }
+
+  /**
+   * {@code --key-mode}: {@code full}, {@code none} or {@code signature:K} (K from 1 to 64), or null
+   * when not given, which leaves the choice to the library (full keys for a build, the old stores'
+   * mode for a merge). Nothing else is accepted, not even other spellings: a mode that throws keys
+   * away cannot be undone, so a typo should not pick one.
+   */
+  static StoreMeta.KeyMode keyMode(Options options) {
+    String text = options.getString("key-mode", null);
+    if (text == null) {
+      return null;
+    }
+    switch (text) {
+      case "full":
+        return StoreMeta.KeyMode.FULL;
+      case "none":
+        return StoreMeta.KeyMode.NONE;
+      default:
+        Matcher signature = SIGNATURE.matcher(text);
+        if (signature.matches()) {
+          int bits = Integer.parseInt(signature.group(1));
+          if (bits >= 1 && bits <= 64) {
+            return StoreMeta.KeyMode.signature(bits);
+          }
+        }
+        throw new IllegalArgumentException("--key-mode expects " + KEY_MODES + ", got '" + text + "'");
+    }
   }
 
   /** Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text. */

@@ -3,6 +3,7 @@ package io.varve.examples;
 import io.varve.builder.MergeSummary;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
+import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
@@ -21,6 +22,8 @@ import java.util.Set;
  * old stores (oldest first, newest wins) and a batch of upserts and deletes read from TSV, CSV or
  * JSON-lines files, with {@link StoreMerger}. Upserts are applied before deletes, so a key in both
  * files ends deleted. Bad input stops the merge with the file and line and leaves no store.
+ * {@code --key-mode} may make stores with full keys into one with signatures or none; without it
+ * the new store keeps keys as the old ones do.
  */
 final class MergeCommand {
   private static final String USAGE =
@@ -44,6 +47,7 @@ final class MergeCommand {
     String valueColumn = options.getString("value-column", null);
     long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
     String temp = options.getString("temp", null);
+    StoreMeta.KeyMode keyMode = BuildCommand.keyMode(options);
     options.checkAllUsed();
     if (options.positional().isEmpty() || outDir == null) {
       throw new IllegalArgumentException(USAGE);
@@ -80,6 +84,10 @@ final class MergeCommand {
       for (Path base : bases) {
         merger.base(base);
       }
+      // After the bases, so that the library judges the mode against theirs (keys cannot come back).
+      if (keyMode != null) {
+        merger.keyMode(keyMode);
+      }
       merger.metadata("varve.merge", describe(bases, upserts, deletes));
       // The order is the contract: the merger lets the last operation on a key win.
       if (upserts != null) {
@@ -99,11 +107,13 @@ final class MergeCommand {
     } finally {
       progress.done();
     }
+    StoreMeta.KeyMode kept = summary.meta().keyMode();
     out.printf(
         "merged %s: %,d records (%,d inserted, %,d replaced, %,d deleted, %,d deletes of absent keys, %,d superseded)"
-            + " from %,d base records and %,d operations in %.1f s%n",
+            + " from %,d base records and %,d operations in %.1f s%s%n",
         summary.directory(), summary.meta().recordCount(), summary.inserted(), summary.replaced(), summary.deleted(),
-        summary.absentDeletes(), summary.superseded(), summary.baseRecords(), summary.operations(), summary.nanos() / 1e9);
+        summary.absentDeletes(), summary.superseded(), summary.baseRecords(), summary.operations(), summary.nanos() / 1e9,
+        kept.keepsKeys() ? "" : "; keys kept as " + kept);
     return 0;
   }
 

@@ -1,6 +1,8 @@
 package io.varve.examples;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreMeta;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -13,7 +15,11 @@ import java.util.Set;
 /**
  * The commands that read a store: {@code get}, {@code stats}, {@code verify} and {@code dump}.
  * Exit codes: 0 success, 1 a key was absent ({@code get}, like grep) or the store is damaged, 2 bad
- * usage.
+ * usage, or something a store without full keys cannot do ({@code --no-index}).
+ *
+ * <p>A store without full keys ({@code build --key-mode signature:K} or {@code none}) answers
+ * {@code get} for its member keys as any other; for absent keys {@code get} may print another key's
+ * value. {@code dump} prints such a store's records as {@code rank<TAB>value}.
  */
 final class StoreCommands {
   private StoreCommands() {}
@@ -46,8 +52,16 @@ final class StoreCommands {
   /** The switch that opens a store without its index (binary search over the data). */
   static final String NO_INDEX = "no-index";
 
+  /**
+   * Opens the store, without its index on request. A store without full keys cannot be opened so:
+   * the request is at fault, not the store, so it is reported as bad usage (exit 2).
+   */
   static Store open(Path dir, boolean withoutIndex) throws IOException {
-    return withoutIndex ? Store.openWithoutIndex(dir) : Store.open(dir);
+    try {
+      return withoutIndex ? Store.openWithoutIndex(dir) : Store.open(dir);
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
   }
 
   /** {@code stats DIR [--json]}. */
@@ -58,7 +72,9 @@ final class StoreCommands {
     try (Store store = Store.open(onlyDirectory(options, "stats DIR [--json]"))) {
       StoreStats stats = store.stats();
       if (json) {
-        out.println(stats.toJson());
+        // The key mode is the store's (meta), not a size (stats): added here so that scripts see it.
+        String sizes = stats.toJson();
+        out.println(sizes.substring(0, sizes.length() - 1) + ",\"keyMode\":\"" + store.meta().keyMode() + "\"}");
       } else {
         printStats(store, stats, out);
       }
@@ -69,10 +85,16 @@ final class StoreCommands {
   static void printStats(Store store, StoreStats stats, PrintStream out) {
     out.printf("store %s (format version %d)%n", store.directory(), stats.formatVersion());
     out.printf("  records          %,d%n", stats.records());
+    StoreMeta.KeyMode keyMode = store.meta().keyMode();
     out.printf("  data             %,d bytes (%s records)%n", stats.dataBytes(),
         store.meta().isFixedSize()
-            ? "fixed-size: " + store.meta().keyLength() + "-byte keys, " + store.meta().valueLength() + "-byte values"
+            ? "fixed-size: " + storedKeys(keyMode, store.meta().keyLength()) + ", " + store.meta().valueLength() + "-byte values"
             : "variable-size");
+    out.printf("  keys             %s%n", describe(keyMode));
+    if (!keyMode.keepsKeys()) {
+      out.printf("  hashes           %,d bytes (the keys' hashes, for merge and reindex; lookups never read them)%n",
+          store.meta().file(StoreFile.HASHES).size());
+    }
     out.printf("  index            %.3f bits/key (tries %.3f + directory %.3f; g=%d, hmax=%d, skip levels %d)%n",
         stats.indexBitsPerKey(),
         perKey(stats.trieBits(), stats.records()),
@@ -93,6 +115,24 @@ final class StoreCommands {
     store.meta().userMetadata().forEach((k, v) -> out.printf("  meta %-11s %s%n", k, v));
   }
 
+  /** What a store of {@code mode} answers for keys, in a phrase. */
+  private static String describe(StoreMeta.KeyMode mode) {
+    return switch (mode.kind()) {
+      case FULL -> "full";
+      case SIGNATURE -> mode + " (absent keys found with probability 2^-" + mode.signatureBits() + ")";
+      case NONE -> "none (lookups of absent keys are undefined)";
+    };
+  }
+
+  /** The key part of fixed-size records: a signature's bytes are not a key's. */
+  private static String storedKeys(StoreMeta.KeyMode mode, int keyLength) {
+    return switch (mode.kind()) {
+      case FULL -> keyLength + "-byte keys";
+      case SIGNATURE -> keyLength + "-byte signatures";
+      case NONE -> "no keys";
+    };
+  }
+
   private static double perKey(long bits, long records) {
     return records == 0 ? 0 : bits / (double) records;
   }
@@ -106,8 +146,10 @@ final class StoreCommands {
     long start = System.nanoTime();
     try (Store store = open(dir, withoutIndex)) {
       store.verify();
-      out.printf("ok: %s, %,d records, every checksum matches and every key finds its record (%.1f s)%n",
-          dir, store.size(), (System.nanoTime() - start) / 1e9);
+      // Without full keys the library checks the kept hashes instead: say what was checked.
+      out.printf("ok: %s, %,d records, every checksum matches and every %s finds its record (%.1f s)%n",
+          dir, store.size(), store.meta().keyMode().keepsKeys() ? "key" : "key's kept hash",
+          (System.nanoTime() - start) / 1e9);
       return 0;
     } catch (CorruptStoreException e) {
       err.println("varve verify: damaged store: " + e.getMessage());
@@ -115,16 +157,26 @@ final class StoreCommands {
     }
   }
 
-  /** {@code dump DIR [--limit N]}: records in hash order as TSV (escaped like the TSV input). */
-  static int dump(String[] args, PrintStream out) throws IOException {
+  /**
+   * {@code dump DIR [--limit N]}: records in hash order as TSV (escaped like the TSV input). A store
+   * without full keys has no keys to print: its records are printed as {@code rank<TAB>value}, the
+   * rank being the record's position in hash order ({@code Store.indexOf}, {@code Store.valueAt}),
+   * with a note on {@code err} so that the numbers are not taken for keys when read back.
+   */
+  static int dump(String[] args, PrintStream out, PrintStream err) throws IOException {
     Options options = Options.parse(args, Set.of(NO_INDEX));
     long limit = options.getLong("limit", Long.MAX_VALUE, 0, Long.MAX_VALUE);
     boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
     try (Store store = open(onlyDirectory(options, "dump DIR [--limit N] [--no-index]"), withoutIndex)) {
+      boolean keys = store.meta().keyMode().keepsKeys();
+      if (!keys) {
+        err.println("varve dump: " + store.directory() + " keeps no full keys (key mode " + store.meta().keyMode()
+            + "): printing rank<TAB>value");
+      }
       Store.Cursor cursor = store.cursor();
       for (long i = 0; i < limit && cursor.next(); i++) {
-        out.print(escapeTsv(cursor.key()));
+        out.print(keys ? escapeTsv(cursor.key()) : Long.toString(cursor.index()));
         out.print('\t');
         out.print(escapeTsv(cursor.value()));
         out.print('\n');

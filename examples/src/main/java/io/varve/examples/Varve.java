@@ -12,7 +12,8 @@ import java.util.Arrays;
  * The {@code varve} command. Run {@code java -jar examples/target/varve.jar help} for usage.
  *
  * <p>Exit codes: 0 success; 1 a key was not found ({@code get}) or a store is damaged; 2 bad
- * usage or input; 3 an I/O error.
+ * usage or input, or an operation the store does not support (such as {@code --no-index} on a store
+ * without full keys); 3 an I/O error.
  *
  * <p>Not meant for concurrent use: {@link #main} runs one command and exits.
  */
@@ -49,7 +50,7 @@ public final class Varve {
         case "verify":
           return StoreCommands.verify(rest, out, err);
         case "dump":
-          return StoreCommands.dump(rest, out);
+          return StoreCommands.dump(rest, out, err);
         default:
           err.println("varve: unknown command '" + args[0] + "'\n\n" + usage());
           return 2;
@@ -92,12 +93,20 @@ public final class Varve {
         "         --page-alignment N   records up to N bytes never cross an N-byte page: a power of two",
         "                           from 512 to 4096 (default), or 0 = off",
         "         --temp DIR        where sorted runs spill (default: next to --out)",
+        "         --key-mode M      what records keep of their keys: full (default); signature:K, a K-bit",
+        "                           signature (K from 1 to 64): an absent key is reported present, with another",
+        "                           key's value, with probability 2^-K; none, for lookups of member keys only:",
+        "                           what an absent key gives is undefined. signature and none keep a hashes file,",
+        "                           never read by lookups, so the store can still be merged and re-indexed; they",
+        "                           cannot have a sparse index (--block-size) nor be read with --no-index",
         "  merge BASE... --out DIR  a new store from old ones (oldest first: newer stores win) and a batch",
         "         --upserts FILE    records to insert or replace (formats and column options as for build)",
         "         --deletes FILE    keys to delete (only the key column is read)",
         "                           upserts are applied first, then deletes: a key in both ends deleted;",
         "                           either file may be - for stdin (not both), or left out",
         "         --format --header --key-column --value-column --memory --temp   as for build",
+        "         --key-mode M      as for build (default: the bases' mode); bases with full keys may give",
+        "                           signature:K or none, but keys thrown away never come back",
         "  reindex DIR --out OUT    a copy of a store with another index; the data file is shared, not rewritten",
         "         --block-size N    a sparse index over blocks of N bytes (e.g. 4096 or 4k)",
         "         --dense           a dense index (exactly one of --block-size and --dense is required)",
@@ -105,9 +114,10 @@ public final class Varve {
         "                           when the kind stays, else 64, 64, 3 dense or 1024, 64, 0 sparse)",
         "  get DIR KEY...           print the value of each key; exit 1 if one is absent",
         "         --no-index        (get, verify, dump) open without the index: binary search over the data",
-        "  stats DIR [--json]       records, sizes, bits per key of index, offsets (or blocks) and memory",
-        "  verify DIR               check every checksum and find every record by its key",
-        "  dump DIR [--limit N]     print records in hash order as TSV",
+        "  stats DIR [--json]       records, key mode, sizes, bits per key of index, offsets (or blocks), memory",
+        "  verify DIR               check every checksum and find every record by its key (or kept hash)",
+        "  dump DIR [--limit N]     print records in hash order as TSV; a store without full keys prints",
+        "                           rank<TAB>value (the rank: the record's position in hash order)",
         "  demo   build a store from generated records, query it, verify it, print stats",
         "         --records N       number of records (default 10000000)",
         "         --memory SIZE     memory budget (default 256m)",

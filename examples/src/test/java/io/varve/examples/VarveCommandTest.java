@@ -60,6 +60,7 @@ class VarveCommandTest {
     assertEquals(0, run("help"));
     assertTrue(stdout().contains("usage: varve COMMAND"), stdout());
     assertTrue(stdout().contains("reindex DIR --out OUT") && stdout().contains("--block-size N"), stdout());
+    assertTrue(stdout().contains("--key-mode M") && stdout().contains("signature:K") && stdout().contains("2^-K"), stdout());
     assertEquals(2, run());
   }
 }
