@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.store.StoreMeta;
 import io.varve.reader.Store;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,45 +19,21 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --key-mode} end to end: stores built and merged with signatures or no keys, read back
  * with {@link Store} and with {@code get}, {@code stats}, {@code verify} and {@code dump}.
  */
-class KeyModeCommandTest {
+class KeyModeCommandTest extends CommandTestSupport {
   /** Fixed so that a failure can be replayed; override with -Dvarve.test.seed=N to explore. */
   private static final long SEED = Long.getLong("varve.test.seed", 0x6E7_5EEDL);
 
-  @TempDir Path temp;
-  private ByteArrayOutputStream out;
-  private ByteArrayOutputStream err;
   private Random random;
 
   @BeforeEach
   void reset() {
-    out = new ByteArrayOutputStream();
-    err = new ByteArrayOutputStream();
     System.out.println("KeyModeCommandTest seed " + SEED + " (replay with -Dvarve.test.seed=" + SEED + ")");
     random = new Random(SEED);
-  }
-
-  private int run(String... args) {
-    out.reset();
-    err.reset();
-    return Varve.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  private String stdout() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String stderr() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
-  private Path write(String name, String text) throws IOException {
-    return Files.writeString(temp.resolve(name), text, StandardCharsets.UTF_8);
   }
 
   private Path writeTsv(String name, Map<String, String> records) throws IOException {

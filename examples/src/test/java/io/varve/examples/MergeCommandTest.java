@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.reader.Store;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -24,42 +23,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code varve merge} end to end: stores built with {@code build}, merged, then read back. */
-class MergeCommandTest {
+class MergeCommandTest extends CommandTestSupport {
   /** Fixed so that a failure can be replayed; override with -Dvarve.test.seed=N to explore. */
   private static final long SEED = Long.getLong("varve.test.seed", 0x3E46E_5EEDL);
-
-  @TempDir Path temp;
-  private ByteArrayOutputStream out;
-  private ByteArrayOutputStream err;
-
-  @BeforeEach
-  void reset() {
-    out = new ByteArrayOutputStream();
-    err = new ByteArrayOutputStream();
-  }
-
-  private int run(String... args) {
-    out.reset();
-    err.reset();
-    return Varve.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  private String stdout() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String stderr() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
-  private Path write(String name, String text) throws IOException {
-    return Files.writeString(temp.resolve(name), text, StandardCharsets.UTF_8);
-  }
 
   private Path build(String name, Map<String, String> records) throws IOException {
     StringBuilder tsv = new StringBuilder();

@@ -9,9 +9,7 @@ import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.ect.EctParameters;
 import io.varve.reader.Store;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -23,41 +21,15 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code varve reindex} and {@code varve build --block-size} end to end: stores built from TSV,
  * re-indexed between dense and sparse, then read back key by key.
  */
-class ReindexCommandTest {
+class ReindexCommandTest extends CommandTestSupport {
   /** Fixed so that a failure can be replayed; override with -Dvarve.test.seed=N to explore. */
   private static final long SEED = Long.getLong("varve.test.seed", 0x5EB_10CCL);
-
-  @TempDir Path temp;
-  private ByteArrayOutputStream out;
-  private ByteArrayOutputStream err;
-
-  @BeforeEach
-  void reset() {
-    out = new ByteArrayOutputStream();
-    err = new ByteArrayOutputStream();
-  }
-
-  private int run(String... args) {
-    out.reset();
-    err.reset();
-    return Varve.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  private String stdout() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String stderr() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
 
   /**
    * Records with keys of a few sizes and values from empty to a few hundred bytes, so that a 4 KiB

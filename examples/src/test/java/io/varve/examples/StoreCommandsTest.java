@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.channels.FileChannel;
@@ -14,40 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The store commands end to end: build from each input format, get, stats, verify, dump, demo. */
-class StoreCommandsTest {
-  @TempDir Path temp;
-  private ByteArrayOutputStream out;
-  private ByteArrayOutputStream err;
-
-  @BeforeEach
-  void reset() {
-    out = new ByteArrayOutputStream();
-    err = new ByteArrayOutputStream();
-  }
-
-  private int run(String... args) {
-    out.reset();
-    err.reset();
-    return Varve.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  private String stdout() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String stderr() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
-  private Path write(String name, String text) throws IOException {
-    return Files.writeString(temp.resolve(name), text, StandardCharsets.UTF_8);
-  }
-
+class StoreCommandsTest extends CommandTestSupport {
   @Test
   void buildFromTsvThenGetStatsVerifyDump() throws IOException {
     Path input = write("in.tsv", "alpha\t1\nbeta\t2\nγάμμα\tτρία\n\tempty key\ntab\\tkey\tline\\nbreak\n");
