@@ -39,8 +39,8 @@ import java.util.function.LongFunction;
  * another do), since records are merged in the order that seed gives.
  *
  * <p>Stores that keep no full keys (signatures or nothing, {@link StoreMeta.KeyMode}) merge alike,
- * by the key hashes they keep: all old stores must keep keys the same way, and so does the new one.
- * The new store's index is dense, also when an old one's is sparse ({@link StoreReindexer} makes
+ * by the key hashes they keep: all old stores must keep keys the same way; the new store keeps
+ * them alike, or throws full keys away ({@link #keyMode}). The new store's index is dense, also when an old one's is sparse ({@link StoreReindexer} makes
  * it sparse again).
  *
  * <p>The new store keeps the old stores' index parameters, page alignment and user metadata
@@ -50,7 +50,8 @@ import java.util.function.LongFunction;
  * index version 2); when fewer than half of those remain it is rebuilt from the written records.
  *
  * <p>Memory: the budget bounds the batch's sort buffers; the merge also holds each old store's
- * record offsets (a few bits per record) and the new index (a few bits per record). Two distinct
+ * record offsets (a few bits per record) and the new index (a few bits per record). Threads: the
+ * caller's merges and writes; one sorts the batch's partitions ahead of it; one builds the index. Two distinct
  * keys with one 128-bit hash (about once in 2^64 merges of 2^32 keys) fail the merge with an
  * {@link IOException}: rebuild with {@link StoreBuilder}, which picks another seed.
  *
