@@ -14,4 +14,19 @@ interface RecordHasher {
   static RecordHasher xxh3(long seed) {
     return KeyHasher.withSeed(seed)::hash;
   }
+
+  /**
+   * The hashes of a store that keeps no full keys: read in record order from its hash file
+   * ({@code in} positioned at the first), one pair per call, whatever key bytes are given.
+   */
+  static RecordHasher keptHashes(java.io.DataInputStream in) {
+    return (key, offset, length, result) -> {
+      try {
+        result[0] = in.readLong();
+        result[1] = in.readLong();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
+  }
 }

@@ -95,15 +95,7 @@ final class StoreScan extends DataFileCursor {
           hashesPath + ": does not hold the " + meta.recordCount() + " hashes meta records");
       keptHashes = new java.io.DataInputStream(new java.io.BufferedInputStream(java.nio.file.Files.newInputStream(hashesPath), 1 << 16));
       keptHashes.skipNBytes(StoreFile.HASHES.payloadOffset());
-      java.io.DataInputStream in = keptHashes;
-      hasher = (key, offset, length, result) -> {
-        try {
-          result[0] = in.readLong();
-          result[1] = in.readLong();
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      };
+      hasher = RecordHasher.keptHashes(keptHashes);
     }
     Path dataPath = directory.resolve(StoreFile.DATA.fileName());
     FileChannel channel;

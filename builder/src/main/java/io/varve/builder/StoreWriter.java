@@ -216,15 +216,7 @@ final class StoreWriter {
       DataInputStream written =
           new DataInputStream(new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.HASHES.fileName())), 1 << 16));
       written.skipNBytes(StoreFile.HASHES.payloadOffset());
-      RecordCursor cursor = readBack((key, offset, length, result) -> {
-        try {
-          result[0] = written.readLong();
-          result[1] = written.readLong();
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }, written);
-      return cursor;
+      return readBack(RecordHasher.keptHashes(written), written);
     }
     return readBack(hasher, null);
   }
