@@ -8,6 +8,11 @@ package io.varve.core.bits;
  */
 public final class BitWriter {
   private LongBigArray words;
+  /**
+   * The words themselves while they fit in one chunk (nearly always): written directly, without the
+   * big array's index arithmetic.
+   */
+  private long[] single;
   private long bitLength;
 
   /** Creates a writer with room for 1024 bits before it grows. */
@@ -18,6 +23,7 @@ public final class BitWriter {
   /** Creates a writer with room for {@code initialBits} bits before it grows. */
   public BitWriter(long initialBits) {
     words = new LongBigArray(Math.max(1, (initialBits + 63) >>> 6));
+    single = words.chunkCount() == 1 ? words.chunk(0) : null;
   }
 
   /** Appends the low {@code width} bits of {@code value} ({@code 0 <= width <= 64}), high bit first. */
@@ -32,7 +38,17 @@ public final class BitWriter {
     long wordIndex = bitLength >>> 6;
     int used = (int) bitLength & 63;
     int free = 64 - used;
-    if (width <= free) {
+    long[] direct = single;
+    if (direct != null) {
+      int index = (int) wordIndex;
+      if (width <= free) {
+        direct[index] |= value << (free - width);
+      } else {
+        int spill = width - free;
+        direct[index] |= value >>> spill;
+        direct[index + 1] |= value << (64 - spill);
+      }
+    } else if (width <= free) {
       words.or(wordIndex, value << (free - width));
     } else {
       int spill = width - free;
@@ -51,6 +67,15 @@ public final class BitWriter {
   /** Appends every bit written to {@code other}. */
   public void append(BitWriter other) {
     long remaining = other.bitLength;
+    long[] source = other.single;
+    if (source != null) {
+      for (int word = 0; remaining > 0; word++) {
+        int width = (int) Math.min(64, remaining);
+        write(source[word] >>> (64 - width), width);
+        remaining -= width;
+      }
+      return;
+    }
     for (long word = 0; remaining > 0; word++) {
       int width = (int) Math.min(64, remaining);
       long bits = other.words.get(word) >>> (64 - width);
@@ -70,8 +95,12 @@ public final class BitWriter {
   /** Forgets every bit written, keeping the storage for reuse. */
   public void clear() {
     long used = (bitLength + 63) >>> 6;
-    for (long i = 0; i < used; i++) {
-      words.set(i, 0);
+    if (single != null) {
+      java.util.Arrays.fill(single, 0, (int) used, 0L);
+    } else {
+      for (long i = 0; i < used; i++) {
+        words.set(i, 0);
+      }
     }
     bitLength = 0;
   }
@@ -98,6 +127,7 @@ public final class BitWriter {
     long neededWords = (bits + 63) >>> 6;
     if (neededWords > words.length()) {
       words = words.copyOf(Math.max(neededWords, words.length() + (words.length() >>> 1) + 1));
+      single = words.chunkCount() == 1 ? words.chunk(0) : null;
     }
   }
 }
