@@ -23,7 +23,8 @@ import java.util.zip.CRC32C;
  *
  * {@link #close()} without {@link #finish()} abandons the file (closes it, leaves a file without a
  * footer that no reader accepts); closing after finishing does nothing, so a stream that wraps
- * this one may be closed. Not thread-safe.
+ * this one may be closed. A large file is forced to disk every 64 MiB as it is written (by a
+ * thread of its own), so that the final force has little left to do. Not thread-safe.
  */
 public final class StoreFileWriter extends OutputStream {
   private static final int BUFFER_BYTES = 1 << 16;
@@ -35,8 +36,18 @@ public final class StoreFileWriter extends OutputStream {
   private final long headerLength;
   private int buffered;
   private long flushed;
+  /**
+   * Forces what was written so far to disk every {@link #SYNC_INTERVAL_BYTES} while writing goes
+   * on (RocksDB's {@code bytes_per_sync}): the disk works during the write instead of all at once
+   * in {@link #finish()}'s force, and dirty pages do not pile up. Started by the first interval.
+   */
+  private java.util.concurrent.ExecutorService syncer;
+  private java.util.concurrent.Future<?> pendingSync;
+  private long syncedUpTo;
   private boolean finished;
   private boolean closed;
+
+  private static final long SYNC_INTERVAL_BYTES = 64L << 20;
 
   private StoreFileWriter(Path path, StoreFile kind, int version) throws IOException {
     this.path = path;
@@ -117,10 +128,10 @@ public final class StoreFileWriter extends OutputStream {
     int crc = (int) checksum.getValue();
     ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH).putInt(StoreFile.FOOTER_MAGIC).putInt(crc).flip();
     writeFully(footer);
+    awaitSync();
     channel.force(true);
     finished = true;
-    closed = true;
-    channel.close();
+    close();
     return new FileSummary(flushed, crc);
   }
 
@@ -129,7 +140,19 @@ public final class StoreFileWriter extends OutputStream {
   public void close() throws IOException {
     if (!closed) {
       closed = true;
-      channel.close();
+      try {
+        if (syncer != null) {
+          syncer.shutdown();
+          try {
+            // A force in progress finishes (interrupting it would close the channel under it).
+            syncer.awaitTermination(10, java.util.concurrent.TimeUnit.MINUTES);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      } finally {
+        channel.close();
+      }
     }
   }
 
@@ -150,6 +173,48 @@ public final class StoreFileWriter extends OutputStream {
     flushed += bytes.remaining();
     while (bytes.hasRemaining()) {
       channel.write(bytes);
+    }
+    if (flushed - syncedUpTo >= SYNC_INTERVAL_BYTES && (pendingSync == null || pendingSync.isDone())) {
+      syncEarly();
+    }
+  }
+
+  private void syncEarly() throws IOException {
+    if (pendingSync != null) {
+      awaitSync(); // done already: surfaces a failure
+    }
+    if (syncer == null) {
+      syncer =
+          java.util.concurrent.Executors.newSingleThreadExecutor(
+              task -> {
+                Thread thread = new Thread(task, "varve-file-sync");
+                thread.setDaemon(true);
+                return thread;
+              });
+    }
+    syncedUpTo = flushed;
+    pendingSync =
+        syncer.submit(
+            () -> {
+              channel.force(false);
+              return null;
+            });
+  }
+
+  private void awaitSync() throws IOException {
+    if (pendingSync == null) {
+      return;
+    }
+    try {
+      pendingSync.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(path + ": interrupted while forcing to disk", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof IOException io ? io : new IOException(path + ": forcing to disk failed", cause);
+    } finally {
+      pendingSync = null;
     }
   }
 
