@@ -19,7 +19,8 @@ import java.util.SplittableRandom;
  * java $JVM_OPTS -Xmx2g -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.KeyModeSizes 10000000 10000000 /tmp/keymodes
  * </pre>
  *
- * The work directory must not exist; it is deleted at the end.
+ * The work directory must not exist; it is deleted at the end. A command-line program: it has no
+ * state to share between threads.
  */
 public final class KeyModeSizes {
   private KeyModeSizes() {}

@@ -21,7 +21,8 @@ import java.nio.file.Path;
  *
  * {@code add}: the batch is {@code N / 10} new keys. {@code mixed}: new keys for 6 % of {@code N},
  * new values for 3 % of the old keys, deletes of 1 %. The work directory must not exist; it is
- * deleted at the end. The merged store and the rebuilt one are compared by size.
+ * deleted at the end. The merged store and the rebuilt one are compared by size. A command-line
+ * program: it has no state to share between threads.
  */
 public final class MergeVsRebuild {
   private MergeVsRebuild() {}

@@ -22,7 +22,8 @@ import java.util.SplittableRandom;
  * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.SparseIndexSize 10000000 /tmp/varve-sparse
  * </pre>
  *
- * The work directory must not exist; it is deleted at the end.
+ * The work directory must not exist; it is deleted at the end. A command-line program: it has no
+ * state to share between threads.
  */
 public final class SparseIndexSize {
   private SparseIndexSize() {}

@@ -73,7 +73,7 @@ public record StoreMeta(
    * How keys are kept in the store ("throw away the keys", Indeed MPH). The record's key bytes
    * hold the full key, a k-bit signature of it, or nothing; the last two keep each key's 128-bit
    * hash in a {@code hashes} file, never read by lookups, so that the store can be merged and
-   * re-indexed.
+   * re-indexed. An immutable value; thread-safe.
    *
    * @param kind full, signature or none
    * @param signatureBits the signature's bits, 1 to 64 ({@link Kind#SIGNATURE}; else 0)
