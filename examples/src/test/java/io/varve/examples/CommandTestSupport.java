@@ -31,6 +31,22 @@ abstract class CommandTestSupport {
     return err.toString(StandardCharsets.UTF_8);
   }
 
+  static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static String string(byte[] bytes) {
+    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  /** No staging or temporary directory (their names start with a dot) is left in the scratch directory. */
+  void assertNoLeftovers() throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(temp)) {
+      org.junit.jupiter.api.Assertions.assertEquals(
+          java.util.List.of(), files.filter(p -> p.getFileName().toString().startsWith(".")).toList());
+    }
+  }
+
   /** Writes a UTF-8 text file into the scratch directory. */
   Path write(String name, String text) throws IOException {
     return Files.writeString(temp.resolve(name), text, StandardCharsets.UTF_8);

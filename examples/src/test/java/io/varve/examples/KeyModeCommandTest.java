@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.core.store.StoreMeta;
 import io.varve.reader.Store;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -304,18 +302,6 @@ class KeyModeCommandTest extends CommandTestSupport {
     }
   }
 
-  private static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.UTF_8);
-  }
 
-  private static String string(byte[] bytes) {
-    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
-  }
 
-  /** The builder's and merger's temporary directories start with a dot. */
-  private void assertNoLeftovers() throws IOException {
-    try (Stream<Path> files = Files.list(temp)) {
-      assertEquals(List.of(), files.filter(p -> p.getFileName().toString().startsWith(".")).toList());
-    }
-  }
 }

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** {@code varve merge} end to end: stores built with {@code build}, merged, then read back. */
@@ -243,18 +242,6 @@ class MergeCommandTest extends CommandTestSupport {
     }
   }
 
-  private static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.UTF_8);
-  }
 
-  private static String string(byte[] bytes) {
-    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
-  }
 
-  /** The merger's temporary directories and the builder's staging directories start with a dot. */
-  private void assertNoLeftovers() throws IOException {
-    try (Stream<Path> files = Files.list(temp)) {
-      assertEquals(List.of(), files.filter(p -> p.getFileName().toString().startsWith(".")).toList());
-    }
-  }
 }

@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -245,18 +244,6 @@ class ReindexCommandTest extends CommandTestSupport {
     }
   }
 
-  private static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.UTF_8);
-  }
 
-  private static String string(byte[] bytes) {
-    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
-  }
 
-  /** The builder's and the re-indexer's staging directories start with a dot. */
-  private void assertNoLeftovers() throws IOException {
-    try (Stream<Path> files = Files.list(temp)) {
-      assertEquals(List.of(), files.filter(p -> p.getFileName().toString().startsWith(".")).toList());
-    }
-  }
 }

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The store commands end to end: build from each input format, get, stats, verify, dump, demo. */
@@ -151,11 +150,5 @@ class StoreCommandsTest extends CommandTestSupport {
     assertTrue(text.contains("verify"), text);
     assertEquals(0, run("demo", "--records", "0", "--lookups", "10"), stderr());
     assertEquals(0, run("demo", "--records", "1", "--lookups", "10"), stderr());
-  }
-
-  private void assertNoLeftovers() throws IOException {
-    try (Stream<Path> files = Files.list(temp)) {
-      assertEquals(0, files.filter(p -> p.getFileName().toString().startsWith(".")).count());
-    }
   }
 }
