@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -160,9 +159,6 @@ class KeyModeCommandTest extends CommandTestSupport {
     assertFalse(Files.exists(sparse));
   }
 
-  /** One batch operation: a put when {@code value} is not null, else a delete. */
-  private record Op(String key, String value) {}
-
   @Test
   void mergeOfASignatureStoreKeepsItsMode() throws IOException {
     Map<String, String> base = new TreeMap<>();
@@ -172,39 +168,21 @@ class KeyModeCommandTest extends CommandTestSupport {
     Path store = build("base", base, "--key-mode", "signature:8");
 
     // As in MergeCommandTest: keys from twice the base's range, some in both files.
-    List<Op> upserts = new ArrayList<>();
+    List<MergeModel.Op> upserts = new ArrayList<>();
     for (int i = 0; i < 1500; i++) {
-      upserts.add(new Op("key" + random.nextInt(6000), "new" + random.nextInt(1_000_000)));
+      upserts.add(new MergeModel.Op("key" + random.nextInt(6000), "new" + random.nextInt(1_000_000)));
     }
-    List<Op> deletes = new ArrayList<>();
+    List<MergeModel.Op> deletes = new ArrayList<>();
     for (int i = 0; i < 700; i++) {
       String key = random.nextInt(4) == 0 ? upserts.get(random.nextInt(upserts.size())).key() : "key" + random.nextInt(6000);
-      deletes.add(new Op(key, null));
+      deletes.add(new MergeModel.Op(key, null));
     }
     StringBuilder upsertsTsv = new StringBuilder();
     upserts.forEach(op -> upsertsTsv.append(op.key()).append('\t').append(op.value()).append('\n'));
     StringBuilder deletesTsv = new StringBuilder();
     deletes.forEach(op -> deletesTsv.append(op.key()).append('\n'));
-    Map<String, String> last = new LinkedHashMap<>();
-    upserts.forEach(op -> last.put(op.key(), op.value()));
-    deletes.forEach(op -> last.put(op.key(), null));
-    Map<String, String> expected = new TreeMap<>(base);
-    long inserted = 0;
-    long replaced = 0;
-    long deleted = 0;
-    long absentDeletes = 0;
-    for (Map.Entry<String, String> e : last.entrySet()) {
-      boolean old = base.containsKey(e.getKey());
-      if (e.getValue() == null) {
-        expected.remove(e.getKey());
-        deleted += old ? 1 : 0;
-        absentDeletes += old ? 0 : 1;
-      } else {
-        expected.put(e.getKey(), e.getValue());
-        replaced += old ? 1 : 0;
-        inserted += old ? 0 : 1;
-      }
-    }
+    MergeModel model = new MergeModel(base, upserts, deletes);
+    Map<String, String> expected = model.expected;
     Path up = write("up.tsv", upsertsTsv.toString());
     Path del = write("del.tsv", deletesTsv.toString());
 
@@ -212,8 +190,7 @@ class KeyModeCommandTest extends CommandTestSupport {
     assertEquals(0, run("merge", store.toString(), "--out", merged.toString(), "--upserts", up.toString(),
         "--deletes", del.toString(), "--memory", "2m"), stderr());
     // The merger matches keys by their hashes, which a signature store keeps: the counts are exact.
-    String counts = String.format("%,d records (%,d inserted, %,d replaced, %,d deleted, %,d deletes of absent keys, 0 superseded)",
-        expected.size(), inserted, replaced, deleted, absentDeletes);
+    String counts = model.countsLine();
     assertTrue(stdout().contains(counts) && stdout().contains("keys kept as signature:8"), stdout() + " should contain " + counts);
     assertSignatureStore(merged, 8, expected);
     assertEquals(0, run("verify", merged.toString()), stderr());

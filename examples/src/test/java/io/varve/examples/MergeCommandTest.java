@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -37,9 +36,6 @@ class MergeCommandTest extends CommandTestSupport {
     return store;
   }
 
-  /** One batch operation: a put when {@code value} is not null, else a delete. */
-  private record Op(String key, String value) {}
-
   @Test
   void upsertsAndDeletesOverABuiltStore() throws IOException {
     System.out.println("MergeCommandTest seed " + SEED + " (replay with -Dvarve.test.seed=" + SEED + ")");
@@ -53,48 +49,27 @@ class MergeCommandTest extends CommandTestSupport {
     // Keys drawn from twice the base's range: about half exist, half are new. Some repeat within
     // a file and some appear in both files, so "last operation wins" and "upserts before deletes"
     // are both exercised.
-    List<Op> upserts = new ArrayList<>();
+    List<MergeModel.Op> upserts = new ArrayList<>();
     for (int i = 0; i < 1500; i++) {
-      upserts.add(new Op("key" + random.nextInt(6000), "new" + random.nextInt(1_000_000)));
+      upserts.add(new MergeModel.Op("key" + random.nextInt(6000), "new" + random.nextInt(1_000_000)));
     }
-    List<Op> deletes = new ArrayList<>();
+    List<MergeModel.Op> deletes = new ArrayList<>();
     for (int i = 0; i < 700; i++) {
       String key = random.nextInt(4) == 0 ? upserts.get(random.nextInt(upserts.size())).key() : "key" + random.nextInt(6000);
-      deletes.add(new Op(key, null));
+      deletes.add(new MergeModel.Op(key, null));
     }
     StringBuilder upsertsTsv = new StringBuilder();
     upserts.forEach(op -> upsertsTsv.append(op.key()).append('\t').append(op.value()).append('\n'));
     StringBuilder deletesTsv = new StringBuilder();
-    for (Op op : deletes) {
+    for (MergeModel.Op op : deletes) {
       // A keys-only line mostly; extra columns are allowed and ignored.
       deletesTsv.append(op.key()).append(random.nextInt(5) == 0 ? "\tignored\n" : "\n");
     }
 
-    Map<String, String> last = new LinkedHashMap<>();
-    for (Op op : upserts) {
-      last.put(op.key(), op.value());
-    }
-    for (Op op : deletes) {
-      last.put(op.key(), null);
-    }
-    Map<String, String> expected = new TreeMap<>(base);
-    long inserted = 0;
-    long replaced = 0;
-    long deleted = 0;
-    long absentDeletes = 0;
-    for (Map.Entry<String, String> e : last.entrySet()) {
-      boolean old = base.containsKey(e.getKey());
-      if (e.getValue() == null) {
-        expected.remove(e.getKey());
-        deleted += old ? 1 : 0;
-        absentDeletes += old ? 0 : 1;
-      } else {
-        expected.put(e.getKey(), e.getValue());
-        replaced += old ? 1 : 0;
-        inserted += old ? 0 : 1;
-      }
-    }
-    assertTrue(inserted > 0 && replaced > 0 && deleted > 0 && absentDeletes > 0, last.toString());
+    MergeModel model = new MergeModel(base, upserts, deletes);
+    Map<String, String> expected = model.expected;
+    assertTrue(
+        model.inserted > 0 && model.replaced > 0 && model.deleted > 0 && model.absentDeletes > 0, model.lastOperation.toString());
 
     Path merged = temp.resolve("merged");
     assertEquals(
@@ -103,8 +78,7 @@ class MergeCommandTest extends CommandTestSupport {
             "--deletes", write("del.tsv", deletesTsv.toString()).toString(), "--memory", "2m"),
         stderr());
     assertTrue(stdout().startsWith("merged "), stdout());
-    String counts = String.format("%,d records (%,d inserted, %,d replaced, %,d deleted, %,d deletes of absent keys, 0 superseded)"
-        + " from 3,000 base records and 2,200 operations in ", expected.size(), inserted, replaced, deleted, absentDeletes);
+    String counts = model.countsLine() + " from 3,000 base records and 2,200 operations in ";
     assertTrue(stdout().contains(counts), stdout() + " should contain " + counts);
 
     try (Store result = Store.open(merged); Store old = Store.open(store)) {
