@@ -7,11 +7,11 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** The scratch directories of the whole-process harnesses. Stateless; thread-safe. */
-final class WorkDirectory {
+public final class WorkDirectory {
   private WorkDirectory() {}
 
   /** Deletes {@code dir} and everything below it, if it exists. */
-  static void deleteTree(Path dir) throws IOException {
+  public static void deleteTree(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }
@@ -19,6 +19,19 @@ final class WorkDirectory {
       for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
         Files.delete(p);
       }
+    }
+  }
+
+  /** Bytes of all the files under {@code dir} (or of {@code dir} when it is a file). */
+  public static long treeBytes(Path dir) throws IOException {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      long bytes = 0;
+      for (Path p : (Iterable<Path>) walk::iterator) {
+        if (Files.isRegularFile(p)) {
+          bytes += Files.size(p);
+        }
+      }
+      return bytes;
     }
   }
 

@@ -1,0 +1,94 @@
+package io.varve.benchmarks.peers;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Linux counters of this process and of a disk. Stateless; thread-safe. */
+final class ProcessStats {
+  private ProcessStats() {}
+
+  /** This process's peak resident set (VmHWM), in bytes; -1 where /proc is missing. */
+  static long peakRssBytes() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  /**
+   * Reads completed and sectors read by the block device holding {@code path} (from
+   * /proc/diskstats), or null when that cannot be told.
+   */
+  static long[] diskReads(Path path) {
+    try {
+      String device = Files.getFileStore(path).name();
+      String name = device.substring(device.lastIndexOf('/') + 1);
+      for (String line : Files.readAllLines(Path.of("/proc/diskstats"))) {
+        String[] fields = line.trim().split("\\s+");
+        if (fields.length > 5 && fields[2].equals(name)) {
+          return new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[5])};
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+    return null;
+  }
+
+  /**
+   * Sets the read-ahead of the block device holding {@code path}; returns the value it had, or
+   * null when it cannot be changed (not Linux, not root, no such device).
+   */
+  static String setReadAheadKib(Path path, String kib) {
+    try {
+      String device = Files.getFileStore(path).name();
+      Path setting = Path.of("/sys/block", device.substring(device.lastIndexOf('/') + 1), "queue/read_ahead_kb");
+      String old = Files.readString(setting).trim();
+      Files.writeString(setting, kib);
+      return old;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Waits (collecting garbage, which unmaps unreachable mapped buffers) until no file under {@code
+   * dir} is mapped by this process; false when some still is after a few seconds.
+   */
+  static boolean awaitUnmapped(Path dir) throws InterruptedException {
+    String prefix = dir.toAbsolutePath().toString() + "/";
+    for (int attempt = 0; attempt < 50; attempt++) {
+      try {
+        if (Files.readAllLines(Path.of("/proc/self/maps")).stream().noneMatch(line -> line.contains(prefix))) {
+          return true;
+        }
+      } catch (IOException e) {
+        return false;
+      }
+      System.gc();
+      Thread.sleep(100);
+    }
+    return false;
+  }
+
+  /** Writes dirty pages and drops the page cache (needs root); false when not allowed. */
+  static boolean dropPageCache() {
+    try {
+      new ProcessBuilder("sync").inheritIO().start().waitFor();
+      Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
+      return true;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}

@@ -1,0 +1,185 @@
+package io.varve.benchmarks.peers;
+
+import it.unimi.dsi.bits.TransformationStrategies;
+import it.unimi.dsi.fastutil.io.BinIO;
+import it.unimi.dsi.fastutil.longs.LongIterator;
+import it.unimi.dsi.sux4j.mph.GOVMinimalPerfectHashFunction;
+import it.unimi.dsi.sux4j.util.EliasFanoMonotoneLongBigList;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.AbstractList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The parts of sux4j that mph-table is made of, used directly: a {@link
+ * GOVMinimalPerfectHashFunction} maps a key to a slot, an {@link EliasFanoMonotoneLongBigList}
+ * maps the slot to its record's offset (dropped when records have one size), and a memory-mapped
+ * file holds the records (varint key length, key, value) so absent keys are detected. Both
+ * structures live on the heap. No incremental path: the batch is a full rebuild. Stateless;
+ * thread-safe.
+ */
+final class Sux4jPeer implements Peer {
+  private static final String MPH = "mph.bin";
+  private static final String OFFSETS = "offsets.bin";
+  private static final String DATA = "data.bin";
+
+  @Override
+  public String name() {
+    return "sux4j";
+  }
+
+  @Override
+  public void build(RecordSet records, Path dir) throws Exception {
+    Files.createDirectories(dir);
+    if (records.size() > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("this harness builds at most 2^31 records with sux4j");
+    }
+    int n = (int) records.size();
+    List<byte[]> keys =
+        new AbstractList<>() {
+          @Override
+          public byte[] get(int index) {
+            return records.key(index);
+          }
+
+          @Override
+          public int size() {
+            return n;
+          }
+        };
+    GOVMinimalPerfectHashFunction<byte[]> mph =
+        new GOVMinimalPerfectHashFunction.Builder<byte[]>()
+            .keys(keys)
+            .transform(TransformationStrategies.rawByteArray())
+            .build();
+    BinIO.storeObject(mph, dir.resolve(MPH).toFile());
+    int fixedBytes = fixedRecordBytes(records);
+    EliasFanoMonotoneLongBigList offsets = fixedBytes >= 0 ? null : offsets(records, mph, n);
+    long dataBytes = fixedBytes >= 0 ? (long) fixedBytes * n : offsets.getLong(n);
+    MappedSegments data = MappedSegments.create(dir.resolve(DATA), dataBytes);
+    byte[] buffer = new byte[64];
+    records.forEach(
+        (key, value) -> {
+          long slot = mph.getLong(key);
+          long start = fixedBytes >= 0 ? slot * fixedBytes : offsets.getLong(slot);
+          int header = writeVarint(key.length, buffer);
+          data.write(start, buffer, 0, header);
+          data.write(start + header, key, 0, key.length);
+          data.write(start + header + key.length, value, 0, value.length);
+        });
+    data.force();
+    if (offsets != null) {
+      BinIO.storeObject(offsets, dir.resolve(OFFSETS).toFile());
+    }
+  }
+
+  /** The size of every record when keys and values have fixed sizes, else -1. */
+  private static int fixedRecordBytes(RecordSet records) {
+    int keyBytes = records.fixedKeyBytes();
+    int valueBytes = records.fixedValueBytes();
+    return keyBytes < 0 || valueBytes < 0 ? -1 : varintBytes(keyBytes) + keyBytes + valueBytes;
+  }
+
+  private static EliasFanoMonotoneLongBigList offsets(
+      RecordSet records, GOVMinimalPerfectHashFunction<byte[]> mph, int n) throws Exception {
+    int[] lengths = new int[n];
+    records.forEach((key, value) -> lengths[(int) mph.getLong(key)] = varintBytes(key.length) + key.length + value.length);
+    long total = Arrays.stream(lengths).asLongStream().sum();
+    LongIterator starts =
+        new LongIterator() {
+          private int slot;
+          private long start;
+
+          @Override
+          public boolean hasNext() {
+            return slot <= n;
+          }
+
+          @Override
+          public long nextLong() {
+            long current = start;
+            if (slot < n) {
+              start += lengths[slot];
+            }
+            slot++;
+            return current;
+          }
+        };
+    return new EliasFanoMonotoneLongBigList(n + 1L, total, starts);
+  }
+
+  private static int varintBytes(int value) {
+    int bytes = 1;
+    while ((value >>>= 7) != 0) {
+      bytes++;
+    }
+    return bytes;
+  }
+
+  private static int writeVarint(int value, byte[] target) {
+    int i = 0;
+    while (value >= 0x80) {
+      target[i++] = (byte) (value & 0x7F | 0x80);
+      value >>>= 7;
+    }
+    target[i++] = (byte) value;
+    return i;
+  }
+
+  @Override
+  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
+    build(dataset.merged(), out);
+    return UpdateMethod.REBUILD;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Reader open(Path dir) throws Exception {
+    GOVMinimalPerfectHashFunction<byte[]> mph =
+        (GOVMinimalPerfectHashFunction<byte[]>) BinIO.loadObject(dir.resolve(MPH).toFile());
+    Path offsetsFile = dir.resolve(OFFSETS);
+    EliasFanoMonotoneLongBigList offsets =
+        Files.exists(offsetsFile) ? (EliasFanoMonotoneLongBigList) BinIO.loadObject(offsetsFile.toFile()) : null;
+    MappedSegments data = MappedSegments.open(dir.resolve(DATA));
+    long n = mph.size64();
+    long dataBytes = Files.size(dir.resolve(DATA));
+    long fixedBytes = offsets == null && n > 0 ? dataBytes / n : 0;
+    return new Reader() {
+      @Override
+      public byte[] get(byte[] key) throws IOException {
+        long slot = mph.getLong(key);
+        if (slot < 0 || slot >= n) {
+          return null;
+        }
+        long start = offsets == null ? slot * fixedBytes : offsets.getLong(slot);
+        long end = offsets == null ? start + fixedBytes : offsets.getLong(slot + 1);
+        byte[] record = new byte[(int) (end - start)];
+        data.read(start, record, 0, record.length);
+        int keyLength = 0;
+        int header = 0;
+        for (int shift = 0; ; shift += 7) {
+          byte b = record[header++];
+          keyLength |= (b & 0x7F) << shift;
+          if (b >= 0) {
+            break;
+          }
+        }
+        if (!Arrays.equals(record, header, header + keyLength, key, 0, key.length)) {
+          return null;
+        }
+        return Arrays.copyOfRange(record, header + keyLength, record.length);
+      }
+
+
+      @Override
+      public long indexBytes() {
+        return (mph.numBits() + (offsets == null ? 0 : offsets.numBits())) / 8;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}
