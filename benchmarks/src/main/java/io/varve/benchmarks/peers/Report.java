@@ -244,6 +244,7 @@ final class Report {
       chart.getStyler().setYAxisMin(0.1); // bars start at the axis minimum, which a log axis cannot put at 0
     }
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    chart.getStyler().setYAxisDecimalPattern(logarithmic ? "#,##0.#" : "#,###");
     List<String> datasets = m.datasets().stream().filter(d -> !d.equals("*")).toList();
     for (String system : m.systems()) {
       if (system.equals("*")) {
