@@ -81,12 +81,6 @@ final class MphTablePeer implements Peer {
   }
 
   @Override
-  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
-    build(dataset.merged(), out);
-    return UpdateMethod.REBUILD;
-  }
-
-  @Override
   public Reader open(Path dir) throws Exception {
     requireOpenModules();
     TableReader<byte[], byte[]> reader = TableReader.open(dir.toFile());

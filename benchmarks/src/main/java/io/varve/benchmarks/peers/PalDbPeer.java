@@ -34,12 +34,6 @@ final class PalDbPeer implements Peer {
   }
 
   @Override
-  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
-    build(dataset.merged(), out);
-    return UpdateMethod.REBUILD;
-  }
-
-  @Override
   public Reader open(Path dir) {
     return new PalDbReader(dir.resolve(FILE).toFile());
   }

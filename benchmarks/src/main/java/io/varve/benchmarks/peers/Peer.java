@@ -19,10 +19,18 @@ public interface Peer {
   /**
    * Produces in {@code out} the store of {@code dataset.merged()}, from the store of {@code
    * dataset.base()} in {@code base}, as this system's users would: incrementally where the system
-   * can, else by a full rebuild. Work a user would not repeat (copying the base so it stays
-   * untouched) happens in {@code prepare}, outside the timed part.
+   * can (see {@link #updateMethod}), else by a full rebuild, the default. Work a user would not
+   * repeat (copying the base so it stays untouched) happens in {@link #prepareUpdate}, outside the
+   * timed part.
    */
-  UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception;
+  default void update(Dataset dataset, Path base, Path out) throws Exception {
+    build(dataset.merged(), out);
+  }
+
+  /** How {@link #update} applies the batch: {@link UpdateMethod#REBUILD} unless overridden. */
+  default UpdateMethod updateMethod() {
+    return UpdateMethod.REBUILD;
+  }
 
   /** Copies or links the base store so that {@link #update} may change it in {@code out}. */
   default void prepareUpdate(Path base, Path out) throws Exception {}

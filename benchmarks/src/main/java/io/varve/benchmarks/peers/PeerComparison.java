@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -121,7 +120,7 @@ public final class PeerComparison {
         if (cold != null) {
           record("cold.", cold);
         }
-        if (dataset.merged().size() > rebuildLimit && !peer.name().equals("Varve") && !isIncremental()) {
+        if (dataset.merged().size() > rebuildLimit && peer.updateMethod() == Peer.UpdateMethod.REBUILD) {
           put("update.method", "REBUILD");
           put("update.seconds", build.get("seconds"));
           put("update.note", "not rerun above " + rebuildLimit + " records: the build time stands for the rebuild");
@@ -134,10 +133,6 @@ public final class PeerComparison {
       } finally {
         WorkDirectory.deleteTree(work);
       }
-    }
-
-    private boolean isIncremental() {
-      return peer instanceof SparkeyPeer || peer instanceof RocksDbPeer;
     }
 
     private void warm(Path dir, int threads) throws IOException {
@@ -189,15 +184,8 @@ public final class PeerComparison {
       }
       Map<String, String> fields = null;
       for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
-        if (line.startsWith("RESULT")) {
-          fields = new LinkedHashMap<>();
-          for (String field : line.substring("RESULT".length()).trim().split(" ")) {
-            String[] kv = field.split("=", 2);
-            if (kv.length == 2) {
-              fields.put(kv[0], kv[1]);
-            }
-          }
-        }
+        Map<String, String> parsed = PeerTask.parseResult(line);
+        fields = parsed != null ? parsed : fields;
       }
       if (process.exitValue() != 0 || fields == null) {
         List<String> errors = Files.readAllLines(log);

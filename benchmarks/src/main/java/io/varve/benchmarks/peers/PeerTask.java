@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * their values and changed copies of them (absent keys) null; a wrong answer fails the task.
  */
 public final class PeerTask {
+  /** The first word of the line that carries a task's results. */
+  static final String RESULT = "RESULT";
   static final int CHECKED_KEYS = 10_000;
   static final long SEED = 0x5EEDL;
   /** Thread counts of the cold-lookup runs. */
@@ -62,9 +64,24 @@ public final class PeerTask {
       case "cold" -> cold(peer, dataset, Path.of(args[3]), Double.parseDouble(args[4]), result);
       default -> throw new IllegalArgumentException("unknown task " + args[0] + "; expected build, update or cold");
     }
-    StringBuilder line = new StringBuilder("RESULT");
+    StringBuilder line = new StringBuilder(RESULT);
     result.forEach((key, value) -> line.append(' ').append(key).append('=').append(value));
     System.out.println(line);
+  }
+
+  /** The fields of a {@code RESULT key=value ...} line as {@link #main} prints it, or null for other lines. */
+  static Map<String, String> parseResult(String line) {
+    if (!line.startsWith(RESULT)) {
+      return null;
+    }
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (String field : line.substring(RESULT.length()).trim().split(" ")) {
+      String[] keyAndValue = field.split("=", 2);
+      if (keyAndValue.length == 2) {
+        fields.put(keyAndValue[0], keyAndValue[1]);
+      }
+    }
+    return fields;
   }
 
   private static void build(Peer peer, Dataset dataset, Path dir, Map<String, Object> result) throws Exception {
@@ -85,10 +102,10 @@ public final class PeerTask {
       throws Exception {
     peer.prepareUpdate(base, out);
     long start = System.nanoTime();
-    Peer.UpdateMethod method = peer.update(dataset, base, out);
+    peer.update(dataset, base, out);
     double seconds = (System.nanoTime() - start) / 1e9;
     result.put("seconds", seconds);
-    result.put("method", method);
+    result.put("method", peer.updateMethod());
     result.put("peakRssBytes", ProcessStats.peakRssBytes());
     result.put("diskBytes", WorkDirectory.treeBytes(out));
     try (Peer.Reader reader = peer.open(out)) {
@@ -237,7 +254,7 @@ public final class PeerTask {
         throw new AssertionError(String.format(Locale.ROOT,
             "member %d: expected %d bytes, got %s", j, records.value(j).length, value == null ? "null" : value.length + " bytes"));
       }
-      if (key.length > 0 && (key[key.length - 1] & 0x80) == 0 && records.fixedKeyBytes() != 0) {
+      if (key.length > 0 && (key[key.length - 1] & 0x80) == 0) {
         key[key.length - 1] ^= (byte) 0x80;
         if (records.fixedKeyBytes() > 0 || !isUtf8(key)) {
           byte[] absent = reader.get(key);

@@ -67,11 +67,15 @@ final class RocksDbPeer implements Peer {
   }
 
   @Override
-  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
+  public UpdateMethod updateMethod() {
+    return UpdateMethod.INCREMENTAL;
+  }
+
+  @Override
+  public void update(Dataset dataset, Path base, Path out) throws Exception {
     try (Options options = options(); RocksDB db = RocksDB.open(options, out.toString())) {
       ingest(dataset.batch(), out.resolve("batch.sst"), options, db);
     }
-    return UpdateMethod.INCREMENTAL;
   }
 
   @Override

@@ -40,12 +40,16 @@ final class SparkeyPeer implements Peer {
   }
 
   @Override
-  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
+  public UpdateMethod updateMethod() {
+    return UpdateMethod.INCREMENTAL;
+  }
+
+  @Override
+  public void update(Dataset dataset, Path base, Path out) throws Exception {
     try (SparkeyWriter writer = Sparkey.append(indexFile(out))) {
       dataset.batch().forEach(writer::put);
       writer.writeHash();
     }
-    return UpdateMethod.INCREMENTAL;
   }
 
   @Override

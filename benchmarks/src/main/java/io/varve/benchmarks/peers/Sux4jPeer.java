@@ -1,5 +1,6 @@
 package io.varve.benchmarks.peers;
 
+import io.varve.core.store.RecordFormat;
 import it.unimi.dsi.bits.TransformationStrategies;
 import it.unimi.dsi.fastutil.io.BinIO;
 import it.unimi.dsi.fastutil.longs.LongIterator;
@@ -16,7 +17,8 @@ import java.util.List;
  * The parts of sux4j that mph-table is made of, used directly: a {@link
  * GOVMinimalPerfectHashFunction} maps a key to a slot, an {@link EliasFanoMonotoneLongBigList}
  * maps the slot to its record's offset (dropped when records have one size), and a memory-mapped
- * file holds the records (varint key length, key, value) so absent keys are detected. Both
+ * file holds the records (varint key length as in Varve's {@link RecordFormat}, key, value) so
+ * absent keys are detected. Both
  * structures live on the heap. No incremental path: the batch is a full rebuild. Stateless;
  * thread-safe.
  */
@@ -64,7 +66,7 @@ final class Sux4jPeer implements Peer {
         (key, value) -> {
           long slot = mph.getLong(key);
           long start = fixedBytes >= 0 ? slot * fixedBytes : offsets.getLong(slot);
-          int header = writeVarint(key.length, buffer);
+          int header = RecordFormat.writeVarint(buffer, 0, key.length);
           data.write(start, buffer, 0, header);
           data.write(start + header, key, 0, key.length);
           data.write(start + header + key.length, value, 0, value.length);
@@ -79,13 +81,13 @@ final class Sux4jPeer implements Peer {
   private static int fixedRecordBytes(RecordSet records) {
     int keyBytes = records.fixedKeyBytes();
     int valueBytes = records.fixedValueBytes();
-    return keyBytes < 0 || valueBytes < 0 ? -1 : varintBytes(keyBytes) + keyBytes + valueBytes;
+    return keyBytes < 0 || valueBytes < 0 ? -1 : RecordFormat.varintLength(keyBytes) + keyBytes + valueBytes;
   }
 
   private static EliasFanoMonotoneLongBigList offsets(
       RecordSet records, GOVMinimalPerfectHashFunction<byte[]> mph, int n) throws Exception {
     int[] lengths = new int[n];
-    records.forEach((key, value) -> lengths[(int) mph.getLong(key)] = varintBytes(key.length) + key.length + value.length);
+    records.forEach((key, value) -> lengths[(int) mph.getLong(key)] = RecordFormat.varintLength(key.length) + key.length + value.length);
     long total = Arrays.stream(lengths).asLongStream().sum();
     LongIterator starts =
         new LongIterator() {
@@ -108,30 +110,6 @@ final class Sux4jPeer implements Peer {
           }
         };
     return new EliasFanoMonotoneLongBigList(n + 1L, total, starts);
-  }
-
-  private static int varintBytes(int value) {
-    int bytes = 1;
-    while ((value >>>= 7) != 0) {
-      bytes++;
-    }
-    return bytes;
-  }
-
-  private static int writeVarint(int value, byte[] target) {
-    int i = 0;
-    while (value >= 0x80) {
-      target[i++] = (byte) (value & 0x7F | 0x80);
-      value >>>= 7;
-    }
-    target[i++] = (byte) value;
-    return i;
-  }
-
-  @Override
-  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
-    build(dataset.merged(), out);
-    return UpdateMethod.REBUILD;
   }
 
   @Override
@@ -157,15 +135,9 @@ final class Sux4jPeer implements Peer {
         long end = offsets == null ? start + fixedBytes : offsets.getLong(slot + 1);
         byte[] record = new byte[(int) (end - start)];
         data.read(start, record, 0, record.length);
-        int keyLength = 0;
-        int header = 0;
-        for (int shift = 0; ; shift += 7) {
-          byte b = record[header++];
-          keyLength |= (b & 0x7F) << shift;
-          if (b >= 0) {
-            break;
-          }
-        }
+        long varint = RecordFormat.decodeVarint(record, 0, record.length);
+        int header = (int) (varint >>> 32);
+        int keyLength = (int) varint;
         if (!Arrays.equals(record, header, header + keyLength, key, 0, key.length)) {
           return null;
         }

@@ -24,12 +24,16 @@ final class VarvePeer implements Peer {
   }
 
   @Override
-  public UpdateMethod update(Dataset dataset, Path base, Path out) throws Exception {
+  public UpdateMethod updateMethod() {
+    return UpdateMethod.INCREMENTAL;
+  }
+
+  @Override
+  public void update(Dataset dataset, Path base, Path out) throws Exception {
     try (StoreMerger merger = StoreMerger.create(out).base(base)) {
       dataset.batch().forEach(merger::put);
       merger.merge();
     }
-    return UpdateMethod.INCREMENTAL;
   }
 
   @Override
