@@ -5,11 +5,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Linux counters of this process and of a disk. Stateless; thread-safe. */
-final class ProcessStats {
+public final class ProcessStats {
   private ProcessStats() {}
 
   /** This process's peak resident set (VmHWM), in bytes; -1 where /proc is missing. */
-  static long peakRssBytes() {
+  public static long peakRssBytes() {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
         if (line.startsWith("VmHWM:")) {
@@ -43,10 +43,30 @@ final class ProcessStats {
   }
 
   /**
+   * Reads completed and writes completed by the block device holding {@code path} (from
+   * /proc/diskstats), or null when that cannot be told.
+   */
+  public static long[] diskIos(Path path) {
+    try {
+      String device = Files.getFileStore(path).name();
+      String name = device.substring(device.lastIndexOf('/') + 1);
+      for (String line : Files.readAllLines(Path.of("/proc/diskstats"))) {
+        String[] fields = line.trim().split("\\s+");
+        if (fields.length > 7 && fields[2].equals(name)) {
+          return new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[7])};
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+    return null;
+  }
+
+  /**
    * Sets the read-ahead of the block device holding {@code path}; returns the value it had, or
    * null when it cannot be changed (not Linux, not root, no such device).
    */
-  static String setReadAheadKib(Path path, String kib) {
+  public static String setReadAheadKib(Path path, String kib) {
     try {
       String device = Files.getFileStore(path).name();
       Path setting = Path.of("/sys/block", device.substring(device.lastIndexOf('/') + 1), "queue/read_ahead_kb");
@@ -79,7 +99,7 @@ final class ProcessStats {
   }
 
   /** Writes dirty pages and drops the page cache (needs root); false when not allowed. */
-  static boolean dropPageCache() {
+  public static boolean dropPageCache() {
     try {
       new ProcessBuilder("sync").inheritIO().start().waitFor();
       Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");

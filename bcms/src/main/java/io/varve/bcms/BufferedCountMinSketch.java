@@ -1,0 +1,420 @@
+package io.varve.bcms;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+/**
+ * The Buffered Count-Min Sketch (Eydi et al., ESA 2018): a count-min sketch on a file larger than
+ * RAM that reads one page per estimate and, per update, a small fraction of a page.
+ *
+ * <ul>
+ *   <li><b>Pages, column-first.</b> The counters are cut into pages of {@code pageSize} bytes
+ *       (default 4 KiB); a page holds {@code columnsPerPage} columns of {@code depth} counters.
+ *   <li><b>Hash localization.</b> One hash picks an item's page, the row hashes pick columns inside
+ *       it, so all of an item's counters are in one page.
+ *   <li><b>Buffering.</b> An update waits in its page's buffer in RAM (8 bytes); when that buffer is
+ *       full, the page is read once, all its pending updates applied, and written once. The buffers
+ *       share {@code ramBudgetBytes} equally: with {@code k} pages, a page buffers about
+ *       {@code ramBudget / (8 k)} updates, so an update costs about {@code 8 k / ramBudget} page
+ *       reads and writes.
+ *   <li><b>Estimates</b> read the item's page; if updates for that page are pending they are applied
+ *       first and the page written back, so an estimate always counts every update before it.
+ *   <li><b>Flush and close</b> apply the pending updates page by page in file order and record
+ *       the file's checksum, kept current page by page: no pass over the whole file.
+ * </ul>
+ *
+ * <pre>{@code
+ * SketchParameters parameters = SketchParameters.forError(1e-9, 0.01);  // 2.7e9 columns, 5 rows: 109 GB
+ * try (BufferedCountMinSketch sketch =
+ *     BufferedCountMinSketch.create(Path.of("/ssd/pairs.cms"), parameters, 1L << 30)) {  // 1 GiB of RAM
+ *   for (long pair : stream) {
+ *     sketch.update(pair);
+ *   }
+ *   long count = sketch.estimate(somePair);
+ * }   // close: applies all buffers, records the checksum; BufferedCountMinSketch.open reads it again
+ * }</pre>
+ *
+ * The estimate keeps the count-min guarantee up to lower-order terms: with {@code n} updates it
+ * exceeds the truth by more than {@code epsilon n (1 + o(1))} with probability at most {@code delta
+ * + o(1)} (the paper's Theorem 1). Conservative update ({@link SketchParameters#withConservativeUpdate})
+ * is applied when a buffer is flushed, in update order, at no extra I/O. Sketches may pass 2 GiB.
+ *
+ * <p>Thread-safe: every method holds the sketch's lock, so calls from several threads run one at a
+ * time. After {@link #close} every call throws {@link IllegalStateException}.
+ */
+public final class BufferedCountMinSketch implements Closeable {
+  private static final Object MERGE_LOCK = new Object();
+
+  private final SketchParameters parameters;
+  private final ItemHash hash;
+  private final SketchFileHandle file;
+  private final FileChannel channel;
+  private final long bodyOffset;
+  private final int pageSize;
+  private final long pageCount;
+  private final int columnsPerPage;
+  private final PageBuffers buffers;
+  private final CounterPage page;
+  private final CounterPage otherPage;
+  private final CRC32C pageCrc = new CRC32C();
+  private long totalWeight;
+  private int bodyChecksum;
+  private int loadedPageChecksum;
+  private long pageReads;
+  private long pageWrites;
+  private boolean closed;
+
+  private BufferedCountMinSketch(SketchFileHandle file, long ramBudgetBytes) {
+    SketchFile.Header header = file.header();
+    this.parameters = header.parameters();
+    this.hash = new ItemHash(parameters.seed());
+    this.file = file;
+    this.channel = file.channel();
+    this.bodyOffset = file.bodyOffset();
+    this.pageSize = parameters.pageSize();
+    this.pageCount = header.pageCount();
+    this.columnsPerPage = header.columnsPerPage();
+    this.buffers = PageBuffers.withinBudget(pageCount, Math.max(0, ramBudgetBytes - 2L * pageSize));
+    this.page = new CounterPage(parameters, columnsPerPage);
+    this.otherPage = new CounterPage(parameters, columnsPerPage);
+    this.totalWeight = header.totalWeight();
+    this.bodyChecksum = header.state() == SketchFile.STATE_OPEN
+        ? SketchFile.zeroPagesChecksum(pageCount, pageSize) // a new file: all pages zero
+        : header.bodyCrc();
+  }
+
+  /**
+   * Creates a sketch of zero counters in the new file {@code path}. The file holds
+   * {@code ceil(width / columnsPerPage)} pages: the width is rounded up to whole pages.
+   *
+   * @param ramBudgetBytes RAM for the update buffers and two page images; below about 12 bytes per
+   *     page nothing is buffered and every update reads and writes its page
+   * @throws IllegalStateException if {@code path} exists
+   * @throws IllegalArgumentException if a page cannot hold one column of {@code depth} counters
+   */
+  public static BufferedCountMinSketch create(Path path, SketchParameters parameters, long ramBudgetBytes) {
+    checkBudget(ramBudgetBytes);
+    SketchFile.Header.forNewSketch(SketchFile.Layout.PAGES, parameters); // rejects bad page layouts before any file exists
+    SketchFileHandle file = SketchFileHandle.create(path, SketchFile.Layout.PAGES, parameters);
+    try {
+      return new BufferedCountMinSketch(file, ramBudgetBytes);
+    } catch (RuntimeException | OutOfMemoryError e) {
+      file.discardNewFile(e);
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the sketch in {@code path}, written by {@link #create} and closed, after checking its
+   * header and the checksum of all its pages (one sequential read of the file).
+   *
+   * @throws CorruptStoreException if the file is damaged, truncated, foreign, a plain sketch, of an
+   *     unsupported version, or was not closed cleanly
+   */
+  public static BufferedCountMinSketch open(Path path, long ramBudgetBytes) {
+    checkBudget(ramBudgetBytes);
+    return withFile(SketchFileHandle.open(path, SketchFile.Layout.PAGES, true), ramBudgetBytes);
+  }
+
+  /** Opens like {@link #open} but checks only the header and the file's length, not the pages' checksum. */
+  public static BufferedCountMinSketch openUnverified(Path path, long ramBudgetBytes) {
+    checkBudget(ramBudgetBytes);
+    return withFile(SketchFileHandle.open(path, SketchFile.Layout.PAGES, false), ramBudgetBytes);
+  }
+
+  private static void checkBudget(long ramBudgetBytes) {
+    if (ramBudgetBytes < 0) {
+      throw new IllegalArgumentException("RAM budget must not be negative: " + ramBudgetBytes);
+    }
+  }
+
+  private static BufferedCountMinSketch withFile(SketchFileHandle file, long ramBudgetBytes) {
+    try {
+      return new BufferedCountMinSketch(file, ramBudgetBytes);
+    } catch (RuntimeException | OutOfMemoryError e) {
+      file.closeQuietly();
+      throw e;
+    }
+  }
+
+  /** Adds 1 to the count of {@code item}. */
+  public void update(byte[] item) {
+    update(item, 1);
+  }
+
+  /** Adds {@code weight} (non-negative) to the count of {@code item}. */
+  public void update(byte[] item, long weight) {
+    updateHash(hash.ofBytes(item), weight);
+  }
+
+  /** Adds 1 to the count of the 64-bit item {@code item}. */
+  public void update(long item) {
+    update(item, 1);
+  }
+
+  /** Adds {@code weight} (non-negative) to the count of the 64-bit item {@code item}. */
+  public void update(long item, long weight) {
+    updateHash(hash.ofLong(item), weight);
+  }
+
+  /** The estimated count of {@code item}, counting every update so far: at least its true count. */
+  public long estimate(byte[] item) {
+    return estimateHash(hash.ofBytes(item));
+  }
+
+  /** The estimated count of the 64-bit item {@code item}: at least its true count. */
+  public long estimate(long item) {
+    return estimateHash(hash.ofLong(item));
+  }
+
+  private synchronized void updateHash(long itemHash, long weight) {
+    ensureOpen();
+    Weights.check(weight);
+    if (weight == 0) {
+      return;
+    }
+    file.beforeFirstChange();
+    totalWeight = Weights.add(totalWeight, weight, Long.MAX_VALUE);
+    int pageIndex = (int) ItemHash.page(itemHash, pageCount);
+    int inPageHash = ItemHash.inPageHash(itemHash);
+    if (buffers.capacity() == 0 || weight > PageBuffers.MAX_ENTRY_WEIGHT) {
+      readPageForChange(pageIndex);
+      applyPending(pageIndex);
+      page.apply(inPageHash, weight);
+      writePage(pageIndex);
+    } else if (buffers.add(pageIndex, inPageHash, weight)) {
+      flushPage(pageIndex);
+    }
+  }
+
+  private synchronized long estimateHash(long itemHash) {
+    ensureOpen();
+    int pageIndex = (int) ItemHash.page(itemHash, pageCount);
+    if (buffers.fill(pageIndex) > 0) {
+      flushPage(pageIndex);
+    } else {
+      readPage(pageIndex);
+    }
+    return page.estimate(ItemHash.inPageHash(itemHash));
+  }
+
+  /** Reads the page, applies its buffered updates, writes it back. */
+  private void flushPage(int pageIndex) {
+    readPageForChange(pageIndex);
+    applyPending(pageIndex);
+    writePage(pageIndex);
+  }
+
+  private void applyPending(int pageIndex) {
+    int fill = buffers.fill(pageIndex);
+    for (int i = 0; i < fill; i++) {
+      page.apply(buffers.inPageHash(pageIndex, i), buffers.weight(pageIndex, i));
+    }
+    if (fill > 0) {
+      buffers.clear(pageIndex);
+    }
+  }
+
+  /**
+   * Adds every counter of {@code other} into this sketch, page by page in file order (one
+   * sequential pass over both files): afterwards this sketch estimates the union of both streams.
+   * Both sketches' pending updates are applied first. Both must have equal parameters, seed included.
+   *
+   * @throws IllegalArgumentException if the parameters differ
+   */
+  public void merge(BufferedCountMinSketch other) {
+    if (other == this) {
+      throw new IllegalArgumentException("cannot merge a sketch into itself");
+    }
+    other.applyAllPending();
+    // Merges take the global merge lock first, so two threads merging a into b and b into a cannot
+    // each hold one sketch and wait for the other; no other method ever waits holding a lock.
+    synchronized (MERGE_LOCK) {
+      mergeLocked(other);
+    }
+  }
+
+  private void mergeLocked(BufferedCountMinSketch other) {
+    synchronized (this) {
+      ensureOpen();
+      if (!parameters.equals(other.parameters)) {
+        throw new IllegalArgumentException("cannot merge sketches with different parameters: " + parameters
+            + " and " + other.parameters);
+      }
+      applyAllPending();
+      file.beforeFirstChange();
+      synchronized (other) {
+        other.ensureOpen();
+        for (int p = 0; p < pageCount; p++) {
+          other.readPage(p, other.otherPage);
+          readPageForChange(p);
+          page.addAll(other.otherPage);
+          writePage(p);
+        }
+        totalWeight = Weights.add(totalWeight, other.totalWeight, Long.MAX_VALUE);
+      }
+    }
+  }
+
+  /**
+   * Applies every buffered update to its page, then makes the file complete and durable: forces the
+   * pages to disk and writes the header with the total weight and the pages' checksum (kept current
+   * as pages are written, so this reads only pages with pending updates).
+   */
+  public synchronized void flush() {
+    ensureOpen();
+    applyAllPending();
+    file.finish(totalWeight, bodyChecksum);
+  }
+
+  private synchronized void applyAllPending() {
+    ensureOpen();
+    if (buffers.pending() == 0) {
+      return;
+    }
+    for (int p = 0; p < pageCount; p++) {
+      if (buffers.fill(p) > 0) {
+        flushPage(p);
+      }
+    }
+  }
+
+  /** The sum of all update weights (saturating at {@code Long.MAX_VALUE}). */
+  public synchronized long totalWeight() {
+    ensureOpen();
+    return totalWeight;
+  }
+
+  /** Updates buffered in RAM, not yet in their pages. */
+  public synchronized long pendingUpdates() {
+    ensureOpen();
+    return buffers.pending();
+  }
+
+  /** Updates each page's buffer holds before the page is read and written (0: no buffering). */
+  public int bufferCapacityPerPage() {
+    return buffers.capacity();
+  }
+
+  /** Page reads since this sketch was created or opened. */
+  public synchronized long pageReads() {
+    return pageReads;
+  }
+
+  /** Page writes since this sketch was created or opened. */
+  public synchronized long pageWrites() {
+    return pageWrites;
+  }
+
+  /** The parameters this sketch was created with. */
+  public SketchParameters parameters() {
+    return parameters;
+  }
+
+  /** Pages in the file. */
+  public long pageCount() {
+    return pageCount;
+  }
+
+  /** Columns per page: the width is {@code pageCount() * columnsPerPage()}. */
+  public int columnsPerPage() {
+    return columnsPerPage;
+  }
+
+  /** Bytes of all pages (the file is this plus its header). */
+  public long sizeBytes() {
+    return pageCount * pageSize;
+  }
+
+  /** RAM this sketch holds: the update buffers and two page images. */
+  public long ramBytesUsed() {
+    return buffers.ramBytesUsed() + 2L * pageSize;
+  }
+
+  /** The sketch's file. */
+  public Path path() {
+    return file.path();
+  }
+
+  /**
+   * Applies all buffered updates and finishes the file (see {@link #flush}), then closes it.
+   * Idempotent.
+   *
+   * @throws UncheckedIOException if the file cannot be written; the file is closed regardless and
+   *     will refuse to open, as its counts are incomplete
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    try {
+      flush();
+    } finally {
+      closed = true;
+      file.close();
+    }
+  }
+
+  private void readPage(int pageIndex) {
+    readPage(pageIndex, page);
+  }
+
+  private void readPage(int pageIndex, CounterPage into) {
+    ByteBuffer bytes = into.bytes().clear();
+    long position = bodyOffset + (long) pageIndex * pageSize;
+    try {
+      while (bytes.hasRemaining()) {
+        if (channel.read(bytes, position + bytes.position()) < 0) {
+          throw new CorruptStoreException("sketch file " + file.path() + " ended inside page " + pageIndex);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read page " + pageIndex + " of sketch file " + file.path(), e);
+    }
+    pageReads++;
+  }
+
+  /** Reads the page about to be changed and remembers its share of the body checksum. */
+  private void readPageForChange(int pageIndex) {
+    readPage(pageIndex, page);
+    loadedPageChecksum = SketchFile.pageChecksum(pageIndex, crcOf(page.bytes()));
+  }
+
+  private int crcOf(ByteBuffer bytes) {
+    pageCrc.reset();
+    pageCrc.update(bytes.clear());
+    bytes.clear();
+    return (int) pageCrc.getValue();
+  }
+
+  /**
+   * Writes the page loaded by {@link #readPageForChange} back, replacing its share of the body
+   * checksum by the new one's.
+   */
+  private void writePage(int pageIndex) {
+    ByteBuffer bytes = page.bytes();
+    bodyChecksum ^= loadedPageChecksum ^ SketchFile.pageChecksum(pageIndex, crcOf(bytes));
+    long position = bodyOffset + (long) pageIndex * pageSize;
+    try {
+      while (bytes.hasRemaining()) {
+        channel.write(bytes, position + bytes.position());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write page " + pageIndex + " of sketch file " + file.path(), e);
+    }
+    pageWrites++;
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("buffered count-min sketch " + file.path() + " is closed");
+    }
+  }
+}

@@ -1,0 +1,277 @@
+package io.varve.bcms;
+
+import java.io.Closeable;
+import java.nio.file.Path;
+
+/**
+ * The plain count-min sketch: {@code depth} rows of {@code width} saturating counters; an update
+ * adds its weight to one counter per row, an estimate is the minimum of the item's counters, never
+ * below the item's true total weight.
+ *
+ * <pre>{@code
+ * try (CountMinSketch sketch = CountMinSketch.inMemory(SketchParameters.forError(1e-5, 0.01))) {
+ *   sketch.update("apple".getBytes(UTF_8));
+ *   sketch.update(42L, 3);                      // long items need no byte array
+ *   long apples = sketch.estimate("apple".getBytes(UTF_8));   // >= 1
+ * }
+ * }</pre>
+ *
+ * The counters live on the heap ({@link #inMemory}) or in a memory-mapped file ({@link #create},
+ * {@link #open}): the baseline of the Buffered Count-Min Sketch paper. On a file larger than RAM each
+ * update and estimate touches up to {@code depth} random pages; {@link BufferedCountMinSketch} is the
+ * sketch for that case. Sketches may pass 2 GiB. A file sketch's file is complete after {@link
+ * #flush} or {@link #close}; a file whose writer stopped before {@code close} refuses to open.
+ *
+ * <p>Not thread-safe: updates, merges, flushes and close must be confined to one thread or
+ * synchronized externally. Estimates from several threads at once are safe while nothing updates
+ * or closes the sketch. Close releases the mapping; later calls throw {@link IllegalStateException}.
+ */
+public final class CountMinSketch implements Closeable {
+  private final SketchParameters parameters;
+  private final ItemHash hash;
+  private final long width;
+  private final int depth;
+  private final long counterMax;
+  private final boolean conservative;
+  private final Counters counters;
+  private final SketchFileHandle file;
+  private long totalWeight;
+  private boolean closed;
+
+  private CountMinSketch(SketchParameters parameters, Counters counters, SketchFileHandle file, long totalWeight) {
+    this.parameters = parameters;
+    this.hash = new ItemHash(parameters.seed());
+    this.width = parameters.width();
+    this.depth = parameters.depth();
+    this.counterMax = parameters.counterMax();
+    this.conservative = parameters.conservativeUpdate();
+    this.counters = counters;
+    this.file = file;
+    this.totalWeight = totalWeight;
+  }
+
+  /** A sketch whose counters are heap arrays ({@code width * depth * counterBytes} bytes). */
+  public static CountMinSketch inMemory(SketchParameters parameters) {
+    parameters = withoutPageSize(parameters);
+    return new CountMinSketch(parameters,
+        Counters.onHeap(parameters.width() * parameters.depth(), parameters.counterBytes()), null, 0);
+  }
+
+  /**
+   * Creates a sketch of zero counters in the new file {@code path}, memory-mapped.
+   *
+   * @throws IllegalStateException if {@code path} exists
+   * @throws java.io.UncheckedIOException if the file cannot be created
+   */
+  public static CountMinSketch create(Path path, SketchParameters parameters) {
+    SketchFileHandle file = SketchFileHandle.create(path, SketchFile.Layout.ROWS, withoutPageSize(parameters));
+    try {
+      return mapped(file);
+    } catch (RuntimeException e) {
+      file.discardNewFile(e);
+      throw e;
+    }
+  }
+
+  /**
+   * The parameters with the default page size: a plain sketch has no pages, and its file does not
+   * record one, so its parameters read the same after a reopen.
+   */
+  private static SketchParameters withoutPageSize(SketchParameters parameters) {
+    return parameters.withPageSize(SketchParameters.DEFAULT_PAGE_SIZE);
+  }
+
+  /**
+   * Opens the sketch in {@code path}, written by {@link #create} and closed, after checking its
+   * header and the checksum of all its counters (one sequential read of the file).
+   *
+   * @throws io.varve.core.format.CorruptStoreException if the file is damaged, truncated, foreign,
+   *     a buffered sketch, of an unsupported version, or was not closed cleanly
+   */
+  public static CountMinSketch open(Path path) {
+    return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, true));
+  }
+
+  /**
+   * Opens like {@link #open} but checks only the header and the file's length, not the counters'
+   * checksum: for sketches too large to read whole at every start.
+   */
+  public static CountMinSketch openUnverified(Path path) {
+    return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, false));
+  }
+
+  private static CountMinSketch mapped(SketchFileHandle file) {
+    SketchParameters parameters = file.header().parameters();
+    try {
+      Counters counters = Counters.mapped(file.channel(), file.bodyOffset(),
+          parameters.width() * parameters.depth(), parameters.counterBytes());
+      return new CountMinSketch(parameters, counters, file, file.header().totalWeight());
+    } catch (RuntimeException e) {
+      file.closeQuietly();
+      throw e;
+    }
+  }
+
+  /** Adds 1 to the count of {@code item}. */
+  public void update(byte[] item) {
+    update(item, 1);
+  }
+
+  /** Adds {@code weight} (non-negative) to the count of {@code item}. */
+  public void update(byte[] item, long weight) {
+    updateHash(hash.ofBytes(item), weight);
+  }
+
+  /** Adds 1 to the count of the 64-bit item {@code item}. */
+  public void update(long item) {
+    update(item, 1);
+  }
+
+  /** Adds {@code weight} (non-negative) to the count of the 64-bit item {@code item}. */
+  public void update(long item, long weight) {
+    updateHash(hash.ofLong(item), weight);
+  }
+
+  /** The estimated count of {@code item}: at least its true count. */
+  public long estimate(byte[] item) {
+    return estimateHash(hash.ofBytes(item));
+  }
+
+  /** The estimated count of the 64-bit item {@code item}: at least its true count. */
+  public long estimate(long item) {
+    return estimateHash(hash.ofLong(item));
+  }
+
+  private void updateHash(long itemHash, long weight) {
+    ensureOpen();
+    Weights.check(weight);
+    if (weight == 0) {
+      return;
+    }
+    if (file != null) {
+      file.beforeFirstChange();
+    }
+    totalWeight = Weights.add(totalWeight, weight, Long.MAX_VALUE);
+    if (conservative) {
+      long target = Weights.add(estimateHash(itemHash), weight, counterMax);
+      for (int row = 0; row < depth; row++) {
+        long index = row * width + ItemHash.rowColumn(itemHash, row, width);
+        if (counters.get(index) < target) {
+          counters.set(index, target);
+        }
+      }
+    } else {
+      for (int row = 0; row < depth; row++) {
+        long index = row * width + ItemHash.rowColumn(itemHash, row, width);
+        counters.set(index, Weights.add(counters.get(index), weight, counterMax));
+      }
+    }
+  }
+
+  private long estimateHash(long itemHash) {
+    ensureOpen();
+    long min = Long.MAX_VALUE;
+    for (int row = 0; row < depth && min > 0; row++) {
+      min = Math.min(min, counters.get(row * width + ItemHash.rowColumn(itemHash, row, width)));
+    }
+    return min;
+  }
+
+  /**
+   * Adds every counter of {@code other} into this sketch: afterwards this sketch estimates the union
+   * of both streams. Both must have equal parameters (including the seed).
+   *
+   * @throws IllegalArgumentException if the parameters differ
+   */
+  public void merge(CountMinSketch other) {
+    ensureOpen();
+    other.ensureOpen();
+    if (!parameters.equals(other.parameters)) {
+      throw new IllegalArgumentException("cannot merge sketches with different parameters: " + parameters
+          + " and " + other.parameters);
+    }
+    if (other == this) {
+      throw new IllegalArgumentException("cannot merge a sketch into itself");
+    }
+    if (file != null) {
+      file.beforeFirstChange();
+    }
+    long count = width * depth;
+    for (long i = 0; i < count; i++) {
+      long add = other.counters.get(i);
+      if (add != 0) {
+        counters.set(i, Weights.add(counters.get(i), add, counterMax));
+      }
+    }
+    totalWeight = Weights.add(totalWeight, other.totalWeight, Long.MAX_VALUE);
+  }
+
+  /**
+   * Makes the file complete and durable: writes changed pages, then the header with the total weight
+   * and the counters' checksum (one sequential read of the file). Nothing to do in memory.
+   */
+  public void flush() {
+    ensureOpen();
+    if (file != null && file.changed()) {
+      counters.force();
+      file.finish(totalWeight, null);
+    }
+  }
+
+  /** The sum of all update weights (saturating at {@code Long.MAX_VALUE}). */
+  public long totalWeight() {
+    ensureOpen();
+    return totalWeight;
+  }
+
+  /**
+   * The parameters this sketch was created with, but with the default page size: a plain sketch has
+   * no pages.
+   */
+  public SketchParameters parameters() {
+    return parameters;
+  }
+
+  /** Bytes of all counters. */
+  public long sizeBytes() {
+    return width * depth * parameters.counterBytes();
+  }
+
+  /** Heap bytes the counters take: all of {@link #sizeBytes()} in memory, none when mapped. */
+  public long ramBytesUsed() {
+    return counters.heapBytes();
+  }
+
+  /** The sketch's file, or {@code null} for an in-memory sketch. */
+  public Path path() {
+    return file == null ? null : file.path();
+  }
+
+  /**
+   * Flushes a file sketch (see {@link #flush}), unmaps and closes it. Idempotent.
+   *
+   * @throws java.io.UncheckedIOException if the file cannot be written; the mapping is released
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    try {
+      flush();
+    } finally {
+      closed = true;
+      counters.release();
+      if (file != null) {
+        file.close();
+      }
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("count-min sketch "
+          + (file == null ? "(in memory)" : file.path().toString()) + " is closed");
+    }
+  }
+}

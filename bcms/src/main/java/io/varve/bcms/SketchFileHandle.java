@@ -1,0 +1,279 @@
+package io.varve.bcms;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * An open sketch file and its life cycle: created or validated on open, marked "open for writing"
+ * (and forced to disk) before its first change, and marked "closed cleanly" with the body's checksum
+ * when closed. Shared by both sketch kinds; not thread-safe (its owner serializes calls).
+ */
+final class SketchFileHandle {
+  private static final int CHECKSUM_CHUNK = 1 << 20;
+
+  private final Path path;
+  private final FileChannel channel;
+  private SketchFile.Header header;
+  private boolean markedOpen;
+
+  private SketchFileHandle(Path path, FileChannel channel, SketchFile.Header header, boolean markedOpen) {
+    this.path = path;
+    this.channel = channel;
+    this.header = header;
+    this.markedOpen = markedOpen;
+  }
+
+  /** Creates a new sketch file of zero counters; fails if {@code path} exists. */
+  static SketchFileHandle create(Path path, SketchFile.Layout layout, SketchParameters parameters) {
+    SketchFile.Header header = SketchFile.Header.forNewSketch(layout, parameters);
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (FileAlreadyExistsException e) {
+      throw new IllegalStateException("sketch file " + path + " already exists; open it, or delete it first", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create sketch file " + path, e);
+    }
+    SketchFileHandle handle = new SketchFileHandle(path, channel, header, true);
+    try {
+      handle.writeHeader();
+      // Zero counters without writing them: the body is a hole until pages are written.
+      channel.write(ByteBuffer.allocate(1), header.headerLength() + header.bodyLength() - 1);
+      channel.force(true);
+    } catch (IOException | RuntimeException e) {
+      handle.closeQuietly();
+      try {
+        Files.deleteIfExists(path);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e instanceof IOException ? new UncheckedIOException("cannot create sketch file " + path, (IOException) e)
+          : (RuntimeException) e;
+    }
+    return handle;
+  }
+
+  /**
+   * Opens an existing sketch file of {@code layout}, validating its header against its size and, if
+   * {@code verifyBody}, its body against the stored checksum.
+   *
+   * @throws CorruptStoreException if the file is damaged, foreign, of another layout, or was not
+   *     closed cleanly
+   */
+  static SketchFileHandle open(Path path, SketchFile.Layout layout, boolean verifyBody) {
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException("no sketch file " + path, e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open sketch file " + path, e);
+    }
+    try {
+      ByteBuffer bytes = ByteBuffer.allocate(SketchFile.HEADER_FIELDS_LENGTH);
+      while (bytes.hasRemaining() && channel.read(bytes, bytes.position()) > 0) {
+        // read until full or end of file
+      }
+      SketchFile.Header header = SketchFile.decode(bytes.flip(), channel.size(), path);
+      checkPaddingIsZero(channel, header, path);
+      if (header.layout() != layout) {
+        throw new CorruptStoreException("sketch file " + path + " holds a "
+            + (header.layout() == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch")
+            + ", not a " + (layout == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch"));
+      }
+      if (header.state() != SketchFile.STATE_CLOSED) {
+        throw new CorruptStoreException("sketch file " + path + " was not closed cleanly (a writer stopped "
+            + "before close()); its counts may be incomplete, so estimates could fall below the truth");
+      }
+      SketchFileHandle handle = new SketchFileHandle(path, channel, header, false);
+      if (verifyBody) {
+        int actual = handle.bodyChecksum();
+        if (actual != header.bodyCrc()) {
+          throw new CorruptStoreException("sketch file " + path + ": body checksum mismatch (stored 0x"
+              + Integer.toHexString(header.bodyCrc()) + ", computed 0x" + Integer.toHexString(actual) + ")");
+        }
+      }
+      return handle;
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new UncheckedIOException("cannot read sketch file " + path, e);
+    } catch (RuntimeException e) {
+      closeQuietly(channel);
+      throw e;
+    }
+  }
+
+  /** The bytes between the header's fields and the body carry nothing: anything else there is damage. */
+  private static void checkPaddingIsZero(FileChannel channel, SketchFile.Header header, Path path)
+      throws IOException {
+    ByteBuffer padding = ByteBuffer.allocate(header.headerLength() - SketchFile.HEADER_FIELDS_LENGTH);
+    while (padding.hasRemaining()) {
+      if (channel.read(padding, SketchFile.HEADER_FIELDS_LENGTH + padding.position()) < 0) {
+        throw new CorruptStoreException("sketch file " + path + " ended inside its header");
+      }
+    }
+    for (int i = 0; i < padding.capacity(); i++) {
+      if (padding.get(i) != 0) {
+        throw new CorruptStoreException("sketch file " + path + ": non-zero byte in the header padding at offset "
+            + (SketchFile.HEADER_FIELDS_LENGTH + i));
+      }
+    }
+  }
+
+  /** Closes and deletes a file this process just created, after its construction failed. */
+  void discardNewFile(Throwable failure) {
+    closeQuietly();
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  Path path() {
+    return path;
+  }
+
+  FileChannel channel() {
+    return channel;
+  }
+
+  SketchFile.Header header() {
+    return header;
+  }
+
+  /** Offset of the body in the file. */
+  long bodyOffset() {
+    return header.headerLength();
+  }
+
+  /**
+   * Records on disk that the file is being changed, before the first change: a crash from here to
+   * {@link #finish} leaves a file that refuses to open.
+   */
+  void beforeFirstChange() {
+    if (!markedOpen) {
+      header = header.withState(SketchFile.STATE_OPEN, header.totalWeight(), 0);
+      try {
+        writeHeader();
+        channel.force(false);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write sketch file " + path, e);
+      }
+      markedOpen = true;
+    }
+  }
+
+  boolean changed() {
+    return markedOpen;
+  }
+
+  /**
+   * Forces the body to disk, then records the clean state, total weight and body checksum: the one
+   * given, or for the row layout (when {@code bodyChecksum} is null) computed in a pass over the body.
+   */
+  void finish(long totalWeight, Integer bodyChecksum) {
+    if (!markedOpen) {
+      return;
+    }
+    try {
+      channel.force(false);
+      int checksum = bodyChecksum != null ? bodyChecksum : bodyChecksum();
+      header = header.withState(SketchFile.STATE_CLOSED, totalWeight, checksum);
+      writeHeader();
+      channel.force(false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot finish sketch file " + path, e);
+    }
+    markedOpen = false;
+  }
+
+  void close() {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot close sketch file " + path, e);
+    }
+  }
+
+  void closeQuietly() {
+    closeQuietly(channel);
+  }
+
+  private void writeHeader() throws IOException {
+    ByteBuffer bytes = SketchFile.encode(header);
+    while (bytes.hasRemaining()) {
+      channel.write(bytes, bytes.position());
+    }
+  }
+
+  /** The body checksum the header should hold, computed from the body (see {@link SketchFile}). */
+  int bodyChecksum() throws IOException {
+    return header.layout() == SketchFile.Layout.ROWS ? rowsChecksum() : pagesChecksum();
+  }
+
+  private int pagesChecksum() throws IOException {
+    int pageSize = header.parameters().pageSize();
+    int pagesPerChunk = Math.max(1, CHECKSUM_CHUNK / pageSize);
+    ByteBuffer chunk = ByteBuffer.allocateDirect(pagesPerChunk * pageSize);
+    int checksum = 0;
+    long bodyOffset = header.headerLength();
+    for (long page = 0; page < header.pageCount(); page += pagesPerChunk) {
+      int pages = (int) Math.min(pagesPerChunk, header.pageCount() - page);
+      readFully(chunk.clear().limit(pages * pageSize), bodyOffset + page * pageSize);
+      CRC32C crc = new CRC32C();
+      for (int i = 0; i < pages; i++) {
+        crc.reset();
+        crc.update(chunk.limit((i + 1) * pageSize).position(i * pageSize));
+        checksum ^= SketchFile.pageChecksum(page + i, (int) crc.getValue());
+      }
+    }
+    return checksum;
+  }
+
+  private void readFully(ByteBuffer into, long position) throws IOException {
+    while (into.hasRemaining()) {
+      if (channel.read(into, position + into.position()) < 0) {
+        throw new CorruptStoreException("sketch file " + path + " ended at " + (position + into.position())
+            + ", inside its body");
+      }
+    }
+  }
+
+  private int rowsChecksum() throws IOException {
+    CRC32C crc = new CRC32C();
+    ByteBuffer chunk = ByteBuffer.allocateDirect(CHECKSUM_CHUNK);
+    long position = header.headerLength();
+    long end = position + header.bodyLength();
+    while (position < end) {
+      chunk.clear().limit((int) Math.min(CHECKSUM_CHUNK, end - position));
+      while (chunk.hasRemaining()) {
+        int read = channel.read(chunk, position + chunk.position());
+        if (read < 0) {
+          throw new CorruptStoreException("sketch file " + path + " ended at " + (position + chunk.position())
+              + ", inside its body");
+        }
+      }
+      crc.update(chunk.flip());
+      position += chunk.limit();
+    }
+    return (int) crc.getValue();
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // already failing; the first error is the one to report
+    }
+  }
+}

@@ -1,0 +1,498 @@
+package io.varve.bcms;
+
+import static io.varve.bcms.SketchChecks.random;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Damaged, foreign and unfinished sketch files: every one must fail to open with {@link
+ * CorruptStoreException} (no other type), naming the file, and leak no file handle.
+ */
+class SketchFileCorruptionTest {
+  @TempDir Path dir;
+
+  private int files;
+
+  private Path newPath() {
+    return dir.resolve("sketch-" + (files++) + ".cms");
+  }
+
+  /** The sketch kinds and page sizes whose files are damaged here. */
+  enum Format {
+    PLAIN(SketchParameters.ofDimensions(1000, 4).withSeed(5)),
+    BUFFERED_512(SketchParameters.ofDimensions(1000, 4).withSeed(5).withPageSize(512).withCounterBits(32)),
+    BUFFERED_8192(SketchParameters.ofDimensions(3000, 3).withSeed(5).withPageSize(8192)
+        .withConservativeUpdate(true));
+
+    final SketchParameters parameters;
+
+    Format(SketchParameters parameters) {
+      this.parameters = parameters;
+    }
+
+    boolean buffered() {
+      return this != PLAIN;
+    }
+
+    int headerLength() {
+      return buffered() ? Math.max(4096, parameters.pageSize()) : 4096;
+    }
+
+    /** Creates a sketch in {@code path}, applies {@code work}, and closes it. */
+    void write(Path path, Consumer<AnySketch> work) {
+      try (AnySketch s = create(path)) {
+        work.accept(s);
+      }
+    }
+
+    AnySketch create(Path path) {
+      return buffered()
+          ? AnySketch.of(BufferedCountMinSketch.create(path, parameters, SketchChecks.budgetForCapacity(parameters, 8)))
+          : AnySketch.of(CountMinSketch.create(path, parameters));
+    }
+
+    AnySketch open(Path path, boolean verify) {
+      if (buffered()) {
+        return AnySketch.of(verify ? BufferedCountMinSketch.open(path, 1 << 16)
+            : BufferedCountMinSketch.openUnverified(path, 1 << 16));
+      }
+      return AnySketch.of(verify ? CountMinSketch.open(path) : CountMinSketch.openUnverified(path));
+    }
+  }
+
+  private static final long[] ITEMS = new long[500];
+
+  static {
+    Random r = new Random(99);
+    for (int i = 0; i < ITEMS.length; i++) {
+      ITEMS[i] = r.nextLong();
+    }
+  }
+
+  /** A valid, closed sketch file of {@code format} with some counts. */
+  private Path validFile(Format format) {
+    Path path = newPath();
+    format.write(path, s -> {
+      for (int i = 0; i < 5000; i++) {
+        s.update(ITEMS[i % ITEMS.length], 1 + i % 7);
+      }
+    });
+    return path;
+  }
+
+  /** Opening {@code path} fails with CorruptStoreException, naming the file, in both modes; returns the messages. */
+  private static List<String> assertCorrupt(Format format, Path path) {
+    List<String> messages = new ArrayList<>();
+    for (boolean verify : new boolean[] {true, false}) {
+      CorruptStoreException e = assertThrows(CorruptStoreException.class,
+          () -> format.open(path, verify).close(), format + (verify ? " open" : " openUnverified"));
+      assertTrue(e.getMessage().contains(path.toString()), "message names the file: " + e.getMessage());
+      messages.add(e.getMessage());
+    }
+    return messages;
+  }
+
+  private static void assertContains(String expected, List<String> messages) {
+    for (String m : messages) {
+      assertTrue(m.contains(expected), "expected \"" + expected + "\" in: " + m);
+    }
+  }
+
+  // ---------------------------------------------------------------- valid files first
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void aValidFileOpensInBothModes(Format format) throws IOException {
+    Path path = validFile(format);
+    assertEquals(format.headerLength() + (format.buffered()
+        ? SketchChecks.pageCount(format.parameters) * format.parameters.pageSize()
+        : format.parameters.width() * format.parameters.depth() * format.parameters.counterBytes()),
+        Files.size(path));
+    for (boolean verify : new boolean[] {true, false}) {
+      try (AnySketch s = format.open(path, verify)) {
+        assertEquals(format.parameters, s.parameters());
+        assertTrue(s.estimate(ITEMS[0]) >= 10);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- truncation and extension
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void truncatedFilesAreCorrupt(Format format) throws IOException {
+    Path valid = validFile(format);
+    byte[] bytes = Files.readAllBytes(valid);
+    int header = format.headerLength();
+    Random r = random(20_000 + format.ordinal());
+    TreeSet<Integer> lengths = new TreeSet<>(List.of(0, 1, 10, 84, 87, 88, 100, header - 1, header, header + 1,
+        header + format.parameters.pageSize(), bytes.length - 4096, bytes.length - 1));
+    for (int i = 0; i < 10; i++) {
+      lengths.add(r.nextInt(bytes.length));
+    }
+    Path damaged = newPath();
+    for (int length : lengths) {
+      Files.write(damaged, Arrays.copyOf(bytes, length));
+      List<String> messages = assertCorrupt(format, damaged);
+      if (length < 88) {
+        assertContains("shorter than a sketch header", messages);
+      } else {
+        assertContains("truncated", messages);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void extendedFilesAreCorrupt(Format format) throws IOException {
+    byte[] bytes = Files.readAllBytes(validFile(format));
+    Path damaged = newPath();
+    for (int extra : new int[] {1, 4096, format.parameters.pageSize()}) {
+      Files.write(damaged, Arrays.copyOf(bytes, bytes.length + extra));
+      assertContains("too long", assertCorrupt(format, damaged));
+    }
+  }
+
+  // ---------------------------------------------------------------- bit flips
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void everyBitFlipInTheHeaderIsCorrupt(Format format) throws IOException {
+    byte[] bytes = Files.readAllBytes(validFile(format));
+    Path damaged = newPath();
+    for (int at = 0; at < 88; at++) {
+      for (int bit = 0; bit < 8; bit++) {
+        byte[] copy = bytes.clone();
+        copy[at] ^= (byte) (1 << bit);
+        Files.write(damaged, copy);
+        assertCorrupt(format, damaged);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void bitFlipsInTheBodyFailTheChecksumButOpenUnverified(Format format) throws IOException {
+    Path valid = validFile(format);
+    byte[] bytes = Files.readAllBytes(valid);
+    int header = format.headerLength();
+    Random r = random(21_000 + format.ordinal());
+    List<Integer> offsets = new ArrayList<>(List.of(header, header + 1, bytes.length - 1));
+    for (int i = 0; i < 20; i++) {
+      offsets.add(header + r.nextInt(bytes.length - header));
+    }
+    Path damaged = newPath();
+    for (int at : offsets) {
+      byte[] copy = bytes.clone();
+      copy[at] ^= (byte) (1 << r.nextInt(8));
+      Files.write(damaged, copy);
+      CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> format.open(damaged, true).close(),
+          "flip at " + at);
+      assertTrue(e.getMessage().contains("body checksum mismatch"), e.getMessage());
+      assertTrue(e.getMessage().contains(damaged.toString()), e.getMessage());
+      try (AnySketch s = format.open(damaged, false)) {
+        assertEquals(format.parameters, s.parameters());
+        s.estimate(ITEMS[1]);
+      }
+      assertArrayEquals(copy, Files.readAllBytes(damaged), "an unverified open that only queried changed the file");
+    }
+  }
+
+  // ---------------------------------------------------------------- consistent but invalid headers
+
+  /** The header's fields as a little-endian buffer over a copy of {@code bytes}. */
+  private static ByteBuffer fields(byte[] bytes) {
+    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Recomputes the header checksum after a deliberate change, so that field validation is reached. */
+  private static void resealHeader(byte[] bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, 84);
+    fields(bytes).putInt(84, (int) crc.getValue());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void headersWithAValidChecksumButInvalidFieldsAreCorrupt(Format format) throws IOException {
+    byte[] bytes = Files.readAllBytes(validFile(format));
+    ByteBuffer original = fields(bytes);
+    long width = original.getLong(24);
+    int columnsPerPage = original.getInt(36);
+    long pageCount = original.getLong(40);
+    List<Object[]> cases = new ArrayList<>();
+    // {description, mutation, expected message part}
+    cases.add(new Object[] {"version 2", (Consumer<ByteBuffer>) b -> b.putInt(8, 2), "format version 2"});
+    cases.add(new Object[] {"version 0", (Consumer<ByteBuffer>) b -> b.putInt(8, 0), "format version 0"});
+    cases.add(new Object[] {"layout 3", (Consumer<ByteBuffer>) b -> b.putInt(12, 3), "unknown layout"});
+    cases.add(new Object[] {"layout 0", (Consumer<ByteBuffer>) b -> b.putInt(12, 0), "unknown layout"});
+    cases.add(new Object[] {"counter bytes 2", (Consumer<ByteBuffer>) b -> b.putInt(16, 2), "invalid parameters"});
+    cases.add(new Object[] {"counter bytes 16", (Consumer<ByteBuffer>) b -> b.putInt(16, 16), "invalid parameters"});
+    cases.add(new Object[] {"depth 0", (Consumer<ByteBuffer>) b -> b.putInt(20, 0), "invalid parameters"});
+    cases.add(new Object[] {"depth 65", (Consumer<ByteBuffer>) b -> b.putInt(20, 65), "invalid parameters"});
+    cases.add(new Object[] {"depth -1", (Consumer<ByteBuffer>) b -> b.putInt(20, -1), "invalid parameters"});
+    cases.add(new Object[] {"width 0", (Consumer<ByteBuffer>) b -> b.putLong(24, 0), "invalid parameters"});
+    cases.add(new Object[] {"width -5", (Consumer<ByteBuffer>) b -> b.putLong(24, -5), "invalid parameters"});
+    cases.add(new Object[] {"huge width", (Consumer<ByteBuffer>) b -> b.putLong(24, Long.MAX_VALUE / 3), ""});
+    cases.add(new Object[] {"width doubled", (Consumer<ByteBuffer>) b -> b.putLong(24, 2 * width), ""});
+    cases.add(new Object[] {"flags 2", (Consumer<ByteBuffer>) b -> b.putInt(56, 2), "unknown flags"});
+    cases.add(new Object[] {"flags -1", (Consumer<ByteBuffer>) b -> b.putInt(56, -1), "unknown flags"});
+    cases.add(new Object[] {"state 2", (Consumer<ByteBuffer>) b -> b.putInt(60, 2), "unknown state"});
+    cases.add(new Object[] {"state 1", (Consumer<ByteBuffer>) b -> b.putInt(60, 1), "not closed cleanly"});
+    cases.add(new Object[] {"total weight -1", (Consumer<ByteBuffer>) b -> b.putLong(64, -1), "negative total weight"});
+    cases.add(new Object[] {"body length + 1", (Consumer<ByteBuffer>) b -> b.putLong(72, b.getLong(72) + 1),
+        "body length"});
+    cases.add(new Object[] {"body length 0", (Consumer<ByteBuffer>) b -> b.putLong(72, 0), "body length"});
+    cases.add(new Object[] {"body crc + 1", (Consumer<ByteBuffer>) b -> b.putInt(80, b.getInt(80) + 1),
+        "body checksum mismatch"});
+    if (format.buffered()) {
+      cases.add(new Object[] {"page size 256", (Consumer<ByteBuffer>) b -> b.putInt(32, 256), "invalid parameters"});
+      cases.add(new Object[] {"page size 1000", (Consumer<ByteBuffer>) b -> b.putInt(32, 1000), "invalid parameters"});
+      cases.add(new Object[] {"page size 0", (Consumer<ByteBuffer>) b -> b.putInt(32, 0), "invalid parameters"});
+      cases.add(new Object[] {"page size doubled", (Consumer<ByteBuffer>) b -> b.putInt(32, 2 * b.getInt(32)), ""});
+      cases.add(new Object[] {"columns per page + 1", (Consumer<ByteBuffer>) b -> b.putInt(36, columnsPerPage + 1),
+          "page layout"});
+      cases.add(new Object[] {"columns per page 0", (Consumer<ByteBuffer>) b -> b.putInt(36, 0), "page layout"});
+      cases.add(new Object[] {"page count + 1", (Consumer<ByteBuffer>) b -> b.putLong(40, pageCount + 1),
+          "page layout"});
+      cases.add(new Object[] {"page count -1", (Consumer<ByteBuffer>) b -> b.putLong(40, -1), "page layout"});
+      cases.add(new Object[] {"one column per page", (Consumer<ByteBuffer>) b -> b.putInt(20, 64).putInt(16, 8)
+          .putInt(32, 512), "page layout"});
+      cases.add(new Object[] {"row layout", (Consumer<ByteBuffer>) b -> b.putInt(12, 1), "row-layout"});
+    } else {
+      cases.add(new Object[] {"page size in a row layout", (Consumer<ByteBuffer>) b -> b.putInt(32, 4096),
+          "row-layout"});
+      cases.add(new Object[] {"columns per page in a row layout", (Consumer<ByteBuffer>) b -> b.putInt(36, 1),
+          "page layout"});
+      cases.add(new Object[] {"page count in a row layout", (Consumer<ByteBuffer>) b -> b.putLong(40, 1),
+          "page layout"});
+      cases.add(new Object[] {"page layout", (Consumer<ByteBuffer>) b -> b.putInt(12, 2), ""});
+    }
+    Path damaged = newPath();
+    for (Object[] c : cases) {
+      byte[] copy = bytes.clone();
+      @SuppressWarnings("unchecked")
+      Consumer<ByteBuffer> mutation = (Consumer<ByteBuffer>) c[1];
+      mutation.accept(fields(copy));
+      resealHeader(copy);
+      Files.write(damaged, copy);
+      String expected = (String) c[2];
+      if (expected.equals("body checksum mismatch")) {
+        // the header is consistent: only a verifying open reads the body
+        CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> format.open(damaged, true).close());
+        assertTrue(e.getMessage().contains(expected), c[0] + ": " + e.getMessage());
+        format.open(damaged, false).close();
+        continue;
+      }
+      List<String> messages = new ArrayList<>();
+      for (boolean verify : new boolean[] {true, false}) {
+        CorruptStoreException e = assertThrows(CorruptStoreException.class,
+            () -> format.open(damaged, verify).close(), (String) c[0]);
+        messages.add(e.getMessage());
+      }
+      for (String m : messages) {
+        assertTrue(m.contains(expected) && m.contains(damaged.toString()), c[0] + ": " + m);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- foreign files
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void foreignFilesAreCorrupt(Format format) throws IOException {
+    Random r = random(22_000 + format.ordinal());
+    Path path = newPath();
+
+    byte[] noise = new byte[8192];
+    r.nextBytes(noise);
+    Files.write(path, noise);
+    assertContains("not a Varve count-min sketch", assertCorrupt(format, path));
+
+    Files.writeString(path, "This is a text file, not a sketch.\n".repeat(300), UTF_8);
+    assertContains("not a Varve count-min sketch", assertCorrupt(format, path));
+
+    Files.write(path, new byte[0]);
+    assertContains("shorter than a sketch header", assertCorrupt(format, path));
+
+    Files.write(path, new byte[8192]);
+    assertContains("not a Varve count-min sketch", assertCorrupt(format, path));
+
+    byte[] magicOnly = Arrays.copyOf("VARVECMS".getBytes(UTF_8), 8192);
+    r.nextBytes(noise);
+    System.arraycopy(noise, 0, magicOnly, 12, 8192 - 12);
+    fields(magicOnly).putInt(8, 1);
+    Files.write(path, magicOnly);
+    assertContains("header checksum mismatch", assertCorrupt(format, path));
+
+    Files.write(path, Arrays.copyOf("VARVECMS".getBytes(UTF_8), 50));
+    assertContains("shorter than a sketch header", assertCorrupt(format, path));
+  }
+
+  // ---------------------------------------------------------------- writers that stopped
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void aFileWhoseWriterStoppedIsNotClosedCleanly(Format format) throws IOException {
+    Path copy = newPath();
+    // a new sketch, updated, copied while open
+    Path path = newPath();
+    try (AnySketch s = format.create(path)) {
+      s.update(ITEMS[0], 3);
+      Files.copy(path, copy);
+      assertContains("not closed cleanly", assertCorrupt(format, copy));
+    }
+    // a reopened clean sketch, updated once, copied while open
+    try (AnySketch s = format.open(path, true)) {
+      s.update(ITEMS[1], 1);
+      Files.delete(copy);
+      Files.copy(path, copy);
+      assertContains("not closed cleanly", assertCorrupt(format, copy));
+      // a second opener of the file being written refuses it too
+      assertContains("not closed cleanly", assertCorrupt(format, path));
+    }
+    // after flush the file is complete: a copy opens, with the same answers
+    try (AnySketch s = format.open(path, true)) {
+      s.update(ITEMS[2], 4);
+      s.flush();
+      Files.delete(copy);
+      Files.copy(path, copy);
+      try (AnySketch c = format.open(copy, true)) {
+        for (long item : ITEMS) {
+          assertEquals(s.estimate(item), c.estimate(item));
+        }
+        assertEquals(s.totalWeight(), c.totalWeight());
+        assertEquals(8, c.totalWeight());
+      }
+      // ... until the next update
+      s.update(ITEMS[3], 1);
+      Files.delete(copy);
+      Files.copy(path, copy);
+      assertContains("not closed cleanly", assertCorrupt(format, copy));
+    }
+    try (AnySketch s = format.open(path, true)) {
+      assertEquals(9, s.totalWeight());
+      assertEquals(4, s.estimate(ITEMS[2]));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void aSketchThatWasOnlyQueriedLeavesItsFileUnchanged(Format format) throws IOException {
+    Path path = validFile(format);
+    byte[] before = Files.readAllBytes(path);
+    for (boolean verify : new boolean[] {true, false}) {
+      try (AnySketch s = format.open(path, verify)) {
+        for (long item : ITEMS) {
+          s.estimate(item);
+        }
+        s.update(ITEMS[0], 0); // weight 0 changes nothing
+        s.totalWeight();
+        // while open and only queried, the file is still clean: another opener accepts it
+        try (AnySketch other = format.open(path, true)) {
+          assertEquals(s.estimate(ITEMS[0]), other.estimate(ITEMS[0]));
+        }
+      }
+      assertArrayEquals(before, Files.readAllBytes(path));
+    }
+    try (AnySketch s = format.open(path, true)) {
+      assertTrue(s.estimate(ITEMS[0]) > 0);
+    }
+  }
+
+  // ---------------------------------------------------------------- handles
+
+  @Test
+  void failedOpensLeakNoFileHandles() throws IOException {
+    assumeTrue(SketchChecks.procAvailable(), "needs /proc/self/fd");
+    List<Path> broken = new ArrayList<>();
+    List<Path> bodyBroken = new ArrayList<>();
+    for (Format format : Format.values()) {
+      byte[] bytes = Files.readAllBytes(validFile(format));
+      byte[] flipped = bytes.clone();
+      flipped[30] ^= 4;
+      byte[] bodyFlipped = bytes.clone();
+      bodyFlipped[bytes.length - 1] ^= 1;
+      Path body = dir.resolve("body-" + format);
+      Files.write(body, bodyFlipped);
+      bodyBroken.add(body);
+      for (byte[] content : List.of(Arrays.copyOf(bytes, bytes.length - 1), flipped, new byte[0],
+          "text".getBytes(UTF_8))) {
+        Path p = dir.resolve("broken-" + broken.size() + "-" + format);
+        Files.write(p, content);
+        broken.add(p);
+      }
+      Path unfinished = dir.resolve("unfinished-" + format);
+      AnySketch writer = format.create(unfinished);
+      writer.update(1L, 1);
+      Path copy = dir.resolve("unfinished-copy-" + format);
+      Files.copy(unfinished, copy);
+      writer.close();
+      broken.add(copy);
+    }
+    Format[] formats = Format.values();
+    // warm up (class loading may open jar files), then count
+    for (Path p : broken) {
+      for (Format f : formats) {
+        openAndFail(f, p);
+      }
+    }
+    for (int i = 0; i < formats.length; i++) {
+      openVerifiedAndFail(formats[i], bodyBroken.get(i));
+    }
+    int before = SketchChecks.openFdCount();
+    for (int round = 0; round < 20; round++) {
+      for (Path p : broken) {
+        for (Format f : formats) {
+          openAndFail(f, p);
+        }
+      }
+      for (int i = 0; i < formats.length; i++) {
+        openVerifiedAndFail(formats[i], bodyBroken.get(i));
+      }
+    }
+    int after = SketchChecks.openFdCount();
+    int attempts = 20 * (broken.size() * formats.length * 2 + formats.length);
+    broken.addAll(bodyBroken);
+    assertTrue(after < before + 10, "open descriptors grew from " + before + " to " + after + " over "
+        + attempts + " failed opens");
+    for (Path p : broken) {
+      assertEquals(List.of(), SketchChecks.fdsOn(p), "descriptors left on " + p);
+      assertTrue(!SketchChecks.isMapped(p), "mapping left on " + p);
+      Files.delete(p);
+    }
+  }
+
+  private static void openVerifiedAndFail(Format format, Path p) {
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> format.open(p, true).close());
+    assertTrue(e.getMessage().contains("body checksum mismatch"), e.getMessage());
+  }
+
+  private static void openAndFail(Format format, Path p) {
+    for (boolean verify : new boolean[] {true, false}) {
+      assertThrows(CorruptStoreException.class, () -> format.open(p, verify).close(), p + " as " + format);
+    }
+  }
+}

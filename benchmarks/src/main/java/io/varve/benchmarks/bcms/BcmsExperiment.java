@@ -1,0 +1,339 @@
+package io.varve.benchmarks.bcms;
+
+import io.varve.benchmarks.peers.ProcessStats;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Reproduces the evaluation of the Buffered Count-Min Sketch paper (section 5) for Varve's two
+ * sketches: the overestimates of Figure 5 over the configurations of Table 1, then the insert and
+ * query throughput of Figures 3 and 4 with RAM bounded by a memory cgroup at RAM:sketch 1:2, 1:4,
+ * 1:8 and 1:16. Writes {@code results.tsv} and {@code RESULTS.md} to the output directory.
+ *
+ * <pre>
+ * java -Xmx6g -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.BcmsExperiment \
+ *     --work /tmp/varve-bcms --out docs/benchmarks/bcms [--ram-mib 64] [--sizes-mib 128,256,512,1024]
+ *     [--insert-seconds 60] [--query-seconds 30] [--skip-error] [--skip-speed]
+ * </pre>
+ *
+ * The speed runs need root on Linux with the cgroup v1 memory controller (they make a cgroup per
+ * run, drop the page cache before each, and switch the disk's read-ahead off for the run so that
+ * a page fault or a page read fetches one page, as the paper's I/O model counts). Error runs need
+ * none of that.
+ */
+public final class BcmsExperiment {
+  private BcmsExperiment() {}
+
+  /** Average and maximum overestimate of one sketch over all inserted items. */
+  record ErrorRow(String size, SketchKind kind, boolean conservative, long items, double average, long maximum,
+      double exactShare) {}
+
+  /** Throughput and disk I/Os of one timed run. */
+  record SpeedRow(String size, int ratio, SketchKind kind, String operation, long ops, double seconds,
+      double flushSeconds, long reads, long writes, long ramPeak) {
+
+    /**
+     * Operations per second of the timed part: for CMS inserts the loop alone (their flush, which
+     * also checksums the whole file, is reported apart), for BCMS inserts loop and flush.
+     */
+    double perSecond() {
+      boolean flushApart = kind == SketchKind.CMS && operation.equals("insert");
+      return ops / (flushApart ? seconds - flushSeconds : seconds);
+    }
+
+    double iosPerOp() {
+      return (reads + writes) / (double) ops;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = parse(args);
+    Path work = Path.of(options.getOrDefault("work", "/tmp/varve-bcms"));
+    Path out = Path.of(options.getOrDefault("out", "docs/benchmarks/bcms"));
+    long ram = Long.parseLong(options.getOrDefault("ram-mib", "64")) << 20;
+    List<PaperConfiguration> configurations = new ArrayList<>();
+    for (String size : options.getOrDefault("sizes-mib", "128,256,512,1024").split(",")) {
+      configurations.add(PaperConfiguration.ofSize(Long.parseLong(size.trim()) << 20));
+    }
+    double insertSeconds = Double.parseDouble(options.getOrDefault("insert-seconds", "60"));
+    double querySeconds = Double.parseDouble(options.getOrDefault("query-seconds", "30"));
+    Files.createDirectories(work);
+    Files.createDirectories(out);
+
+    List<ErrorRow> errors = new ArrayList<>();
+    List<SpeedRow> speeds = new ArrayList<>();
+    for (PaperConfiguration configuration : configurations) {
+      if (!options.containsKey("skip-error")) {
+        errors.addAll(measureErrors(configuration, work, false));
+        errors.addAll(measureErrors(configuration, work, true));
+      } else {
+        for (SketchKind kind : SketchKind.values()) {
+          fill(kind, configuration, sketchFile(work, kind, configuration, false), false);
+        }
+      }
+      if (!options.containsKey("skip-speed")) {
+        speeds.addAll(measureSpeed(configuration, work, ram, insertSeconds, querySeconds));
+      }
+      for (SketchKind kind : SketchKind.values()) {
+        Files.deleteIfExists(sketchFile(work, kind, configuration, false));
+      }
+      writeReport(out, errors, speeds, ram, args);
+    }
+  }
+
+  private static Path sketchFile(Path work, SketchKind kind, PaperConfiguration configuration, boolean conservative) {
+    return work.resolve(kind.name().toLowerCase(Locale.ROOT) + "-" + (configuration.sizeBytes() >> 20) + "m"
+        + (conservative ? "-cu" : "") + ".sketch");
+  }
+
+  /** Fills both sketches with Table 1's items, then estimates every item (true count 1). */
+  private static List<ErrorRow> measureErrors(PaperConfiguration configuration, Path work, boolean conservative)
+      throws Exception {
+    List<ErrorRow> rows = new ArrayList<>();
+    for (SketchKind kind : SketchKind.values()) {
+      fill(kind, configuration, sketchFile(work, kind, configuration, conservative), conservative);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<ErrorRow>> futures = new ArrayList<>();
+      for (SketchKind kind : SketchKind.values()) {
+        Path file = sketchFile(work, kind, configuration, conservative);
+        futures.add(pool.submit(() -> overestimates(kind, configuration, file, conservative)));
+      }
+      for (Future<ErrorRow> future : futures) {
+        ErrorRow row = future.get();
+        System.out.printf(Locale.ROOT, "%s %s%s: average overestimate %.4f, maximum %d, exact %.2f%%%n",
+            row.size(), row.kind().label, conservative ? " conservative" : "", row.average(), row.maximum(),
+            100 * row.exactShare());
+        rows.add(row);
+      }
+    } finally {
+      pool.shutdown();
+    }
+    if (conservative) {
+      for (SketchKind kind : SketchKind.values()) {
+        Files.deleteIfExists(sketchFile(work, kind, configuration, true));
+      }
+    }
+    return rows;
+  }
+
+  private static void fill(SketchKind kind, PaperConfiguration configuration, Path file, boolean conservative)
+      throws IOException {
+    Files.deleteIfExists(file);
+    long start = System.nanoTime();
+    long budget = Math.min(configuration.sizeBytes(), 1L << 30);
+    try (SketchKind.Sketch sketch = kind.create(file, configuration.parameters(conservative), budget)) {
+      for (long i = 0; i < configuration.items(); i++) {
+        sketch.update(PaperConfiguration.item(i));
+      }
+    }
+    System.out.printf(Locale.ROOT, "filled %s %s%s with %,d items in %.1f s%n", configuration.sizeLabel(),
+        kind.label, conservative ? " (conservative)" : "", configuration.items(), (System.nanoTime() - start) / 1e9);
+  }
+
+  private static ErrorRow overestimates(SketchKind kind, PaperConfiguration configuration, Path file,
+      boolean conservative) {
+    long sum = 0;
+    long max = 0;
+    long exact = 0;
+    try (SketchKind.Sketch sketch = kind.open(file, 0)) {
+      for (long i = 0; i < configuration.items(); i++) {
+        long over = sketch.estimate(PaperConfiguration.item(i)) - 1;
+        if (over < 0) {
+          throw new AssertionError(kind + " underestimated item " + i);
+        }
+        sum += over;
+        max = Math.max(max, over);
+        exact += over == 0 ? 1 : 0;
+      }
+    }
+    return new ErrorRow(configuration.sizeLabel(), kind, conservative, configuration.items(),
+        sum / (double) configuration.items(), max, exact / (double) configuration.items());
+  }
+
+  private static List<SpeedRow> measureSpeed(PaperConfiguration configuration, Path work, long ram,
+      double insertSeconds, double querySeconds) throws Exception {
+    List<SpeedRow> rows = new ArrayList<>();
+    int ratio = (int) Math.round(configuration.sizeBytes() / (double) ram);
+    String oldReadAhead = ProcessStats.setReadAheadKib(work, "0");
+    try {
+      for (SketchKind kind : SketchKind.values()) {
+        Path file = sketchFile(work, kind, configuration, false);
+        long bufferBytes = kind == SketchKind.BCMS ? ram / 8 * 7 : 0;
+        // Enough inserts to fill every page buffer three times over, so that the window is in the
+        // steady state of page flushes, not the first, I/O-free filling of the buffers.
+        long minInserts = kind == SketchKind.BCMS ? 3 * bufferBytes / 8 : 0;
+        rows.add(runTask(configuration, ratio, kind, file, "insert", insertSeconds, minInserts, ram, bufferBytes,
+            configuration.items()));
+        rows.add(runTask(configuration, ratio, kind, file, "query", querySeconds, 0, ram, 0, 77));
+      }
+    } finally {
+      if (oldReadAhead != null) {
+        ProcessStats.setReadAheadKib(work, oldReadAhead);
+      }
+    }
+    return rows;
+  }
+
+  private static SpeedRow runTask(PaperConfiguration configuration, int ratio, SketchKind kind, Path file,
+      String operation, double seconds, long minOps, long ram, long bufferBytes, long firstItem) throws Exception {
+    if (!ProcessStats.dropPageCache()) {
+      throw new IllegalStateException("cannot drop the page cache: the speed runs need root");
+    }
+    Path cgroup = newCgroup(kind.name().toLowerCase(Locale.ROOT) + "-" + operation);
+    try {
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      String command = "echo $$ > " + cgroup.resolve("cgroup.procs") + " && exec " + java
+          + " -Xms32m -Xmx256m -XX:+UseSerialGC -cp " + System.getProperty("java.class.path") + " "
+          + SketchSpeedTask.class.getName() + " " + kind + " " + file + " " + operation + " " + seconds + " "
+          + minOps + " " + ram + " " + bufferBytes + " " + firstItem + " " + cgroup;
+      Process process = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+      Map<String, String> result = null;
+      try (BufferedReader lines = new BufferedReader(
+          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = lines.readLine()) != null; ) {
+          if (line.startsWith("RESULT ")) {
+            result = new HashMap<>();
+            for (String field : line.substring(7).split(" ")) {
+              result.put(field.substring(0, field.indexOf('=')), field.substring(field.indexOf('=') + 1));
+            }
+          } else {
+            System.out.println("  | " + line);
+          }
+        }
+      }
+      int exit = process.waitFor();
+      if (exit != 0 || result == null) {
+        throw new IllegalStateException(kind + " " + operation + " on " + configuration.sizeLabel()
+            + " failed (exit " + exit + ")");
+      }
+      SpeedRow row = new SpeedRow(configuration.sizeLabel(), ratio, kind, operation, Long.parseLong(result.get("ops")),
+          Double.parseDouble(result.get("seconds")), Double.parseDouble(result.get("flushSeconds")),
+          Long.parseLong(result.get("reads")), Long.parseLong(result.get("writes")),
+          Long.parseLong(result.get("ramPeak")));
+      System.out.printf(Locale.ROOT, "%s 1:%d %s %s: %,.0f ops/s (%,d ops in %.1f s, flush %.1f s), %.3f I/Os per op, "
+              + "RAM peak %.1f MiB%n", row.size(), ratio, kind.label, operation, row.perSecond(), row.ops(),
+          row.seconds(), row.flushSeconds(), row.iosPerOp(), row.ramPeak() / 1048576.0);
+      return row;
+    } finally {
+      removeCgroup(cgroup);
+    }
+  }
+
+  /** A new memory cgroup (v1) under this process's own. */
+  private static Path newCgroup(String name) throws IOException {
+    String own = "/";
+    for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
+      String[] parts = line.split(":", 3);
+      if (parts.length == 3 && parts[1].equals("memory")) {
+        own = parts[2];
+      }
+    }
+    Path cgroup = Path.of("/sys/fs/cgroup/memory" + own, "varve-bcms-" + name + "-" + ProcessHandle.current().pid());
+    if (!Files.isDirectory(cgroup.getParent())) {
+      throw new IllegalStateException("no cgroup v1 memory controller at " + cgroup.getParent());
+    }
+    Files.createDirectories(cgroup);
+    return cgroup;
+  }
+
+  private static void removeCgroup(Path cgroup) {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      try {
+        Files.deleteIfExists(cgroup);
+        return;
+      } catch (IOException e) {
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private static Map<String, String> parse(String[] args) {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument " + args[i]);
+      }
+      String name = args[i].substring(2);
+      boolean flag = name.startsWith("skip-");
+      options.put(name, flag ? "" : args[++i]);
+    }
+    return options;
+  }
+
+  private static void writeReport(Path out, List<ErrorRow> errors, List<SpeedRow> speeds, long ram, String[] args) {
+    StringBuilder tsv = new StringBuilder("# error: table size - sketch - conservative averageOverestimate maxOverestimate exactShare\n"
+        + "# speed: table size ratio sketch operation ops seconds flushSeconds reads writes ramPeakBytes opsPerSecond\n");
+    StringBuilder md = new StringBuilder();
+    md.append("# Buffered Count-Min Sketch: the paper's evaluation, reproduced\n\n")
+        .append("Measured ").append(LocalDate.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
+        .append(" cores, JDK ").append(System.getProperty("java.version")).append(", with\n`")
+        .append("java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.BcmsExperiment ")
+        .append(String.join(" ", args)).append("`.\n\n")
+        .append("Configurations of the paper's Table 1: 64-bit counters, depth 5 (δ = 0.01), width = cells / 5, ")
+        .append("and n = cells · 8 / (5e) distinct items, so that εn = 8. BCMS pages are 4 KiB.\n\n");
+    md.append("## Overestimates over all inserted items (paper Figure 5)\n\n")
+        .append("| size | items | sketch | update | average | maximum | exact |\n|---|--:|---|---|--:|--:|--:|\n");
+    for (ErrorRow row : errors) {
+      md.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %.4f | %d | %.2f %% |%n", row.size(), row.items(),
+          row.kind().label, row.conservative() ? "conservative" : "plain", row.average(), row.maximum(),
+          100 * row.exactShare()));
+      tsv.append(String.format(Locale.ROOT, "error\t%s\t-\t%s\t-\t%s\t%.6f\t%d\t%.6f%n", row.size(), row.kind(),
+          row.conservative(), row.average(), row.maximum(), row.exactShare()));
+    }
+    md.append("\n## Throughput with RAM bounded (paper Figures 3 and 4)\n\n")
+        .append("RAM is bounded by a memory cgroup (v1) per run: after JIT warm-up the run sets its cgroup's ")
+        .append("limit to its own charge plus ").append(ram >> 20).append(" MiB, so page cache, mappings and ")
+        .append("sketch buffers together stay within that. The page cache is dropped before each run and the ")
+        .append("disk's read-ahead is off during it. CMS inserts are timed without their final flush (which ")
+        .append("writes the dirty pages and checksums the whole file; shown apart), BCMS inserts with theirs ")
+        .append("(every buffered update applied and forced to disk). BCMS inserts use 7/8 of the RAM as update ")
+        .append("buffers; queries run in a new process with no buffers. I/Os are reads and writes completed by ")
+        .append("the disk (`/proc/diskstats`) per operation.\n\n")
+        .append("| size | RAM:sketch | operation | CMS ops/s | BCMS ops/s | BCMS / CMS | CMS I/Os per op | BCMS I/Os per op | CMS flush s | BCMS flush s |\n")
+        .append("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+    for (SpeedRow row : speeds) {
+      tsv.append(String.format(Locale.ROOT, "speed\t%s\t%d\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.1f%n", row.size(),
+          row.ratio(), row.kind(), row.operation(), row.ops(), row.seconds(), row.flushSeconds(), row.reads(),
+          row.writes(), row.ramPeak(), row.perSecond()));
+      if (row.kind() != SketchKind.CMS) {
+        continue;
+      }
+      for (SpeedRow other : speeds) {
+        if (other.kind() == SketchKind.BCMS && other.size().equals(row.size())
+            && other.operation().equals(row.operation())) {
+          md.append(String.format(Locale.ROOT, "| %s | 1:%d | %s | %,.0f | %,.0f | **%.1f×** | %.3f | %.3f | %.1f | %.1f |%n",
+              row.size(), row.ratio(), row.operation(), row.perSecond(), other.perSecond(),
+              other.perSecond() / row.perSecond(), row.iosPerOp(), other.iosPerOp(), row.flushSeconds(),
+              other.flushSeconds()));
+        }
+      }
+    }
+    try {
+      Files.writeString(out.resolve("results.tsv"), tsv);
+      Files.writeString(out.resolve("RESULTS.md"), md);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+package io.varve.benchmarks.bcms;
+
+import io.varve.bcms.SketchParameters;
+
+/**
+ * A row of the paper's Table 1: a sketch of {@code sizeBytes} bytes of 64-bit counters, depth
+ * {@code ceil(ln(1/0.01)) = 5}, width {@code ceil(cells / depth)}, and the number of items that
+ * makes the overestimate bound {@code epsilon n} equal to 8: {@code n = cells * 8 / (depth * e)}
+ * (section 5.2). Immutable.
+ */
+record PaperConfiguration(long sizeBytes, long width, int depth, long items) {
+  static final double DELTA = 0.01;
+  static final int OVERESTIMATE = 8;
+  static final int COUNTER_BYTES = 8;
+
+  static PaperConfiguration ofSize(long sizeBytes) {
+    int depth = (int) Math.ceil(Math.log(1 / DELTA));
+    long cells = sizeBytes / COUNTER_BYTES;
+    long width = (cells + depth - 1) / depth;
+    long items = (long) (cells * (double) OVERESTIMATE / (depth * Math.E));
+    return new PaperConfiguration(sizeBytes, width, depth, items);
+  }
+
+  SketchParameters parameters(boolean conservative) {
+    return SketchParameters.ofDimensions(width, depth).withConservativeUpdate(conservative).withSeed(0x5EED);
+  }
+
+  String sizeLabel() {
+    return sizeBytes >= 1L << 30 ? (sizeBytes >> 30) + " GiB" : (sizeBytes >> 20) + " MiB";
+  }
+
+  /** The {@code i}-th distinct item of the stream: a bijective mix of {@code i}. */
+  static long item(long i) {
+    long x = i;
+    x ^= x >>> 33;
+    x *= 0xFF51AFD7ED558CCDL;
+    x ^= x >>> 33;
+    x *= 0xC4CEB9FE1A85EC53L;
+    x ^= x >>> 33;
+    return x;
+  }
+}
