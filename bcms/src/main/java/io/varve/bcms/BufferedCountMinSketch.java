@@ -1,12 +1,13 @@
 package io.varve.bcms;
 
 import io.varve.core.format.CorruptStoreException;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.zip.CRC32C;
 
 /**
@@ -45,10 +46,12 @@ import java.util.zip.CRC32C;
  * + o(1)} (the paper's Theorem 1). Conservative update ({@link SketchParameters#withConservativeUpdate})
  * is applied when a buffer is flushed, in update order, at no extra I/O. Sketches may pass 2 GiB.
  *
- * <p>Thread-safe: every method holds the sketch's lock, so calls from several threads run one at a
- * time. After {@link #close} every call throws {@link IllegalStateException}.
+ * <p>Thread-safe. Estimates of pages without pending updates run concurrently (each thread reads into
+ * a page image of its own), so several threads keep several page reads in flight; updates, flushes,
+ * merges, estimates of pages with pending updates, and close run one at a time. After {@link #close}
+ * every call throws {@link IllegalStateException}.
  */
-public final class BufferedCountMinSketch implements Closeable {
+public final class BufferedCountMinSketch implements FrequencySketch {
   private static final Object MERGE_LOCK = new Object();
 
   private final SketchParameters parameters;
@@ -66,9 +69,12 @@ public final class BufferedCountMinSketch implements Closeable {
   private long totalWeight;
   private int bodyChecksum;
   private int loadedPageChecksum;
-  private long pageReads;
+  /** Estimates of pages without pending updates share the read lock; everything else takes the write lock. */
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final ThreadLocal<CounterPage> readerPages;
+  private final LongAdder pageReads = new LongAdder();
   private long pageWrites;
-  private boolean closed;
+  private volatile boolean closed;
 
   private BufferedCountMinSketch(SketchFileHandle file, long ramBudgetBytes) {
     SketchFile.Header header = file.header();
@@ -83,6 +89,7 @@ public final class BufferedCountMinSketch implements Closeable {
     this.buffers = PageBuffers.withinBudget(pageCount, Math.max(0, ramBudgetBytes - 2L * pageSize));
     this.page = new CounterPage(parameters, columnsPerPage);
     this.otherPage = new CounterPage(parameters, columnsPerPage);
+    this.readerPages = ThreadLocal.withInitial(() -> new CounterPage(parameters, columnsPerPage));
     this.totalWeight = header.totalWeight();
     this.bodyChecksum = header.state() == SketchFile.STATE_OPEN
         ? SketchFile.zeroPagesChecksum(pageCount, pageSize) // a new file: all pages zero
@@ -143,37 +150,40 @@ public final class BufferedCountMinSketch implements Closeable {
     }
   }
 
-  /** Adds 1 to the count of {@code item}. */
-  public void update(byte[] item) {
-    update(item, 1);
-  }
-
   /** Adds {@code weight} (non-negative) to the count of {@code item}. */
+  @Override
   public void update(byte[] item, long weight) {
     updateHash(hash.ofBytes(item), weight);
   }
 
-  /** Adds 1 to the count of the 64-bit item {@code item}. */
-  public void update(long item) {
-    update(item, 1);
-  }
-
   /** Adds {@code weight} (non-negative) to the count of the 64-bit item {@code item}. */
+  @Override
   public void update(long item, long weight) {
     updateHash(hash.ofLong(item), weight);
   }
 
   /** The estimated count of {@code item}, counting every update so far: at least its true count. */
+  @Override
   public long estimate(byte[] item) {
     return estimateHash(hash.ofBytes(item));
   }
 
   /** The estimated count of the 64-bit item {@code item}: at least its true count. */
+  @Override
   public long estimate(long item) {
     return estimateHash(hash.ofLong(item));
   }
 
-  private synchronized void updateHash(long itemHash, long weight) {
+  private void updateHash(long itemHash, long weight) {
+    lock.writeLock().lock();
+    try {
+      updateLocked(itemHash, weight);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  private void updateLocked(long itemHash, long weight) {
     ensureOpen();
     Weights.check(weight);
     if (weight == 0) {
@@ -193,15 +203,32 @@ public final class BufferedCountMinSketch implements Closeable {
     }
   }
 
-  private synchronized long estimateHash(long itemHash) {
-    ensureOpen();
+  private long estimateHash(long itemHash) {
     int pageIndex = (int) ItemHash.page(itemHash, pageCount);
-    if (buffers.fill(pageIndex) > 0) {
-      flushPage(pageIndex);
-    } else {
-      readPage(pageIndex);
+    int inPageHash = ItemHash.inPageHash(itemHash);
+    lock.readLock().lock();
+    try {
+      ensureOpen();
+      if (buffers.fill(pageIndex) == 0) {
+        CounterPage readerPage = readerPages.get();
+        readPage(pageIndex, readerPage);
+        return readerPage.estimate(inPageHash);
+      }
+    } finally {
+      lock.readLock().unlock();
     }
-    return page.estimate(ItemHash.inPageHash(itemHash));
+    lock.writeLock().lock();
+    try {
+      ensureOpen();
+      if (buffers.fill(pageIndex) > 0) {
+        flushPage(pageIndex);
+      } else {
+        readPage(pageIndex);
+      }
+      return page.estimate(inPageHash);
+    } finally {
+      lock.writeLock().unlock();
+    }
   }
 
   /** Reads the page, applies its buffered updates, writes it back. */
@@ -232,7 +259,6 @@ public final class BufferedCountMinSketch implements Closeable {
     if (other == this) {
       throw new IllegalArgumentException("cannot merge a sketch into itself");
     }
-    other.applyAllPending();
     // Merges take the global merge lock first, so two threads merging a into b and b into a cannot
     // each hold one sketch and wait for the other; no other method ever waits holding a lock.
     synchronized (MERGE_LOCK) {
@@ -241,16 +267,19 @@ public final class BufferedCountMinSketch implements Closeable {
   }
 
   private void mergeLocked(BufferedCountMinSketch other) {
-    synchronized (this) {
+    lock.writeLock().lock();
+    try {
       ensureOpen();
       if (!parameters.equals(other.parameters)) {
         throw new IllegalArgumentException("cannot merge sketches with different parameters: " + parameters
             + " and " + other.parameters);
       }
-      applyAllPending();
+      applyAllPendingLocked();
       file.beforeFirstChange();
-      synchronized (other) {
+      other.lock.writeLock().lock();
+      try {
         other.ensureOpen();
+        other.applyAllPendingLocked();
         for (int p = 0; p < pageCount; p++) {
           other.readPage(p, other.otherPage);
           readPageForChange(p);
@@ -258,7 +287,11 @@ public final class BufferedCountMinSketch implements Closeable {
           writePage(p);
         }
         totalWeight = Weights.add(totalWeight, other.totalWeight, Long.MAX_VALUE);
+      } finally {
+        other.lock.writeLock().unlock();
       }
+    } finally {
+      lock.writeLock().unlock();
     }
   }
 
@@ -267,14 +300,19 @@ public final class BufferedCountMinSketch implements Closeable {
    * pages to disk and writes the header with the total weight and the pages' checksum (kept current
    * as pages are written, so this reads only pages with pending updates).
    */
-  public synchronized void flush() {
-    ensureOpen();
-    applyAllPending();
-    file.finish(totalWeight, bodyChecksum);
+  @Override
+  public void flush() {
+    lock.writeLock().lock();
+    try {
+      ensureOpen();
+      applyAllPendingLocked();
+      file.finish(totalWeight, bodyChecksum);
+    } finally {
+      lock.writeLock().unlock();
+    }
   }
 
-  private synchronized void applyAllPending() {
-    ensureOpen();
+  private void applyAllPendingLocked() {
     if (buffers.pending() == 0) {
       return;
     }
@@ -286,15 +324,26 @@ public final class BufferedCountMinSketch implements Closeable {
   }
 
   /** The sum of all update weights (saturating at {@code Long.MAX_VALUE}). */
-  public synchronized long totalWeight() {
-    ensureOpen();
-    return totalWeight;
+  @Override
+  public long totalWeight() {
+    lock.readLock().lock();
+    try {
+      ensureOpen();
+      return totalWeight;
+    } finally {
+      lock.readLock().unlock();
+    }
   }
 
   /** Updates buffered in RAM, not yet in their pages. */
-  public synchronized long pendingUpdates() {
-    ensureOpen();
-    return buffers.pending();
+  public long pendingUpdates() {
+    lock.readLock().lock();
+    try {
+      ensureOpen();
+      return buffers.pending();
+    } finally {
+      lock.readLock().unlock();
+    }
   }
 
   /** Updates each page's buffer holds before the page is read and written (0: no buffering). */
@@ -303,16 +352,22 @@ public final class BufferedCountMinSketch implements Closeable {
   }
 
   /** Page reads since this sketch was created or opened. */
-  public synchronized long pageReads() {
-    return pageReads;
+  public long pageReads() {
+    return pageReads.sum();
   }
 
   /** Page writes since this sketch was created or opened. */
-  public synchronized long pageWrites() {
-    return pageWrites;
+  public long pageWrites() {
+    lock.readLock().lock();
+    try {
+      return pageWrites;
+    } finally {
+      lock.readLock().unlock();
+    }
   }
 
   /** The parameters this sketch was created with. */
+  @Override
   public SketchParameters parameters() {
     return parameters;
   }
@@ -328,11 +383,13 @@ public final class BufferedCountMinSketch implements Closeable {
   }
 
   /** Bytes of all pages (the file is this plus its header). */
+  @Override
   public long sizeBytes() {
     return pageCount * pageSize;
   }
 
-  /** RAM this sketch holds: the update buffers and two page images. */
+  /** RAM this sketch holds: the update buffers and two page images (plus one page per thread that has estimated). */
+  @Override
   public long ramBytesUsed() {
     return buffers.ramBytesUsed() + 2L * pageSize;
   }
@@ -350,15 +407,20 @@ public final class BufferedCountMinSketch implements Closeable {
    *     will refuse to open, as its counts are incomplete
    */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
-    }
+  public void close() {
+    lock.writeLock().lock();
     try {
-      flush();
+      if (closed) {
+        return;
+      }
+      try {
+        flush();
+      } finally {
+        closed = true;
+        file.close();
+      }
     } finally {
-      closed = true;
-      file.close();
+      lock.writeLock().unlock();
     }
   }
 
@@ -378,7 +440,7 @@ public final class BufferedCountMinSketch implements Closeable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read page " + pageIndex + " of sketch file " + file.path(), e);
     }
-    pageReads++;
+    pageReads.increment();
   }
 
   /** Reads the page about to be changed and remembers its share of the body checksum. */

@@ -1,6 +1,5 @@
 package io.varve.bcms;
 
-import java.io.Closeable;
 import java.nio.file.Path;
 
 /**
@@ -26,7 +25,7 @@ import java.nio.file.Path;
  * synchronized externally. Estimates from several threads at once are safe while nothing updates
  * or closes the sketch. Close releases the mapping; later calls throw {@link IllegalStateException}.
  */
-public final class CountMinSketch implements Closeable {
+public final class CountMinSketch implements FrequencySketch {
   private final SketchParameters parameters;
   private final ItemHash hash;
   private final long width;
@@ -112,32 +111,26 @@ public final class CountMinSketch implements Closeable {
     }
   }
 
-  /** Adds 1 to the count of {@code item}. */
-  public void update(byte[] item) {
-    update(item, 1);
-  }
-
   /** Adds {@code weight} (non-negative) to the count of {@code item}. */
+  @Override
   public void update(byte[] item, long weight) {
     updateHash(hash.ofBytes(item), weight);
   }
 
-  /** Adds 1 to the count of the 64-bit item {@code item}. */
-  public void update(long item) {
-    update(item, 1);
-  }
-
   /** Adds {@code weight} (non-negative) to the count of the 64-bit item {@code item}. */
+  @Override
   public void update(long item, long weight) {
     updateHash(hash.ofLong(item), weight);
   }
 
   /** The estimated count of {@code item}: at least its true count. */
+  @Override
   public long estimate(byte[] item) {
     return estimateHash(hash.ofBytes(item));
   }
 
   /** The estimated count of the 64-bit item {@code item}: at least its true count. */
+  @Override
   public long estimate(long item) {
     return estimateHash(hash.ofLong(item));
   }
@@ -210,6 +203,7 @@ public final class CountMinSketch implements Closeable {
    * Makes the file complete and durable: writes changed pages, then the header with the total weight
    * and the counters' checksum (one sequential read of the file). Nothing to do in memory.
    */
+  @Override
   public void flush() {
     ensureOpen();
     if (file != null && file.changed()) {
@@ -219,6 +213,7 @@ public final class CountMinSketch implements Closeable {
   }
 
   /** The sum of all update weights (saturating at {@code Long.MAX_VALUE}). */
+  @Override
   public long totalWeight() {
     ensureOpen();
     return totalWeight;
@@ -228,16 +223,19 @@ public final class CountMinSketch implements Closeable {
    * The parameters this sketch was created with, but with the default page size: a plain sketch has
    * no pages.
    */
+  @Override
   public SketchParameters parameters() {
     return parameters;
   }
 
   /** Bytes of all counters. */
+  @Override
   public long sizeBytes() {
     return width * depth * parameters.counterBytes();
   }
 
   /** Heap bytes the counters take: all of {@link #sizeBytes()} in memory, none when mapped. */
+  @Override
   public long ramBytesUsed() {
     return counters.heapBytes();
   }

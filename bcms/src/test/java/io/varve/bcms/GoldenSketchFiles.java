@@ -48,7 +48,7 @@ final class GoldenSketchFiles {
   }
 
   /** The stream both samples were written from. */
-  static void feed(AnyUpdate sketch) {
+  static void feed(FrequencySketch sketch) {
     for (int i = 0; i < ITEMS; i++) {
       sketch.update(item(i % 450), weight(i));
       if (i % 2 == 1) {
@@ -57,41 +57,15 @@ final class GoldenSketchFiles {
     }
   }
 
-  interface AnyUpdate {
-    void update(byte[] item, long weight);
-
-    void update(long item, long weight);
-  }
-
   static void writeRows(Path file) {
     try (CountMinSketch sketch = CountMinSketch.create(file, ROWS_PARAMETERS)) {
-      feed(new AnyUpdate() {
-        @Override
-        public void update(byte[] item, long weight) {
-          sketch.update(item, weight);
-        }
-
-        @Override
-        public void update(long item, long weight) {
-          sketch.update(item, weight);
-        }
-      });
+      feed(sketch);
     }
   }
 
   static void writePages(Path file) {
     try (BufferedCountMinSketch sketch = BufferedCountMinSketch.create(file, PAGES_PARAMETERS, PAGES_RAM_BUDGET)) {
-      feed(new AnyUpdate() {
-        @Override
-        public void update(byte[] item, long weight) {
-          sketch.update(item, weight);
-        }
-
-        @Override
-        public void update(long item, long weight) {
-          sketch.update(item, weight);
-        }
-      });
+      feed(sketch);
     }
   }
 

@@ -1,14 +1,13 @@
 package io.varve.benchmarks.bcms;
 
+import io.varve.bcms.FrequencySketch;
 import io.varve.benchmarks.peers.ProcessStats;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,8 +26,10 @@ import java.util.concurrent.Future;
  * <pre>
  * java -Xmx6g -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.BcmsExperiment \
  *     --work /tmp/varve-bcms --out docs/benchmarks/bcms [--ram-mib 64] [--sizes-mib 128,256,512,1024]
- *     [--insert-seconds 60] [--query-seconds 30] [--skip-error] [--skip-speed]
+ *     [--insert-seconds 60] [--query-seconds 60] [--skip-error] [--skip-speed] [--readme README.md]
  * </pre>
+ *
+ * {@code --report-only} rewrites {@code RESULTS.md} (and the README table) from {@code results.tsv}.
  *
  * The speed runs need root on Linux with the cgroup v1 memory controller (they make a cgroup per
  * run, drop the page cache before each, and switch the disk's read-ahead off for the run so that
@@ -64,15 +65,20 @@ public final class BcmsExperiment {
     Map<String, String> options = parse(args);
     Path work = Path.of(options.getOrDefault("work", "/tmp/varve-bcms"));
     Path out = Path.of(options.getOrDefault("out", "docs/benchmarks/bcms"));
+    Path readme = options.containsKey("readme") ? Path.of(options.get("readme")) : null;
     long ram = Long.parseLong(options.getOrDefault("ram-mib", "64")) << 20;
     List<PaperConfiguration> configurations = new ArrayList<>();
     for (String size : options.getOrDefault("sizes-mib", "128,256,512,1024").split(",")) {
       configurations.add(PaperConfiguration.ofSize(Long.parseLong(size.trim()) << 20));
     }
     double insertSeconds = Double.parseDouble(options.getOrDefault("insert-seconds", "60"));
-    double querySeconds = Double.parseDouble(options.getOrDefault("query-seconds", "30"));
+    double querySeconds = Double.parseDouble(options.getOrDefault("query-seconds", "60"));
     Files.createDirectories(work);
     Files.createDirectories(out);
+    if (options.containsKey("report-only")) {
+      BcmsReport.rewrite(out, readme);
+      return;
+    }
 
     List<ErrorRow> errors = new ArrayList<>();
     List<SpeedRow> speeds = new ArrayList<>();
@@ -91,7 +97,7 @@ public final class BcmsExperiment {
       for (SketchKind kind : SketchKind.values()) {
         Files.deleteIfExists(sketchFile(work, kind, configuration, false));
       }
-      writeReport(out, errors, speeds, ram, args);
+      BcmsReport.write(out, readme, errors, speeds, ram, args);
     }
   }
 
@@ -137,7 +143,7 @@ public final class BcmsExperiment {
     Files.deleteIfExists(file);
     long start = System.nanoTime();
     long budget = Math.min(configuration.sizeBytes(), 1L << 30);
-    try (SketchKind.Sketch sketch = kind.create(file, configuration.parameters(conservative), budget)) {
+    try (FrequencySketch sketch = kind.create(file, configuration.parameters(conservative), budget)) {
       for (long i = 0; i < configuration.items(); i++) {
         sketch.update(PaperConfiguration.item(i));
       }
@@ -151,7 +157,7 @@ public final class BcmsExperiment {
     long sum = 0;
     long max = 0;
     long exact = 0;
-    try (SketchKind.Sketch sketch = kind.open(file, 0)) {
+    try (FrequencySketch sketch = kind.open(file, 0)) {
       for (long i = 0; i < configuration.items(); i++) {
         long over = sketch.estimate(PaperConfiguration.item(i)) - 1;
         if (over < 0) {
@@ -275,65 +281,10 @@ public final class BcmsExperiment {
         throw new IllegalArgumentException("unexpected argument " + args[i]);
       }
       String name = args[i].substring(2);
-      boolean flag = name.startsWith("skip-");
+      boolean flag = name.startsWith("skip-") || name.equals("report-only");
       options.put(name, flag ? "" : args[++i]);
     }
     return options;
   }
 
-  private static void writeReport(Path out, List<ErrorRow> errors, List<SpeedRow> speeds, long ram, String[] args) {
-    StringBuilder tsv = new StringBuilder("# error: table size - sketch - conservative averageOverestimate maxOverestimate exactShare\n"
-        + "# speed: table size ratio sketch operation ops seconds flushSeconds reads writes ramPeakBytes opsPerSecond\n");
-    StringBuilder md = new StringBuilder();
-    md.append("# Buffered Count-Min Sketch: the paper's evaluation, reproduced\n\n")
-        .append("Measured ").append(LocalDate.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
-        .append(" cores, JDK ").append(System.getProperty("java.version")).append(", with\n`")
-        .append("java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.BcmsExperiment ")
-        .append(String.join(" ", args)).append("`.\n\n")
-        .append("Configurations of the paper's Table 1: 64-bit counters, depth 5 (δ = 0.01), width = cells / 5, ")
-        .append("and n = cells · 8 / (5e) distinct items, so that εn = 8. BCMS pages are 4 KiB.\n\n");
-    md.append("## Overestimates over all inserted items (paper Figure 5)\n\n")
-        .append("| size | items | sketch | update | average | maximum | exact |\n|---|--:|---|---|--:|--:|--:|\n");
-    for (ErrorRow row : errors) {
-      md.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %.4f | %d | %.2f %% |%n", row.size(), row.items(),
-          row.kind().label, row.conservative() ? "conservative" : "plain", row.average(), row.maximum(),
-          100 * row.exactShare()));
-      tsv.append(String.format(Locale.ROOT, "error\t%s\t-\t%s\t-\t%s\t%.6f\t%d\t%.6f%n", row.size(), row.kind(),
-          row.conservative(), row.average(), row.maximum(), row.exactShare()));
-    }
-    md.append("\n## Throughput with RAM bounded (paper Figures 3 and 4)\n\n")
-        .append("RAM is bounded by a memory cgroup (v1) per run: after JIT warm-up the run sets its cgroup's ")
-        .append("limit to its own charge plus ").append(ram >> 20).append(" MiB, so page cache, mappings and ")
-        .append("sketch buffers together stay within that. The page cache is dropped before each run and the ")
-        .append("disk's read-ahead is off during it. CMS inserts are timed without their final flush (which ")
-        .append("writes the dirty pages and checksums the whole file; shown apart), BCMS inserts with theirs ")
-        .append("(every buffered update applied and forced to disk). BCMS inserts use 7/8 of the RAM as update ")
-        .append("buffers; queries run in a new process with no buffers. I/Os are reads and writes completed by ")
-        .append("the disk (`/proc/diskstats`) per operation.\n\n")
-        .append("| size | RAM:sketch | operation | CMS ops/s | BCMS ops/s | BCMS / CMS | CMS I/Os per op | BCMS I/Os per op | CMS flush s | BCMS flush s |\n")
-        .append("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
-    for (SpeedRow row : speeds) {
-      tsv.append(String.format(Locale.ROOT, "speed\t%s\t%d\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.1f%n", row.size(),
-          row.ratio(), row.kind(), row.operation(), row.ops(), row.seconds(), row.flushSeconds(), row.reads(),
-          row.writes(), row.ramPeak(), row.perSecond()));
-      if (row.kind() != SketchKind.CMS) {
-        continue;
-      }
-      for (SpeedRow other : speeds) {
-        if (other.kind() == SketchKind.BCMS && other.size().equals(row.size())
-            && other.operation().equals(row.operation())) {
-          md.append(String.format(Locale.ROOT, "| %s | 1:%d | %s | %,.0f | %,.0f | **%.1f×** | %.3f | %.3f | %.1f | %.1f |%n",
-              row.size(), row.ratio(), row.operation(), row.perSecond(), other.perSecond(),
-              other.perSecond() / row.perSecond(), row.iosPerOp(), other.iosPerOp(), row.flushSeconds(),
-              other.flushSeconds()));
-        }
-      }
-    }
-    try {
-      Files.writeString(out.resolve("results.tsv"), tsv);
-      Files.writeString(out.resolve("RESULTS.md"), md);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 }

@@ -1,6 +1,7 @@
 package io.varve.benchmarks.bcms;
 
 import io.varve.bcms.SketchParameters;
+import io.varve.benchmarks.peers.SyntheticRecords;
 
 /**
  * A row of the paper's Table 1: a sketch of {@code sizeBytes} bytes of 64-bit counters, depth
@@ -31,12 +32,6 @@ record PaperConfiguration(long sizeBytes, long width, int depth, long items) {
 
   /** The {@code i}-th distinct item of the stream: a bijective mix of {@code i}. */
   static long item(long i) {
-    long x = i;
-    x ^= x >>> 33;
-    x *= 0xFF51AFD7ED558CCDL;
-    x ^= x >>> 33;
-    x *= 0xC4CEB9FE1A85EC53L;
-    x ^= x >>> 33;
-    return x;
+    return SyntheticRecords.mix(i);
   }
 }

@@ -1,5 +1,6 @@
 package io.varve.benchmarks.bcms;
 
+import io.varve.bcms.FrequencySketch;
 import io.varve.bcms.SketchParameters;
 import io.varve.benchmarks.peers.ProcessStats;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ public final class SketchSpeedTask {
     long ops = 0;
     long flushNanos = 0;
     long checksum = 0;
-    try (SketchKind.Sketch sketch = kind.open(file, bufferBytes)) {
+    try (FrequencySketch sketch = kind.open(file, bufferBytes)) {
       long deadline = start + (long) (seconds * 1e9);
       if (insert) {
         while (ops < minOps || System.nanoTime() < deadline) {
@@ -90,7 +91,7 @@ public final class SketchSpeedTask {
   private static void warmUp(SketchKind kind, Path scratch) throws Exception {
     Files.deleteIfExists(scratch);
     SketchParameters parameters = SketchParameters.ofDimensions(20_000, 5);
-    try (SketchKind.Sketch sketch = kind.create(scratch, parameters, 256 * 1024)) {
+    try (FrequencySketch sketch = kind.create(scratch, parameters, 256 * 1024)) {
       SplittableRandom random = new SplittableRandom(1);
       long sum = 0;
       for (int i = 0; i < 300_000; i++) {

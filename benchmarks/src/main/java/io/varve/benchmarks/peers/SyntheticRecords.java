@@ -110,7 +110,7 @@ public final class SyntheticRecords implements RecordSet {
   }
 
   /** MurmurHash3's 64-bit finalizer: a bijection of {@code long}. */
-  static long mix(long x) {
+  public static long mix(long x) {
     x ^= x >>> 33;
     x *= 0xFF51AFD7ED558CCDL;
     x ^= x >>> 33;

@@ -1,5 +1,6 @@
 package io.varve.benchmarks.bcms;
 
+import io.varve.bcms.FrequencySketch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,14 +49,14 @@ class BcmsBenchmarksTest {
     System.out.println("seed " + seed);
     SplittableRandom random = new SplittableRandom(seed);
     Map<Long, Long> truth = new HashMap<>();
-    try (SketchKind.Sketch sketch = kind.create(file, PaperConfiguration.ofSize(1 << 20).parameters(false), 4096)) {
+    try (FrequencySketch sketch = kind.create(file, PaperConfiguration.ofSize(1 << 20).parameters(false), 4096)) {
       for (int i = 0; i < 20_000; i++) {
         long item = random.nextInt(3000);
         sketch.update(item);
         truth.merge(item, 1L, Long::sum);
       }
     }
-    try (SketchKind.Sketch sketch = kind.open(file, 0)) {
+    try (FrequencySketch sketch = kind.open(file, 0)) {
       truth.forEach((item, count) -> assertTrue(sketch.estimate(item) >= count, kind + " item " + item));
     }
   }
@@ -107,5 +108,31 @@ class BcmsBenchmarksTest {
     for (int i = 0; i < 1000; i++) {
       assertTrue(benchmark.estimate() >= 2, "item " + i + " was added in setUp and again by update()");
     }
+  }
+
+  @Test
+  void reportReadsBackWhatItWroteAndFillsTheReadme() throws Exception {
+    java.util.List<BcmsExperiment.ErrorRow> errors = java.util.List.of(
+        new BcmsExperiment.ErrorRow("128 MiB", SketchKind.CMS, false, 1000, 1.25, 6, 0.25),
+        new BcmsExperiment.ErrorRow("128 MiB", SketchKind.BCMS, false, 1000, 1.5, 7, 0.2));
+    java.util.List<BcmsExperiment.SpeedRow> speeds = java.util.List.of(
+        new BcmsExperiment.SpeedRow("128 MiB", 2, SketchKind.CMS, "insert", 3000, 11, 1, 15000, 6000, 1 << 26),
+        new BcmsExperiment.SpeedRow("128 MiB", 2, SketchKind.BCMS, "insert", 4_000_000, 4, 0.5, 20000, 20000, 1 << 26),
+        new BcmsExperiment.SpeedRow("128 MiB", 2, SketchKind.CMS, "query", 1000, 1, 0, 2700, 0, 1 << 26),
+        new BcmsExperiment.SpeedRow("128 MiB", 2, SketchKind.BCMS, "query", 5000, 1, 0, 2500, 0, 1 << 26));
+    Path readme = dir.resolve("README.md");
+    java.nio.file.Files.writeString(readme, "before\n" + BcmsReport.BEGIN + "\nold\n" + BcmsReport.END + "\nafter\n");
+    BcmsReport.write(dir, readme, errors, speeds, 64 << 20, new String[] {"--ram-mib", "64"});
+    String md = java.nio.file.Files.readString(dir.resolve("RESULTS.md"));
+    // CMS inserts are timed without their flush: 3000 / (11 - 1) = 300/s; BCMS with it: 1,000,000/s.
+    assertTrue(md.contains("| 128 MiB | 1:2 | insert | 300 | 1,000,000 | **3333.3×** | 7.000 |"), md);
+    assertTrue(md.contains("| 128 MiB | 1:2 | query | 1,000 | 5,000 | **5.0×** | 2.700 | 0.5000 |"), md);
+    assertTrue(md.contains("| 1.2500 | 1.5000 | 1.2000 | 6 | 7 |"), md);
+    String text = java.nio.file.Files.readString(readme);
+    assertTrue(text.startsWith("before\n" + BcmsReport.BEGIN) && text.endsWith(BcmsReport.END + "\nafter\n"), text);
+    assertTrue(text.contains("300 → 1,000,000 (**3333×**)") && !text.contains("old"), text);
+    String before = md;
+    BcmsReport.rewrite(dir, null);
+    assertEquals(before, java.nio.file.Files.readString(dir.resolve("RESULTS.md")), "rewritten from results.tsv");
   }
 }
