@@ -51,11 +51,10 @@ import java.util.zip.CRC32C;
  * merges, estimates of pages with pending updates, and close run one at a time. After {@link #close}
  * every call throws {@link IllegalStateException}.
  */
-public final class BufferedCountMinSketch implements FrequencySketch {
+public final class BufferedCountMinSketch extends HashedSketch {
   private static final Object MERGE_LOCK = new Object();
 
   private final SketchParameters parameters;
-  private final ItemHash hash;
   private final SketchFileHandle file;
   private final FileChannel channel;
   private final long bodyOffset;
@@ -77,9 +76,9 @@ public final class BufferedCountMinSketch implements FrequencySketch {
   private volatile boolean closed;
 
   private BufferedCountMinSketch(SketchFileHandle file, long ramBudgetBytes) {
+    super(file.header().parameters());
     SketchFile.Header header = file.header();
     this.parameters = header.parameters();
-    this.hash = new ItemHash(parameters.seed());
     this.file = file;
     this.channel = file.channel();
     this.bodyOffset = file.bodyOffset();
@@ -150,31 +149,8 @@ public final class BufferedCountMinSketch implements FrequencySketch {
     }
   }
 
-  /** Adds {@code weight} (non-negative) to the count of {@code item}. */
   @Override
-  public void update(byte[] item, long weight) {
-    updateHash(hash.ofBytes(item), weight);
-  }
-
-  /** Adds {@code weight} (non-negative) to the count of the 64-bit item {@code item}. */
-  @Override
-  public void update(long item, long weight) {
-    updateHash(hash.ofLong(item), weight);
-  }
-
-  /** The estimated count of {@code item}, counting every update so far: at least its true count. */
-  @Override
-  public long estimate(byte[] item) {
-    return estimateHash(hash.ofBytes(item));
-  }
-
-  /** The estimated count of the 64-bit item {@code item}: at least its true count. */
-  @Override
-  public long estimate(long item) {
-    return estimateHash(hash.ofLong(item));
-  }
-
-  private void updateHash(long itemHash, long weight) {
+  void updateHash(long itemHash, long weight) {
     lock.writeLock().lock();
     try {
       updateLocked(itemHash, weight);
@@ -203,7 +179,8 @@ public final class BufferedCountMinSketch implements FrequencySketch {
     }
   }
 
-  private long estimateHash(long itemHash) {
+  @Override
+  long estimateHash(long itemHash) {
     int pageIndex = (int) ItemHash.page(itemHash, pageCount);
     int inPageHash = ItemHash.inPageHash(itemHash);
     lock.readLock().lock();

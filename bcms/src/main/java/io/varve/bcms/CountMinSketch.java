@@ -25,9 +25,8 @@ import java.nio.file.Path;
  * synchronized externally. Estimates from several threads at once are safe while nothing updates
  * or closes the sketch. Close releases the mapping; later calls throw {@link IllegalStateException}.
  */
-public final class CountMinSketch implements FrequencySketch {
+public final class CountMinSketch extends HashedSketch {
   private final SketchParameters parameters;
-  private final ItemHash hash;
   private final long width;
   private final int depth;
   private final long counterMax;
@@ -38,8 +37,8 @@ public final class CountMinSketch implements FrequencySketch {
   private boolean closed;
 
   private CountMinSketch(SketchParameters parameters, Counters counters, SketchFileHandle file, long totalWeight) {
+    super(parameters);
     this.parameters = parameters;
-    this.hash = new ItemHash(parameters.seed());
     this.width = parameters.width();
     this.depth = parameters.depth();
     this.counterMax = parameters.counterMax();
@@ -111,31 +110,8 @@ public final class CountMinSketch implements FrequencySketch {
     }
   }
 
-  /** Adds {@code weight} (non-negative) to the count of {@code item}. */
   @Override
-  public void update(byte[] item, long weight) {
-    updateHash(hash.ofBytes(item), weight);
-  }
-
-  /** Adds {@code weight} (non-negative) to the count of the 64-bit item {@code item}. */
-  @Override
-  public void update(long item, long weight) {
-    updateHash(hash.ofLong(item), weight);
-  }
-
-  /** The estimated count of {@code item}: at least its true count. */
-  @Override
-  public long estimate(byte[] item) {
-    return estimateHash(hash.ofBytes(item));
-  }
-
-  /** The estimated count of the 64-bit item {@code item}: at least its true count. */
-  @Override
-  public long estimate(long item) {
-    return estimateHash(hash.ofLong(item));
-  }
-
-  private void updateHash(long itemHash, long weight) {
+  void updateHash(long itemHash, long weight) {
     ensureOpen();
     Weights.check(weight);
     if (weight == 0) {
@@ -161,7 +137,8 @@ public final class CountMinSketch implements FrequencySketch {
     }
   }
 
-  private long estimateHash(long itemHash) {
+  @Override
+  long estimateHash(long itemHash) {
     ensureOpen();
     long min = Long.MAX_VALUE;
     for (int row = 0; row < depth && min > 0; row++) {

@@ -26,7 +26,7 @@ import java.util.concurrent.Future;
  * <pre>
  * java -Xmx6g -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.BcmsExperiment \
  *     --work /tmp/varve-bcms --out docs/benchmarks/bcms [--ram-mib 64] [--sizes-mib 128,256,512,1024]
- *     [--insert-seconds 60] [--query-seconds 60] [--skip-error] [--skip-speed] [--readme README.md]
+ *     [--insert-seconds 60] [--query-seconds 60] [--page-kib 4] [--skip-error] [--skip-speed] [--readme README.md]
  * </pre>
  *
  * {@code --report-only} rewrites {@code RESULTS.md} (and the README table) from {@code results.tsv}.
@@ -67,9 +67,10 @@ public final class BcmsExperiment {
     Path out = Path.of(options.getOrDefault("out", "docs/benchmarks/bcms"));
     Path readme = options.containsKey("readme") ? Path.of(options.get("readme")) : null;
     long ram = Long.parseLong(options.getOrDefault("ram-mib", "64")) << 20;
+    int pageBytes = Integer.parseInt(options.getOrDefault("page-kib", "4")) << 10;
     List<PaperConfiguration> configurations = new ArrayList<>();
     for (String size : options.getOrDefault("sizes-mib", "128,256,512,1024").split(",")) {
-      configurations.add(PaperConfiguration.ofSize(Long.parseLong(size.trim()) << 20));
+      configurations.add(PaperConfiguration.ofSize(Long.parseLong(size.trim()) << 20, pageBytes));
     }
     double insertSeconds = Double.parseDouble(options.getOrDefault("insert-seconds", "60"));
     double querySeconds = Double.parseDouble(options.getOrDefault("query-seconds", "60"));
@@ -97,7 +98,7 @@ public final class BcmsExperiment {
       for (SketchKind kind : SketchKind.values()) {
         Files.deleteIfExists(sketchFile(work, kind, configuration, false));
       }
-      BcmsReport.write(out, readme, errors, speeds, ram, args);
+      BcmsReport.write(out, readme, errors, speeds, ram, pageBytes, args);
     }
   }
 

@@ -24,14 +24,15 @@ final class BcmsReport {
 
   private BcmsReport() {}
 
-  static void write(Path out, Path readme, List<ErrorRow> errors, List<SpeedRow> speeds, long ram, String[] args)
-      throws IOException {
+  static void write(Path out, Path readme, List<ErrorRow> errors, List<SpeedRow> speeds, long ram, int pageBytes,
+      String[] args) throws IOException {
     StringBuilder tsv = new StringBuilder();
     tsv.append("# command\t").append(String.join(" ", args)).append('\n')
         .append("# date\t").append(LocalDate.now()).append('\n')
         .append("# machine\t").append(Runtime.getRuntime().availableProcessors()).append(" cores, JDK ")
         .append(System.getProperty("java.version")).append('\n')
-        .append("# ram\t").append(ram).append('\n');
+        .append("# ram\t").append(ram).append('\n')
+        .append("# page\t").append(pageBytes).append('\n');
     for (ErrorRow row : errors) {
       tsv.append(String.format(Locale.ROOT, "error\t%s\t%s\t%s\t%d\t%.6f\t%d\t%.6f%n", row.size(), row.kind(),
           row.conservative(), row.items(), row.average(), row.maximum(), row.exactShare()));
@@ -53,6 +54,7 @@ final class BcmsReport {
     String date = "";
     String machine = "";
     long ram = 0;
+    int pageBytes = 4096;
     for (String line : Files.readAllLines(out.resolve(TSV), StandardCharsets.UTF_8)) {
       String[] f = line.split("\t");
       switch (f[0]) {
@@ -60,6 +62,7 @@ final class BcmsReport {
         case "# date": date = f[1]; break;
         case "# machine": machine = f[1]; break;
         case "# ram": ram = Long.parseLong(f[1]); break;
+        case "# page": pageBytes = Integer.parseInt(f[1]); break;
         case "error":
           errors.add(new ErrorRow(f[1], SketchKind.valueOf(f[2]), Boolean.parseBoolean(f[3]), Long.parseLong(f[4]),
               Double.parseDouble(f[5]), Long.parseLong(f[6]), Double.parseDouble(f[7])));
@@ -79,8 +82,8 @@ final class BcmsReport {
         .append("java -Xmx6g -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.BcmsExperiment ")
         .append(command).append("`.\n\n")
         .append("Configurations of the paper's Table 1: 64-bit counters, depth 5 (δ = 0.01), width = cells / 5, ")
-        .append("and n = cells · 8 / (5e) distinct items, so that εn = 8. BCMS pages are 4 KiB ")
-        .append("(102 columns of 5 counters).\n\n");
+        .append("and n = cells · 8 / (5e) distinct items, so that εn = 8. BCMS pages are ").append(pageBytes >> 10)
+        .append(" KiB (").append(pageBytes / (5 * 8)).append(" columns of 5 counters).\n\n");
     md.append("## Overestimates over all inserted items (paper Figure 5)\n\n")
         .append("Every item was inserted once (true count 1) and then estimated.\n\n")
         .append("| size | items | update | CMS average | BCMS average | BCMS / CMS | CMS max | BCMS max | CMS exact | BCMS exact |\n")

@@ -12,12 +12,10 @@ import java.util.SplittableRandom;
  * Varve's hash functions.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.LocalizationSimulation [sizeMiB] [seed]
+ * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bcms.LocalizationSimulation [sizeMiB] [seed] [pageBytes]
  * </pre>
  */
 public final class LocalizationSimulation {
-  private static final int PAGE_BYTES = 4096;
-
   private LocalizationSimulation() {}
 
   public static void main(String[] args) {
@@ -25,7 +23,8 @@ public final class LocalizationSimulation {
         PaperConfiguration.ofSize((args.length > 0 ? Long.parseLong(args[0]) : 128) << 20);
     long seed = args.length > 1 ? Long.parseLong(args[1]) : 1;
     int depth = configuration.depth();
-    int columnsPerPage = PAGE_BYTES / (depth * PaperConfiguration.COUNTER_BYTES);
+    int pageBytes = args.length > 2 ? Integer.parseInt(args[2]) : 4096;
+    int columnsPerPage = pageBytes / (depth * PaperConfiguration.COUNTER_BYTES);
     long pages = (configuration.width() + columnsPerPage - 1) / columnsPerPage;
     System.out.printf(Locale.ROOT, "%s: %,d items, width %,d, depth %d; pages %,d of %d columns; seed %d%n",
         configuration.sizeLabel(), configuration.items(), configuration.width(), depth, pages, columnsPerPage, seed);

@@ -122,7 +122,7 @@ class BcmsBenchmarksTest {
         new BcmsExperiment.SpeedRow("128 MiB", 2, SketchKind.BCMS, "query", 5000, 1, 0, 2500, 0, 1 << 26));
     Path readme = dir.resolve("README.md");
     java.nio.file.Files.writeString(readme, "before\n" + BcmsReport.BEGIN + "\nold\n" + BcmsReport.END + "\nafter\n");
-    BcmsReport.write(dir, readme, errors, speeds, 64 << 20, new String[] {"--ram-mib", "64"});
+    BcmsReport.write(dir, readme, errors, speeds, 64 << 20, 4096, new String[] {"--ram-mib", "64"});
     String md = java.nio.file.Files.readString(dir.resolve("RESULTS.md"));
     // CMS inserts are timed without their flush: 3000 / (11 - 1) = 300/s; BCMS with it: 1,000,000/s.
     assertTrue(md.contains("| 128 MiB | 1:2 | insert | 300 | 1,000,000 | **3333.3×** | 7.000 |"), md);

@@ -1,0 +1,39 @@
+package io.varve.bcms;
+
+/**
+ * The part both sketches share: items are hashed once, by {@link ItemHash}, and the sketch works on
+ * that hash. Package-private; each subclass states its thread-safety.
+ */
+abstract class HashedSketch implements FrequencySketch {
+  private final ItemHash hash;
+
+  HashedSketch(SketchParameters parameters) {
+    this.hash = new ItemHash(parameters.seed());
+  }
+
+  /** Adds {@code weight} to the count of the item whose hash is {@code itemHash}. */
+  abstract void updateHash(long itemHash, long weight);
+
+  /** The estimate of the item whose hash is {@code itemHash}. */
+  abstract long estimateHash(long itemHash);
+
+  @Override
+  public final void update(byte[] item, long weight) {
+    updateHash(hash.ofBytes(item), weight);
+  }
+
+  @Override
+  public final void update(long item, long weight) {
+    updateHash(hash.ofLong(item), weight);
+  }
+
+  @Override
+  public final long estimate(byte[] item) {
+    return estimateHash(hash.ofBytes(item));
+  }
+
+  @Override
+  public final long estimate(long item) {
+    return estimateHash(hash.ofLong(item));
+  }
+}
