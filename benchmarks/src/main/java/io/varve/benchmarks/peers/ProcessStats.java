@@ -27,19 +27,7 @@ public final class ProcessStats {
    * /proc/diskstats), or null when that cannot be told.
    */
   static long[] diskReads(Path path) {
-    try {
-      String device = Files.getFileStore(path).name();
-      String name = device.substring(device.lastIndexOf('/') + 1);
-      for (String line : Files.readAllLines(Path.of("/proc/diskstats"))) {
-        String[] fields = line.trim().split("\\s+");
-        if (fields.length > 5 && fields[2].equals(name)) {
-          return new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[5])};
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
-    return null;
+    return diskStats(path, 3, 5);
   }
 
   /**
@@ -47,13 +35,22 @@ public final class ProcessStats {
    * /proc/diskstats), or null when that cannot be told.
    */
   public static long[] diskIos(Path path) {
+    return diskStats(path, 3, 7);
+  }
+
+  /** The given fields of the /proc/diskstats line of the device holding {@code path}, or null. */
+  private static long[] diskStats(Path path, int... fields) {
     try {
       String device = Files.getFileStore(path).name();
       String name = device.substring(device.lastIndexOf('/') + 1);
       for (String line : Files.readAllLines(Path.of("/proc/diskstats"))) {
-        String[] fields = line.trim().split("\\s+");
-        if (fields.length > 7 && fields[2].equals(name)) {
-          return new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[7])};
+        String[] columns = line.trim().split("\\s+");
+        if (columns.length > 7 && columns[2].equals(name)) {
+          long[] values = new long[fields.length];
+          for (int i = 0; i < fields.length; i++) {
+            values[i] = Long.parseLong(columns[fields[i]]);
+          }
+          return values;
         }
       }
     } catch (IOException | RuntimeException e) {
