@@ -169,6 +169,46 @@ final class BucketDirectory {
     return (rankDelta * q16) >>> 16;
   }
 
+  /**
+   * Reads bucket {@code b < m} into {@code into}: its first rank, key count and trie offset, as
+   * {@link #rank}, {@link #size} and {@link #offset} would give them, from one pass over its group.
+   */
+  void read(long b, Bucket into) {
+    long groupStart = (b >>> GROUP_SHIFT) * groupBits;
+    int j = (int) b & (GROUP_SIZE - 1);
+    long baseRank = words.getBitsLsbFirst(groupStart, rankWidth);
+    long baseOffset = words.getBitsLsbFirst(groupStart + rankWidth, offsetWidth);
+    long delta = 0;
+    long offset = baseOffset;
+    long entryStart = entryStart(groupStart, j);
+    if (j != 0) {
+      delta = words.getBitsLsbFirst(entryStart, rankDeviationWidth) + rankDeviationMin + expectedRankDeltas[j];
+      offset += words.getBitsLsbFirst(entryStart + rankDeviationWidth, offsetDeviationWidth)
+          + offsetDeviationMin
+          + predictedBits(delta, bitsPerKeyQ16);
+    }
+    long nextDelta =
+        j == GROUP_SIZE - 1
+            ? rank(b + 1) - baseRank
+            : words.getBitsLsbFirst(entryStart + entryBits, rankDeviationWidth) + rankDeviationMin + expectedRankDeltas[j + 1];
+    into.first = baseRank + delta;
+    into.size = nextDelta - delta;
+    into.offset = offset;
+  }
+
+  /**
+   * One bucket as {@link #read} finds it. A lookup's own short-lived holder (the JIT keeps it in
+   * registers); not thread-safe.
+   */
+  static final class Bucket {
+    /** The rank of the bucket's first key. */
+    long first;
+    /** The bucket's key count. */
+    long size;
+    /** The bit offset of the bucket's trie. */
+    long offset;
+  }
+
   /** The rank of the first key of bucket {@code b} ({@code b = m} gives {@code n}). */
   long rank(long b) {
     long groupStart = (b >>> GROUP_SHIFT) * groupBits;

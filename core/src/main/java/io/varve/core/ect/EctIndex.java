@@ -176,6 +176,52 @@ public final class EctIndex {
   }
 
   /**
+   * Reads memory ahead of need for the record a lookup will read next, given the rank the record
+   * probably has. {@link EctIndex#rank(long, long, RecordPrefetcher)} calls it once the bucket is
+   * known and before its trie is decoded, so that the record's cache misses overlap the trie's and
+   * its decoding instead of following them. Implementations read (they cannot write) and return
+   * what they read, which the index consumes so that the reads are not optimized away; they must
+   * accept any rank in {@code [0, size())} and must not throw. Called from the looking-up thread.
+   */
+  @FunctionalInterface
+  public interface RecordPrefetcher {
+    /** Touches the memory of the record at about {@code expectedRank}; returns any value read. */
+    long prefetch(long expectedRank);
+  }
+
+  /**
+   * {@link #rank(long, long)}, telling {@code prefetcher} the member's probable rank (from its
+   * place in its bucket's hash range) before the trie is decoded. For a member hash the probable
+   * rank is within a few keys of the exact one (the deviation of a binomial count, about
+   * {@code sqrt(g) / 2}).
+   *
+   * @throws IllegalStateException on a sparse index
+   * @throws CorruptStoreException when the trie bits are found damaged
+   */
+  public long rank(long hi, long lo, RecordPrefetcher prefetcher) {
+    if (blocks != null) {
+      throw new IllegalStateException("rank() on a sparse index; use block()");
+    }
+    BucketDirectory.Bucket bucket = new BucketDirectory.Bucket();
+    directory.read(VirtualBuckets.bucketOf(hi, bucketCount), bucket);
+    long touched = 0;
+    if (bucket.size > 1) {
+      long position = VirtualBuckets.positionInBucket(hi, bucketCount);
+      // The unsigned high word of position * size: the rank the hash's place in the range predicts.
+      long expected = Math.multiplyHigh(position, bucket.size) + ((position >> 63) & bucket.size);
+      touched = prefetcher.prefetch(bucket.first + expected);
+    }
+    long rank = descend(hi, lo, bucket.first, bucket.size, bucket.offset);
+    if (touched == TOUCH_SENTINEL && rank < -1) {
+      throw new AssertionError("never: ranks are at least -1");
+    }
+    return rank;
+  }
+
+  /** Any value: compared with what a prefetcher read only so that the JIT keeps the reads. */
+  private static final long TOUCH_SENTINEL = 0x5EED_0F_7041L;
+
+  /**
    * Returns the block holding the record of the hash {@code hi:lo} in a sparse index: exact for
    * member hashes; for other hashes -1 when certainly absent, else some block.
    *
@@ -208,13 +254,14 @@ public final class EctIndex {
     long[] firsts = new long[BATCH];
     long[] sizes = new long[BATCH];
     long[] offsets = new long[BATCH];
+    BucketDirectory.Bucket bucket = new BucketDirectory.Bucket();
     for (int start = from; start < to; start += BATCH) {
       int end = Math.min(to, start + BATCH);
       for (int i = start; i < end; i++) {
-        long bucket = VirtualBuckets.bucketOf(hi[i], bucketCount);
-        firsts[i - start] = directory.rank(bucket);
-        sizes[i - start] = directory.size(bucket);
-        offsets[i - start] = directory.offset(bucket);
+        directory.read(VirtualBuckets.bucketOf(hi[i], bucketCount), bucket);
+        firsts[i - start] = bucket.first;
+        sizes[i - start] = bucket.size;
+        offsets[i - start] = bucket.offset;
       }
       for (int i = start; i < end; i++) {
         long offset = offsets[i - start];
@@ -233,8 +280,9 @@ public final class EctIndex {
    * bucket.
    */
   private long locate(long hi, long lo) {
-    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
-    return descend(hi, lo, directory.rank(bucket), directory.size(bucket), directory.offset(bucket));
+    BucketDirectory.Bucket bucket = new BucketDirectory.Bucket();
+    directory.read(VirtualBuckets.bucketOf(hi, bucketCount), bucket);
+    return descend(hi, lo, bucket.first, bucket.size, bucket.offset);
   }
 
   /** {@link #locate} given the bucket's first rank, size and trie offset. */
@@ -251,7 +299,17 @@ public final class EctIndex {
     int depth = 0;
     while (count > 1 && !(cuts != null && cuts.sameBlock(first, first + count - 1))) {
       checkPosition(depth, bitPos, limit);
-      long decoded = codes.decode(count, peek(words, bitPos));
+      long peek = peek(words, bitPos);
+      if (count == 2 && pairCodeIsUnary && cuts == null) {
+        // A two-key subtrie is a run of one-sided nodes closed by its split: the key's bit at the
+        // split is its rank in the pair.
+        int oneSided = Long.numberOfLeadingZeros(peek);
+        if (oneSided < 64) {
+          checkPosition(depth + oneSided, bitPos + oneSided, limit);
+          return first + (VirtualBuckets.bitAsSign(position, lo, depth + oneSided) >>> 63);
+        }
+      }
+      long decoded = codes.decode(count, peek);
       bitPos += decoded & 0xFF;
       int left = (int) (decoded >>> 8);
       int nodeDepth = depth;
@@ -259,17 +317,30 @@ public final class EctIndex {
       if (left == 0) {
         continue;
       }
-      long skipBits = -1;
+      long skipBits;
       if (nodeDepth < skipLevels && left >= 2) {
         checkPosition(nodeDepth, bitPos, limit);
         long skip = skipCode.decode(left, peek(words, bitPos));
         bitPos += skip & 0xFF;
         skipBits = skip >> 8;
+      } else if (left == 1) {
+        skipBits = 0;
+      } else if (cuts == null && left <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
+        checkPosition(depth, bitPos, limit);
+        skipBits = smallSkips.length(left, peek(words, bitPos));
+      } else {
+        skipBits = -1;
       }
-      if (bit >= 0) {
+      long right = bit >> 63;
+      if (skipBits >= 0) {
+        // The skip is known before the direction: take either side without a branch.
+        bitPos += skipBits & right;
+        first += left & right;
+        count = (int) (left + ((count - 2L * left) & right));
+      } else if (right == 0) {
         count = left;
       } else {
-        bitPos = skipBits >= 0 ? bitPos + skipBits : skip(words, limit, bitPos, left, first, depth, cuts);
+        bitPos = skip(words, limit, bitPos, left, first, depth, cuts);
         first += left;
         count -= left;
       }
@@ -289,10 +360,10 @@ public final class EctIndex {
         }
       } else if (count == 2 && pairCodeIsUnary) {
         return skipPair(words, limit, bitPos, depth);
-      } else if (count >= 3 && count <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
+      } else if (count <= SmallSubtrieSkips.MAX_KEYS && depth >= skipLevels) {
         checkPosition(depth, bitPos, limit);
         int length = smallSkips.length(count, peek(words, bitPos));
-        if (length != 0) {
+        if (length >= 0) {
           return bitPos + length;
         }
       }

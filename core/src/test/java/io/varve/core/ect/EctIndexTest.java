@@ -190,6 +190,53 @@ class EctIndexTest {
   }
 
   @Test
+  void rankWithAPrefetcherAgreesWithRankAndGuessesCloseToTheTruth() {
+    long seed = 0x9E7C4L;
+    System.out.println("EctIndexTest prefetch seed " + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int n : new int[] {0, 1, 2, 3, 1000, 200_000}) {
+      SortedHashes hashes = SortedHashes.random(n, seed + n);
+      for (EctParameters parameters : new EctParameters[] {new EctParameters(64, 64, 3), new EctParameters(16, 8, 0)}) {
+        EctIndex index = hashes.buildDense(parameters);
+        long[] calls = new long[1];
+        long[] guess = new long[1];
+        EctIndex.RecordPrefetcher prefetcher = expected -> {
+          calls[0]++;
+          guess[0] = expected;
+          assertTrue(expected >= 0 && expected < index.size(), "guess " + expected + " outside [0, " + index.size() + ")");
+          return expected;
+        };
+        double absoluteError = 0;
+        long guesses = 0;
+        for (int i = 0; i < hashes.size(); i++) {
+          long before = calls[0];
+          assertEquals(i, index.rank(hashes.hi[i], hashes.lo[i], prefetcher), "member " + i + " with " + parameters);
+          assertTrue(calls[0] - before <= 1, "one guess per lookup at most");
+          if (calls[0] > before) {
+            absoluteError += Math.abs(guess[0] - i);
+            guesses++;
+          }
+        }
+        for (int t = 0; t < 1000 && n > 0; t++) {
+          long hi = random.nextLong();
+          long lo = random.nextLong();
+          assertEquals(index.rank(hi, lo), index.rank(hi, lo, prefetcher), "non-member " + t);
+        }
+        if (n >= 1000) {
+          // A member's place in its bucket's hash range predicts its rank to about sqrt(g) / 2.
+          double mean = absoluteError / guesses;
+          assertTrue(mean < Math.sqrt(parameters.bucketSize()) / 2, "mean guess error " + mean + " with " + parameters);
+          assertTrue(guesses > n / 2, guesses + " guesses for " + n + " keys");
+        }
+      }
+    }
+    EctIndex sparse =
+        SortedHashes.random(100, 5)
+            .buildSparse(new EctParameters(16, 64), BlockBoundaries.fixedSize(10));
+    assertThrows(IllegalStateException.class, () -> sparse.rank(1, 2, expected -> 0));
+  }
+
+  @Test
   void builderChecksItsOrderOfUse() {
     EctIndexBuilder builder = EctIndex.builder(3, EctParameters.DEFAULT);
     builder.add(5, 5);
