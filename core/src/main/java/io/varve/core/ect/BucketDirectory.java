@@ -169,17 +169,23 @@ final class BucketDirectory {
     return (rankDelta * q16) >>> 16;
   }
 
+  /** Bits of the size field of {@link #sizeAndOffset}. */
+  static final int SIZE_BITS = 17;
+  /** The size field of {@link #sizeAndOffset} when the size does not fit it: ask {@link #size}. */
+  static final long SIZE_UNKNOWN = (1L << SIZE_BITS) - 1;
+  static final long OFFSET_MASK = (1L << (64 - SIZE_BITS)) - 1;
+
   /**
-   * Reads bucket {@code b < m} into {@code into}: its first rank, key count and trie offset, as
-   * {@link #rank}, {@link #size} and {@link #offset} would give them, from one pass over its group.
+   * The key count and trie offset of bucket {@code b < m} in one pass over its group, as {@code
+   * min(size(b), SIZE_UNKNOWN) << 47 | offset(b)} (offsets are below 2^47): a lookup needs both,
+   * and two longs cannot be returned without an allocation that the JIT removes only when it
+   * inlines the call.
    */
-  void read(long b, Bucket into) {
+  long sizeAndOffset(long b) {
     long groupStart = (b >>> GROUP_SHIFT) * groupBits;
     int j = (int) b & (GROUP_SIZE - 1);
-    long baseRank = words.getBitsLsbFirst(groupStart, rankWidth);
-    long baseOffset = words.getBitsLsbFirst(groupStart + rankWidth, offsetWidth);
+    long offset = words.getBitsLsbFirst(groupStart + rankWidth, offsetWidth);
     long delta = 0;
-    long offset = baseOffset;
     long entryStart = entryStart(groupStart, j);
     if (j != 0) {
       delta = words.getBitsLsbFirst(entryStart, rankDeviationWidth) + rankDeviationMin + expectedRankDeltas[j];
@@ -187,26 +193,14 @@ final class BucketDirectory {
           + offsetDeviationMin
           + predictedBits(delta, bitsPerKeyQ16);
     }
-    long nextDelta =
+    long size =
         j == GROUP_SIZE - 1
-            ? rank(b + 1) - baseRank
-            : words.getBitsLsbFirst(entryStart + entryBits, rankDeviationWidth) + rankDeviationMin + expectedRankDeltas[j + 1];
-    into.first = baseRank + delta;
-    into.size = nextDelta - delta;
-    into.offset = offset;
-  }
-
-  /**
-   * One bucket as {@link #read} finds it. A lookup's own short-lived holder (the JIT keeps it in
-   * registers); not thread-safe.
-   */
-  static final class Bucket {
-    /** The rank of the bucket's first key. */
-    long first;
-    /** The bucket's key count. */
-    long size;
-    /** The bit offset of the bucket's trie. */
-    long offset;
+            ? rank(b + 1) - rank(b)
+            : words.getBitsLsbFirst(entryStart + entryBits, rankDeviationWidth)
+                + rankDeviationMin
+                + expectedRankDeltas[j + 1]
+                - delta;
+    return Math.min(size, SIZE_UNKNOWN) << (64 - SIZE_BITS) | offset;
   }
 
   /** The rank of the first key of bucket {@code b} ({@code b = m} gives {@code n}). */

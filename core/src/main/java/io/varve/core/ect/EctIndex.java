@@ -202,16 +202,18 @@ public final class EctIndex {
     if (blocks != null) {
       throw new IllegalStateException("rank() on a sparse index; use block()");
     }
-    BucketDirectory.Bucket bucket = new BucketDirectory.Bucket();
-    directory.read(VirtualBuckets.bucketOf(hi, bucketCount), bucket);
+    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
+    long first = directory.rank(bucket);
+    long sizeAndOffset = directory.sizeAndOffset(bucket);
+    long size = bucketSize(bucket, sizeAndOffset);
     long touched = 0;
-    if (bucket.size > 1) {
+    if (size > 1) {
       long position = VirtualBuckets.positionInBucket(hi, bucketCount);
       // The unsigned high word of position * size: the rank the hash's place in the range predicts.
-      long expected = Math.multiplyHigh(position, bucket.size) + ((position >> 63) & bucket.size);
-      touched = prefetcher.prefetch(bucket.first + expected);
+      long expected = Math.multiplyHigh(position, size) + ((position >> 63) & size);
+      touched = prefetcher.prefetch(first + expected);
     }
-    long rank = descend(hi, lo, bucket.first, bucket.size, bucket.offset);
+    long rank = descend(hi, lo, first, size, sizeAndOffset & BucketDirectory.OFFSET_MASK);
     if (touched == TOUCH_SENTINEL && rank < -1) {
       throw new AssertionError("never: ranks are at least -1");
     }
@@ -254,14 +256,14 @@ public final class EctIndex {
     long[] firsts = new long[BATCH];
     long[] sizes = new long[BATCH];
     long[] offsets = new long[BATCH];
-    BucketDirectory.Bucket bucket = new BucketDirectory.Bucket();
     for (int start = from; start < to; start += BATCH) {
       int end = Math.min(to, start + BATCH);
       for (int i = start; i < end; i++) {
-        directory.read(VirtualBuckets.bucketOf(hi[i], bucketCount), bucket);
-        firsts[i - start] = bucket.first;
-        sizes[i - start] = bucket.size;
-        offsets[i - start] = bucket.offset;
+        long bucket = VirtualBuckets.bucketOf(hi[i], bucketCount);
+        long sizeAndOffset = directory.sizeAndOffset(bucket);
+        firsts[i - start] = directory.rank(bucket);
+        sizes[i - start] = bucketSize(bucket, sizeAndOffset);
+        offsets[i - start] = sizeAndOffset & BucketDirectory.OFFSET_MASK;
       }
       for (int i = start; i < end; i++) {
         long offset = offsets[i - start];
@@ -280,9 +282,16 @@ public final class EctIndex {
    * bucket.
    */
   private long locate(long hi, long lo) {
-    BucketDirectory.Bucket bucket = new BucketDirectory.Bucket();
-    directory.read(VirtualBuckets.bucketOf(hi, bucketCount), bucket);
-    return descend(hi, lo, bucket.first, bucket.size, bucket.offset);
+    long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
+    long sizeAndOffset = directory.sizeAndOffset(bucket);
+    return descend(
+        hi, lo, directory.rank(bucket), bucketSize(bucket, sizeAndOffset), sizeAndOffset & BucketDirectory.OFFSET_MASK);
+  }
+
+  /** The key count of {@code bucket} from its {@link BucketDirectory#sizeAndOffset}. */
+  private long bucketSize(long bucket, long sizeAndOffset) {
+    long size = sizeAndOffset >>> (64 - BucketDirectory.SIZE_BITS);
+    return size == BucketDirectory.SIZE_UNKNOWN ? directory.size(bucket) : size;
   }
 
   /** {@link #locate} given the bucket's first rank, size and trie offset. */
