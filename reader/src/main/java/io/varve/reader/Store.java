@@ -706,13 +706,19 @@ public final class Store implements Closeable {
   }
 
   /**
-   * How lookups read ahead for their record, or null where they cannot: only fixed-size records
-   * have a place that follows from a rank without reading anything. (Reading ahead through the
-   * offsets of variable-size records was measured too: no gain beyond noise.)
+   * How lookups read ahead for their record, or null where they cannot. Fixed-size records have a
+   * place that follows from a rank, so their lines are read; for variable-size records the words
+   * of the offsets that the record's offset will be read from are (the record itself waits for
+   * its offset).
    */
   private EctIndex.RecordPrefetcher recordPrefetcher() {
-    boolean computable = index != null && blocks == null && fixedRecordLength > 0;
-    return computable && data.length() >= dataStart + Long.BYTES ? this::prefetchFixedRecord : null;
+    if (index == null || blocks != null || data.length() < dataStart + Long.BYTES) {
+      return null;
+    }
+    if (fixedRecordLength > 0) {
+      return this::prefetchFixedRecord;
+    }
+    return offsets != null && offsets.size() > 0 ? offsets::touch : null;
   }
 
   /**

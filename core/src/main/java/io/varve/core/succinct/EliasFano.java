@@ -201,6 +201,20 @@ public final class EliasFano {
     return (bits + 63) >>> 6;
   }
 
+  /**
+   * Reads, without decoding, the words that {@link #get} of an element at or near {@code index}
+   * will read (its lower bits, and the upper bits where the select for it starts), so that their
+   * cache misses can overlap other work; returns a value derived from them, for the caller to
+   * consume. {@code index} must be in {@code [0, size())}.
+   */
+  public long touch(long index) {
+    long lowerWord = lower.length() == 0 ? 0 : lower.get(Math.min((index * lowerWidth) >>> 6, lower.length() - 1));
+    long position = onesSamples.get(index >>> SAMPLE_SHIFT);
+    // The element lies about (index mod 256) ones, twice as many bits, past its sample.
+    long wordIndex = (position + 2 * (index & SAMPLE_MASK)) >>> 6;
+    return lowerWord + upper.get(Math.min(wordIndex, upper.length() - 1));
+  }
+
   private long lowerBits(long index) {
     return lower.getBitsLsbFirst(index * lowerWidth, lowerWidth);
   }
