@@ -729,14 +729,21 @@ public final class Store implements Closeable {
    */
   private long prefetchFixedRecord(long expected) {
     long start = dataStart + RecordFormat.fixedRecordOffset(expected, fixedRecordLength, pageBytes);
-    long last = data.length() - Long.BYTES;
+    // Stay on the guessed record's memory page: on a cold store a touch of the next page would
+    // be a disk read that the lookup may not need.
+    long pageStart = start & -OS_PAGE;
+    long first = Math.max(dataStart, pageStart);
+    long last = Math.min(data.length(), pageStart + OS_PAGE) - Long.BYTES;
     long sum = data.readNativeLong(Math.min(start, last));
     for (int k = 1; k <= prefetchLines; k++) {
-      sum += data.readNativeLong(Math.max(dataStart, start - CACHE_LINE * k));
+      sum += data.readNativeLong(Math.max(first, start - CACHE_LINE * k));
       sum += data.readNativeLong(Math.min(start + CACHE_LINE * k, last));
     }
     return sum;
   }
+
+  /** The memory page size the mapping is read in (at least; larger pages only help). */
+  private static final long OS_PAGE = 4096;
 
   private static final long CACHE_LINE = 64;
   /** The most lines {@link #prefetchFixedRecord} reads on each side of its guess. */

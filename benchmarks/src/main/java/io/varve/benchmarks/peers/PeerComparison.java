@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -38,7 +40,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * N records; beyond, their build time stands for it, marked so), {@code --readme FILE} (whose
  * headline table to replace), {@code --report-only} (rewrite the report from results.tsv), {@code
  * --append} (add to results.tsv instead of starting it afresh: a later value of a metric replaces
- * the earlier one, so one system can be measured again).
+ * the earlier one, so one system can be measured again), {@code --steps warm,cold,update} (which
+ * steps follow each build; default all three: with {@code --append}, {@code --steps warm} measures
+ * every system's build and warm lookups again in one run and keeps the earlier cold and update
+ * figures).
  * Cold lookups need root (to drop the page cache); without it they are skipped and say so.
  */
 public final class PeerComparison {
@@ -61,6 +66,7 @@ public final class PeerComparison {
     double coldSeconds = 20;
     boolean reportOnly = false;
     boolean append = false;
+    Set<Step> steps = EnumSet.allOf(Step.class);
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
@@ -77,6 +83,7 @@ public final class PeerComparison {
         case "--cold-seconds" -> coldSeconds = Double.parseDouble(args[++i]);
         case "--report-only" -> reportOnly = true;
         case "--append" -> append = true;
+        case "--steps" -> steps = Step.parse(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + " (see the class Javadoc)");
       }
     }
@@ -89,7 +96,7 @@ public final class PeerComparison {
       for (String spec : datasets) {
         Dataset dataset = Dataset.parse(spec);
         for (Peer peer : systems) {
-          new PeerComparison.Run(measurements, dataset, peer, work.resolve("stores"), rebuildLimit, coldSeconds).all();
+          new PeerComparison.Run(measurements, dataset, peer, work.resolve("stores"), rebuildLimit, coldSeconds, steps).all();
           System.out.printf(Locale.ROOT, "[%5.1f min] %s: %s done%n", (System.nanoTime() - start) / 6e10, dataset.name(), peer.name());
         }
       }
@@ -99,8 +106,28 @@ public final class PeerComparison {
     Report.write(Measurements.read(results), out, readme);
   }
 
+  /** The steps that may follow a build. */
+  enum Step {
+    WARM,
+    COLD,
+    UPDATE;
+
+    static Set<Step> parse(String list) {
+      Set<Step> steps = EnumSet.noneOf(Step.class);
+      for (String name : list.split(",")) {
+        try {
+          steps.add(Step.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("unknown step " + name + " (steps: warm, cold, update)", e);
+        }
+      }
+      return steps;
+    }
+  }
+
   /** The measurements of one system on one dataset. */
-  private record Run(Measurements measurements, Dataset dataset, Peer peer, Path work, long rebuildLimit, double coldSeconds) {
+  private record Run(
+      Measurements measurements, Dataset dataset, Peer peer, Path work, long rebuildLimit, double coldSeconds, Set<Step> steps) {
     void all() throws Exception {
       Path base = work.resolve("base");
       Path updated = work.resolve("updated");
@@ -113,12 +140,19 @@ public final class PeerComparison {
           return;
         }
         record("build.", build);
-        for (int threads : new int[] {1, 2}) {
-          warm(base, threads);
+        if (steps.contains(Step.WARM)) {
+          for (int threads : new int[] {1, 2}) {
+            warm(base, threads);
+          }
         }
-        Map<String, String> cold = task("cold", base.toString(), Double.toString(coldSeconds));
-        if (cold != null) {
-          record("cold.", cold);
+        if (steps.contains(Step.COLD)) {
+          Map<String, String> cold = task("cold", base.toString(), Double.toString(coldSeconds));
+          if (cold != null) {
+            record("cold.", cold);
+          }
+        }
+        if (!steps.contains(Step.UPDATE)) {
+          return;
         }
         if (dataset.merged().size() > rebuildLimit && peer.updateMethod() == Peer.UpdateMethod.REBUILD) {
           put("update.method", "REBUILD");
