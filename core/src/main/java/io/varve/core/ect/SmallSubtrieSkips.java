@@ -9,27 +9,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * small left subtries is most of the work of a lookup, so this cuts its branchy, serial decoding
  * where it is densest.
  *
- * <p>For each key count {@code c} in {@code [1, MAX_KEYS]} and each {@value #WINDOW_BITS}-bit
+ * <p>For each key count {@code c} in {@code [2, MAX_KEYS]} and each {@value #WINDOW_BITS}-bit
  * window, the table holds one more than the length of the representation that starts with those
- * bits if it fits in the window, else 0 (decode normally). One table read for every small count,
- * one-key subtries (length 0) included, lets a lookup find the skip before it knows its direction
- * and then choose without a branch. Immutable and thread-safe; cached per {@code hmax}.
+ * bits if it fits in the window, else 0 (decode normally). One table read for every small count
+ * lets a lookup find the skip before it knows its direction and then choose without a branch
+ * (a one-key subtrie is empty and needs no table). Immutable and thread-safe; cached per {@code
+ * hmax}.
  */
 final class SmallSubtrieSkips {
   static final int WINDOW_BITS = 12;
   static final int MAX_KEYS = 6;
   private static final ConcurrentHashMap<Integer, SmallSubtrieSkips> CACHE = new ConcurrentHashMap<>();
 
-  /** Entry {@code (c - 1) << WINDOW_BITS | window}: the representation length plus one, or 0. */
-  private final byte[] lengths = new byte[MAX_KEYS << WINDOW_BITS];
+  /** Entry {@code (c - 2) << WINDOW_BITS | window}: the representation length plus one, or 0. */
+  private final byte[] lengths = new byte[(MAX_KEYS - 1) << WINDOW_BITS];
 
   private SmallSubtrieSkips(TrieCodes codes) {
-    for (int c = 1; c <= MAX_KEYS; c++) {
+    for (int c = 2; c <= MAX_KEYS; c++) {
       for (int window = 0; window < 1 << WINDOW_BITS; window++) {
         long peek = (long) window << (64 - WINDOW_BITS);
         int length = representationLength(codes, peek, 0, c);
         if (length <= WINDOW_BITS) {
-          lengths[(c - 1) << WINDOW_BITS | window] = (byte) (length + 1);
+          lengths[(c - 2) << WINDOW_BITS | window] = (byte) (length + 1);
         }
       }
     }
@@ -40,11 +41,11 @@ final class SmallSubtrieSkips {
   }
 
   /**
-   * The length of Rep of a {@code count}-key subtrie ({@code 1 <= count <= MAX_KEYS}) whose bits
+   * The length of Rep of a {@code count}-key subtrie ({@code 2 <= count <= MAX_KEYS}) whose bits
    * start at the head of {@code peek}, or -1 if it is longer than the window.
    */
   int length(int count, long peek) {
-    return lengths[(count - 1) << WINDOW_BITS | (int) (peek >>> (64 - WINDOW_BITS))] - 1;
+    return lengths[(count - 2) << WINDOW_BITS | (int) (peek >>> (64 - WINDOW_BITS))] - 1;
   }
 
   /**
