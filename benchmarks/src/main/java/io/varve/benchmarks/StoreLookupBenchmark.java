@@ -2,6 +2,7 @@ package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.core.ect.EctParameters;
+import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -38,7 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * </pre>
  *
  * {@code get} is one lookup per call; {@code getAll} a multi-get of {@value #BATCH} keys, scored
- * per key. {@code -p blockBytes=4096} measures a sparse index instead (a lookup searches a block).
+ * per key. {@code -p blockBytes=4096} measures a sparse index instead (a lookup searches a block);
+ * {@code -p access=LOADED} a store loaded into memory ({@link Store#load}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -68,6 +70,13 @@ public class StoreLookupBenchmark {
    */
   @Param("0")
   public int blockBytes;
+
+  /**
+   * How the store reaches its records: {@code MAPPED} ({@link Store#open}, the page cache warm) or
+   * {@code LOADED} ({@link Store#load}, copied into memory in huge pages).
+   */
+  @Param("MAPPED")
+  public DataAccess access;
 
   Path directory;
   Store store;
@@ -109,7 +118,7 @@ public class StoreLookupBenchmark {
       }
       builder.build();
     }
-    store = Store.open(directory);
+    store = Store.open(directory, access);
     // Read the data once so that the page cache is warm.
     store.verify();
     SplittableRandom random = new SplittableRandom(BenchmarkData.LOOKUP_SEED);
@@ -121,11 +130,12 @@ public class StoreLookupBenchmark {
     }
     StoreStats stats = store.stats();
     System.out.printf(
-        "%n[space] store g=%d skip=%d n=%d: index %.3f bits/key (tries %.3f + directory %.3f), offsets %.3f bits/key,"
+        "%n[space] store g=%d skip=%d n=%d %s: index %.3f bits/key (tries %.3f + directory %.3f), offsets %.3f bits/key,"
             + " heap %.3f bits/key; built and verified in %.1f s%n",
         bucketSize,
         skipLevels,
         keys,
+        access,
         stats.indexBitsPerKey(),
         stats.trieBits() / (double) keys,
         stats.directoryBits() / (double) keys,

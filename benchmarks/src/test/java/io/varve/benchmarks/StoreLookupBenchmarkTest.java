@@ -5,16 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import org.junit.jupiter.api.Test;
+import io.varve.reader.DataAccess;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The store lookup benchmark looks up what it claims to and gets the right values. */
 class StoreLookupBenchmarkTest {
-  @Test
-  void getAndGetAllReturnEachQueryValue() throws IOException {
+  @ParameterizedTest
+  @EnumSource(DataAccess.class)
+  void getAndGetAllReturnEachQueryValue(DataAccess access) throws IOException {
     StoreLookupBenchmark bench = new StoreLookupBenchmark();
     bench.keys = 5_000;
     bench.bucketSize = 64;
     bench.skipLevels = 3;
+    bench.access = access;
     bench.setup();
     try {
       assertEquals(5_000, bench.store.size());

@@ -110,6 +110,9 @@ final class StoreCommands {
       out.printf("  offsets          %.3f bits/key%n", stats.offsetsBitsPerKey());
     }
     out.printf("  memory           %.3f bits/key (%,d bytes of heap)%n", stats.memoryBitsPerKey(), stats.memoryBytes());
+    if (stats.loadedBytes() > 0) {
+      out.printf("  loaded           %,d bytes of records in memory outside the heap%n", stats.loadedBytes());
+    }
     out.printf("  files            %,d bytes%n", stats.fileBytes());
     out.printf("  hash seed        %d%n", store.meta().seed());
     store.meta().userMetadata().forEach((k, v) -> out.printf("  meta %-11s %s%n", k, v));

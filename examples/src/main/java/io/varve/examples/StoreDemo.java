@@ -72,8 +72,11 @@ final class StoreDemo {
       double buildSeconds = (System.nanoTime() - start) / 1e9;
       out.printf("  build    %8.2f s  (%.2f M records/s, %d spills of the memory buffer)%n",
           buildSeconds, records / 1e6 / Math.max(1e-9, buildSeconds), summary.spills());
+      try (Store loaded = Store.load(dir)) {
+        lookUp(loaded, records, lookups, seed, "loaded", out);
+      }
       try (Store store = Store.open(dir)) {
-        lookUp(store, records, lookups, seed, out);
+        lookUp(store, records, lookups, seed, "mapped", out);
         long verifyStart = System.nanoTime();
         store.verify();
         out.printf("  verify   %8.2f s  (all checksums, every key finds its record)%n", (System.nanoTime() - verifyStart) / 1e9);
@@ -90,7 +93,8 @@ final class StoreDemo {
     }
   }
 
-  private static void lookUp(Store store, long records, int lookups, long seed, PrintStream out) {
+  /** Times {@code get} of member and absent keys; {@code how} names the store's {@link Store#dataAccess}. */
+  private static void lookUp(Store store, long records, int lookups, long seed, String how, PrintStream out) {
     SplittableRandom random = new SplittableRandom(seed + 1);
     int members = records == 0 ? 0 : lookups;
     long[] ids = new long[members];
@@ -123,8 +127,9 @@ final class StoreDemo {
       }
     }
     long absentNanos = System.nanoTime() - start;
-    out.printf("  get      %8.0f ns/lookup for %,d member keys (%d wrong values), %.0f ns/lookup for %,d absent keys (%d false hits)%n",
-        memberNanos / (double) Math.max(1, members), members, wrong, absentNanos / (double) Math.max(1, lookups), lookups, falseHits);
+    out.printf("  get      %8.0f ns/lookup for %,d member keys (%d wrong values), %.0f ns/lookup for %,d absent keys (%d false hits); %s%n",
+        memberNanos / (double) Math.max(1, members), members, wrong, absentNanos / (double) Math.max(1, lookups), lookups, falseHits,
+        how.equals("loaded") ? "data loaded into memory (Store.load)" : "data mapped (Store.open)");
   }
 
   static void deleteTree(Path root) throws IOException {

@@ -5,6 +5,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -28,14 +29,16 @@ import java.util.function.Function;
  */
 public final class FollowingStore implements Closeable {
   private final StoreRoot root;
+  private final DataAccess access;
   private final AtomicReference<Version> current;
   private volatile boolean closed;
 
   /** A store and the version name it was opened from. */
   private record Version(String name, Store store) {}
 
-  private FollowingStore(StoreRoot root, Version first) {
+  private FollowingStore(StoreRoot root, DataAccess access, Version first) {
     this.root = root;
+    this.access = access;
     this.current = new AtomicReference<>(first);
   }
 
@@ -45,9 +48,21 @@ public final class FollowingStore implements Closeable {
    * @throws NoSuchFileException when nothing is published yet
    */
   public static FollowingStore open(Path rootDirectory) throws IOException {
+    return open(rootDirectory, DataAccess.MAPPED);
+  }
+
+  /**
+   * Opens the version {@code CURRENT} names under {@code rootDirectory}, and every later version,
+   * with their data reached as {@code access} says ({@link DataAccess#LOADED}: each version is
+   * loaded before it is swapped in, so that for a moment two versions are in memory).
+   *
+   * @throws NoSuchFileException when nothing is published yet
+   */
+  public static FollowingStore open(Path rootDirectory, DataAccess access) throws IOException {
+    Objects.requireNonNull(access, "access");
     StoreRoot root = StoreRoot.open(rootDirectory);
     String name = root.current().orElseThrow(() -> new NoSuchFileException(rootDirectory.resolve(StoreRoot.CURRENT).toString(), null, "nothing is published"));
-    return new FollowingStore(root, new Version(name, Store.open(root.path(name))));
+    return new FollowingStore(root, access, new Version(name, Store.open(root.path(name), access)));
   }
 
   /** The value of {@code key} in the current version, or null. */
@@ -97,7 +112,7 @@ public final class FollowingStore implements Closeable {
     if (name.equals(old.name())) {
       return false;
     }
-    Version next = new Version(name, Store.open(root.path(name)));
+    Version next = new Version(name, Store.open(root.path(name), access));
     current.set(next);
     old.store().close();
     return true;

@@ -11,6 +11,8 @@ package io.varve.reader;
  * @param offsetsBits bits of the offsets (0 in a fixed-size store), or of the block table of a
  *     sparse index
  * @param memoryBytes heap bytes held by the open store (index and offsets or blocks)
+ * @param loadedBytes bytes of the data file copied into memory outside the heap by {@link
+ *     Store#load}; 0 for a mapped store, whose records stay in the page cache
  * @param fileBytes bytes of all the store's files
  * @param formatVersion the data file's format version
  * @param blockBytes the block size of a sparse index, 0 for a dense one
@@ -23,6 +25,7 @@ public record StoreStats(
     long directoryBits,
     long offsetsBits,
     long memoryBytes,
+    long loadedBytes,
     long fileBytes,
     int formatVersion,
     int blockBytes) {
@@ -51,7 +54,7 @@ public record StoreStats(
     return String.format(
         java.util.Locale.ROOT,
         "{\"records\":%d,\"dataBytes\":%d,\"indexBits\":%d,\"trieBits\":%d,\"directoryBits\":%d,"
-            + "\"offsetsBits\":%d,\"memoryBytes\":%d,\"fileBytes\":%d,\"formatVersion\":%d,\"blockBytes\":%d,"
+            + "\"offsetsBits\":%d,\"memoryBytes\":%d,\"loadedBytes\":%d,\"fileBytes\":%d,\"formatVersion\":%d,\"blockBytes\":%d,"
             + "\"indexBitsPerKey\":%.4f,\"offsetsBitsPerKey\":%.4f,\"memoryBitsPerKey\":%.4f}",
         records,
         dataBytes,
@@ -60,6 +63,7 @@ public record StoreStats(
         directoryBits,
         offsetsBits,
         memoryBytes,
+        loadedBytes,
         fileBytes,
         formatVersion,
         blockBytes,
