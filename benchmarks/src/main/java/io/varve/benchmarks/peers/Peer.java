@@ -38,6 +38,15 @@ public interface Peer {
   /** Opens the store in {@code dir}. */
   Reader open(Path dir) throws Exception;
 
+  /**
+   * Other ways of reading the store this system builds, measured warm on its files right after
+   * it and reported as systems of their own (Varve's store loaded into memory); none by default.
+   * A variant is only opened: its {@link #build} and {@link #update} are never called.
+   */
+  default List<Peer> warmVariants() {
+    return List.of();
+  }
+
   /** How {@link #update} applied the batch. */
   enum UpdateMethod {
     /** The batch was merged into (or appended to) the existing store. */

@@ -142,7 +142,10 @@ public final class PeerComparison {
         record("build.", build);
         if (steps.contains(Step.WARM)) {
           for (int threads : new int[] {1, 2}) {
-            warm(base, threads);
+            warm(peer, base, threads);
+          }
+          for (Peer variant : peer.warmVariants()) {
+            warmVariant(variant, base);
           }
         }
         if (steps.contains(Step.COLD)) {
@@ -169,13 +172,31 @@ public final class PeerComparison {
       }
     }
 
-    private void warm(Path dir, int threads) throws IOException {
+    /**
+     * Opens the store in {@code dir} as {@code variant} reads it (its memory recorded as the
+     * variant's {@code build.indexBytes}), then measures its warm lookups.
+     */
+    private void warmVariant(Peer variant, Path dir) throws IOException, InterruptedException {
+      Run run = new Run(measurements, dataset, variant, work, rebuildLimit, coldSeconds, steps);
+      run.put("records", dataset.base().size());
+      Map<String, String> opened = run.task("open", dir.toString());
+      if (opened == null) {
+        return;
+      }
+      run.put("build.indexBytes", opened.get("indexBytes"));
+      run.put("variantOf", peer.name());
+      for (int threads : new int[] {1, 2}) {
+        run.warm(variant, dir, threads);
+      }
+    }
+
+    private void warm(Peer system, Path dir, int threads) throws IOException {
       try {
         Collection<RunResult> results =
             new Runner(
                     new OptionsBuilder()
                         .include(PeerLookupBenchmark.class.getName() + ".get$")
-                        .param("system", peer.name())
+                        .param("system", system.name())
                         .param("dataset", dataset.spec())
                         .param("directory", dir.toString())
                         .threads(threads)

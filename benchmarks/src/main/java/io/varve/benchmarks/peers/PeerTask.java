@@ -62,7 +62,8 @@ public final class PeerTask {
       case "build" -> build(peer, dataset, Path.of(args[3]), result);
       case "update" -> update(peer, dataset, Path.of(args[3]), Path.of(args[4]), result);
       case "cold" -> cold(peer, dataset, Path.of(args[3]), Double.parseDouble(args[4]), result);
-      default -> throw new IllegalArgumentException("unknown task " + args[0] + "; expected build, update or cold");
+      case "open" -> open(peer, dataset, Path.of(args[3]), result);
+      default -> throw new IllegalArgumentException("unknown task " + args[0] + "; expected build, update, cold or open");
     }
     StringBuilder line = new StringBuilder(RESULT);
     result.forEach((key, value) -> line.append(' ').append(key).append('=').append(value));
@@ -92,6 +93,14 @@ public final class PeerTask {
     result.put("recordsPerSecond", dataset.base().size() / seconds);
     result.put("peakRssBytes", ProcessStats.peakRssBytes());
     result.put("diskBytes", WorkDirectory.treeBytes(dir));
+    try (Peer.Reader reader = peer.open(dir)) {
+      result.put("indexBytes", reader.indexBytes());
+      check(reader, dataset.base(), SEED);
+    }
+  }
+
+  /** Opens a store built before (by another task), as {@link #build} does after building. */
+  private static void open(Peer peer, Dataset dataset, Path dir, Map<String, Object> result) throws Exception {
     try (Peer.Reader reader = peer.open(dir)) {
       result.put("indexBytes", reader.indexBytes());
       check(reader, dataset.base(), SEED);

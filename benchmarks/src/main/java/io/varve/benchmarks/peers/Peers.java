@@ -6,7 +6,7 @@ import java.util.Locale;
 /** The systems of the comparison, Varve first. Stateless; thread-safe. */
 public final class Peers {
   private static final List<Peer> ALL =
-      List.of(new VarvePeer(), new MphTablePeer(), new Sux4jPeer(), new PalDbPeer(), new SparkeyPeer(), new RocksDbPeer());
+      List.of(VarvePeer.MAPPED, new MphTablePeer(), new Sux4jPeer(), new PalDbPeer(), new SparkeyPeer(), new RocksDbPeer());
 
   private Peers() {}
 
@@ -15,11 +15,16 @@ public final class Peers {
     return ALL;
   }
 
-  /** The system called {@code name} (case-insensitive). */
+  /** The system called {@code name} (case-insensitive), or one of their {@link Peer#warmVariants}. */
   public static Peer byName(String name) {
     for (Peer peer : ALL) {
       if (peer.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
         return peer;
+      }
+      for (Peer variant : peer.warmVariants()) {
+        if (variant.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+          return variant;
+        }
       }
     }
     throw new IllegalArgumentException(

@@ -2,17 +2,41 @@ package io.varve.benchmarks.peers;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
+import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Varve with its defaults: {@link StoreBuilder} (256 MiB budget, g = 64, skip levels 3), {@link
- * StoreMerger} for the batch, {@link Store#get}. Stateless; thread-safe.
+ * StoreMerger} for the batch, {@link Store#get} on a store opened with {@link Store#open} ({@link
+ * #MAPPED}, "Varve") or {@link Store#load} ({@link #LOADED}, "Varve-loaded", measured warm on the
+ * files "Varve" built, as its {@link #warmVariants}). Immutable; thread-safe.
  */
 final class VarvePeer implements Peer {
+  /** The data file loaded into memory ({@link Store#load}). */
+  static final VarvePeer LOADED = new VarvePeer(DataAccess.LOADED, "Varve-loaded", List.of());
+  /** Varve's default: the data file memory-mapped. */
+  static final VarvePeer MAPPED = new VarvePeer(DataAccess.MAPPED, "Varve", List.of(LOADED));
+
+  private final DataAccess access;
+  private final String name;
+  private final List<Peer> warmVariants;
+
+  private VarvePeer(DataAccess access, String name, List<Peer> warmVariants) {
+    this.access = access;
+    this.name = name;
+    this.warmVariants = warmVariants;
+  }
+
   @Override
   public String name() {
-    return "Varve";
+    return name;
+  }
+
+  @Override
+  public List<Peer> warmVariants() {
+    return warmVariants;
   }
 
   @Override
@@ -38,7 +62,7 @@ final class VarvePeer implements Peer {
 
   @Override
   public Reader open(Path dir) throws Exception {
-    Store store = Store.open(dir);
+    Store store = Store.open(dir, access);
     return new Reader() {
       @Override
       public byte[] get(byte[] key) {
@@ -46,9 +70,10 @@ final class VarvePeer implements Peer {
       }
 
 
+      /** The heap's index and offsets, and a loaded store's records. */
       @Override
       public long indexBytes() {
-        return store.stats().memoryBytes();
+        return store.stats().memoryBytes() + store.stats().loadedBytes();
       }
 
       @Override

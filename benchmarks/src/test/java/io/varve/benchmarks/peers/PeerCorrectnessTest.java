@@ -57,6 +57,9 @@ class PeerCorrectnessTest {
     Path base = temp.resolve("base");
     peer.build(dataset.base(), base);
     assertStoreHolds(peer, base, model(dataset.base()));
+    for (Peer variant : peer.warmVariants()) {
+      assertStoreHolds(variant, base, model(dataset.base()));
+    }
 
     Path updated = temp.resolve("updated");
     peer.prepareUpdate(base, updated);
@@ -117,7 +120,8 @@ class PeerCorrectnessTest {
     }
   }
 
+  /** Every system and every variant (which {@link Peers#byName} finds too). */
   static Stream<String> systems() {
-    return Peers.all().stream().map(Peer::name);
+    return Peers.all().stream().flatMap(peer -> Stream.concat(Stream.of(peer), peer.warmVariants().stream())).map(Peer::name);
   }
 }
