@@ -20,6 +20,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Numbered versions, an atomic CURRENT pointer, readers that follow it, rollback. */
@@ -77,13 +79,14 @@ class VersionedPublishingTest {
     assertThrows(CorruptStoreException.class, root::current);
   }
 
-  @Test
-  void readersFollowingCurrentNeverFailWhileVersionsSwapUnderLoad() throws Exception {
+  @ParameterizedTest
+  @EnumSource(DataAccess.class)
+  void readersFollowingCurrentNeverFailWhileVersionsSwapUnderLoad(DataAccess access) throws Exception {
     StoreRoot root = StoreRoot.open(temp.resolve("root"));
     buildVersion(root, 1);
     root.publish(root.versions().get(0));
     int swaps = 100;
-    try (FollowingStore store = FollowingStore.open(root.directory())) {
+    try (FollowingStore store = FollowingStore.open(root.directory(), access)) {
       AtomicReference<Throwable> failure = new AtomicReference<>();
       AtomicLong lookups = new AtomicLong();
       List<Thread> readers = new ArrayList<>();

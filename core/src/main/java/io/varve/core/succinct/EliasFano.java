@@ -215,6 +215,32 @@ public final class EliasFano {
     return lowerWord + upper.get(Math.min(wordIndex, upper.length() - 1));
   }
 
+  /**
+   * An estimate of element {@code index} from the select samples alone: no select, at most two
+   * reads of adjacent words, no branch on the bits. The samples give the exact upper bits of every
+   * 256th element; between two of them the estimate interpolates linearly, so it is off by about
+   * the spread of the elements' gaps over half a sample (less than {@code 2^lowerWidth} at the
+   * samples themselves). For reading memory ahead of a lookup; {@code index} must be in {@code [0,
+   * size())}. The result lies in {@code [0, upperBound()]}.
+   */
+  public long estimate(long index) {
+    long sample = index >>> SAMPLE_SHIFT;
+    long base = sample << SAMPLE_SHIFT;
+    long high = onesSamples.get(sample) - base;
+    long next = sample + 1;
+    long endHigh;
+    long span;
+    if (next < onesSamples.length()) {
+      endHigh = onesSamples.get(next) - (next << SAMPLE_SHIFT);
+      span = 1L << SAMPLE_SHIFT;
+    } else {
+      endHigh = upperBound >>> lowerWidth;
+      span = count - base;
+    }
+    long interpolated = high + (endHigh - high) * (index - base) / span;
+    return Math.min(upperBound, interpolated << lowerWidth);
+  }
+
   private long lowerBits(long index) {
     return lower.getBitsLsbFirst(index * lowerWidth, lowerWidth);
   }

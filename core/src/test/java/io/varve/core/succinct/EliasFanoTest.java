@@ -53,12 +53,49 @@ class EliasFanoTest {
     check(values, ef, random, v);
   }
 
+  /**
+   * estimate() is exact in its upper bits at every 256th element, lies in [0, upperBound] and, in
+   * between, between the values at the samples around it (their upper bits).
+   */
+  private static void checkEstimates(long[] values, EliasFano ef) {
+    int lowerWidth = EliasFano.lowerWidth(values.length, ef.upperBound());
+    for (int i = 0; i < values.length; i++) {
+      long estimate = ef.estimate(i);
+      if (estimate < 0 || estimate > ef.upperBound()) {
+        fail("estimate(" + i + ") = " + estimate + " outside [0, " + ef.upperBound() + "]");
+      }
+      if (i % 256 == 0) {
+        assertEquals(values[i] >>> lowerWidth << lowerWidth, estimate, "estimate at sample " + i);
+      } else {
+        long below = values[i - i % 256] >>> lowerWidth << lowerWidth;
+        long above = i - i % 256 + 256 < values.length ? values[i - i % 256 + 256] : ef.upperBound();
+        if (estimate < below || estimate > above) {
+          fail("estimate(" + i + ") = " + estimate + " outside the samples' [" + below + ", " + above + "]");
+        }
+      }
+    }
+  }
+
+  @Test
+  void estimatesOfEvenlySpacedValuesAreCloseAndOfUnevenOnesStayBetweenTheirSamples() {
+    long[] even = new long[10_000];
+    for (int i = 0; i < even.length; i++) {
+      even[i] = 100L * i + (i % 7);
+    }
+    EliasFano ef = EliasFano.of(even);
+    checkEstimates(even, ef);
+    for (int i = 0; i < even.length; i++) {
+      assertTrue(Math.abs(ef.estimate(i) - even[i]) < 200, "estimate(" + i + ") = " + ef.estimate(i) + " for " + even[i]);
+    }
+  }
+
   private static void check(long[] values, EliasFano ef, SplittableRandom random, long maxValue) {
     assertEquals(values.length, ef.size());
     // touch() reads ahead for get(): every index must be safe, whatever the shape of the sequence.
     for (int i = 0; i < values.length; i++) {
       ef.touch(i);
     }
+    checkEstimates(values, ef);
     for (int i = 0; i < values.length; i++) {
       if (values[i] != ef.get(i)) {
         fail("get(" + i + ") = " + ef.get(i) + ", expected " + values[i]);
