@@ -40,6 +40,12 @@ final class RecordBuffer {
   /** Per partition: the page it appends to (-1: none) and the next free offset in it. */
   private final int[] partitionPage;
   private final int[] partitionPosition;
+  /**
+   * Per partition: the bytes its current page takes in all, {@code pageSize} for a standard page
+   * and 0 when it has none or an oversized one (no other record goes there): tells whether a
+   * record fits without reading the page.
+   */
+  private final int[] partitionLimit;
   private long pageBytes;
   private long[] hi = new long[0];
   private long[] lo = new long[0];
@@ -71,6 +77,7 @@ final class RecordBuffer {
     this.pageSize = (int) Math.max(MIN_PAGE_BYTES, Math.min(MAX_PAGE_BYTES, budgetBytes / partitions / 8));
     this.partitionPage = new int[partitions];
     this.partitionPosition = new int[partitions];
+    this.partitionLimit = new int[partitions];
     Arrays.fill(partitionPage, -1);
   }
 
@@ -158,8 +165,7 @@ final class RecordBuffer {
   }
 
   private boolean fitsInCurrentPage(int partition, int length) {
-    int page = partitionPage[partition];
-    return page >= 0 && (long) partitionPosition[partition] + length <= pageSize && pages.get(page).length == pageSize;
+    return (long) partitionPosition[partition] + length <= partitionLimit[partition];
   }
 
   /** The page that takes the next {@code length} bytes of {@code partition}, at partitionPosition. */
@@ -176,6 +182,7 @@ final class RecordBuffer {
       pageBytes += length;
       partitionPage[partition] = pages.size() - 1;
       partitionPosition[partition] = 0;
+      partitionLimit[partition] = 0;
       return pages.size() - 1;
     }
     if (freePageCount == 0) {
@@ -187,6 +194,7 @@ final class RecordBuffer {
     }
     partitionPage[partition] = page;
     partitionPosition[partition] = 0;
+    partitionLimit[partition] = pageSize;
     return page;
   }
 
@@ -248,6 +256,7 @@ final class RecordBuffer {
       freePages[freePageCount++] = i;
     }
     Arrays.fill(partitionPage, -1);
+    Arrays.fill(partitionLimit, 0);
     count = 0;
     sorted = false;
   }
