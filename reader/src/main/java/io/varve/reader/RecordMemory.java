@@ -26,7 +26,10 @@ final class RecordMemory {
   private static final UnsafeMemory MEMORY = UnsafeMemory.MEMORY;
   /** The size of a transparent huge page on x86-64 and (with 4 KiB base pages) on AArch64. */
   static final long HUGE_PAGE = 2L << 20;
-  /** Bytes copied per step while loading: small enough to keep the copy's pages in cache. */
+  /**
+   * Bytes copied per call while loading: bounds the time one native copy runs without a safepoint
+   * check.
+   */
   private static final long LOAD_CHUNK = 16L << 20;
 
   private final long address;
