@@ -123,10 +123,11 @@ public final class Store implements Closeable {
   /**
    * Opens and validates the store in {@code directory} like {@link #open}, then copies its data
    * file into memory outside the Java heap (see {@link DataAccess#LOADED}): for a store that fits
-   * in memory and must answer fast from the first lookup. Lookups are about a sixth faster than
-   * through a warm mapping on Linux with transparent huge pages, because a record read then
-   * rarely misses the TLB; the price is memory the size of the data file, held by this process
-   * alone, and a full read of the file now.
+   * in memory and must answer fast from the first lookup, whatever brought its pages into the page
+   * cache: on Linux with transparent huge pages a record read then rarely misses the TLB (0.80 of
+   * the time of a mapping whose pages came in one by one; about the time of a mapping of a store
+   * just built, which the kernel caches in huge folios). The price is memory the size of the data
+   * file, held by this process alone, and a full read of the file now.
    *
    * <pre>{@code
    * try (Store store = Store.load(Path.of("/data/stores/2026-11-22"))) {

@@ -28,10 +28,11 @@ import java.util.zip.CRC32C;
  *
  * <p>The data file is handed to the kernel in writes of {@value #DATA_CHUNK_BYTES} bytes at
  * offsets that are multiples of it: Linux with large page-cache folios (ext4 since 6.16, XFS
- * since 5.18; seen here on 6.18 with ext4) then caches each such range in one 2 MiB folio, which a reader's memory mapping maps with one huge-page TLB
- * entry, where 64 KiB writes leave 64 KiB folios mapped page by page. Measured on 10^7 records of
- * 8 + 8 bytes just built: lookups through the mapping take 0.92 of the time they took with 64 KiB
- * writes. Other files are read into the heap and are written in 64 KiB pieces.
+ * since 5.18; seen here on 6.18 with ext4) then caches each such range in one 2 MiB folio, which
+ * a reader's memory mapping maps with one huge-page TLB entry, where 64 KiB writes leave 64 KiB
+ * folios mapped page by page. Measured on 10^7 records of 8 + 8 bytes just built: lookups through
+ * the mapping take 0.92 of the time they took with 64 KiB writes. Other files are read into the
+ * heap and are written in 64 KiB pieces.
  */
 public final class StoreFileWriter extends OutputStream {
   private static final int BUFFER_BYTES = 1 << 16;
