@@ -829,8 +829,8 @@ public final class Store implements Closeable {
 
   /**
    * Reads the lines around where the fixed-size record of rank {@code expected} starts (one on
-   * each side: two were about 6 % slower with 16-byte records, pushing tries out of the cache, and
-   * the guessed line alone no faster).
+   * each side: two took 1.00-1.07 times as long with 16-byte records, pushing tries out of the
+   * cache, and the guessed line alone was no faster).
    */
   private long prefetchFixedRecord(long expected) {
     return touchAround(dataStart + RecordFormat.fixedRecordOffset(expected, fixedRecordLength, pageBytes));
