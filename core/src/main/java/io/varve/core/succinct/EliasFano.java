@@ -228,16 +228,14 @@ public final class EliasFano {
     long base = sample << SAMPLE_SHIFT;
     long high = onesSamples.get(sample) - base;
     long next = sample + 1;
-    long endHigh;
-    long span;
+    long interpolated;
     if (next < onesSamples.length()) {
-      endHigh = onesSamples.get(next) - (next << SAMPLE_SHIFT);
-      span = 1L << SAMPLE_SHIFT;
+      // A whole sample apart: a shift, not a division, on the lookup path.
+      long endHigh = onesSamples.get(next) - (next << SAMPLE_SHIFT);
+      interpolated = high + ((endHigh - high) * (index - base) >> SAMPLE_SHIFT);
     } else {
-      endHigh = upperBound >>> lowerWidth;
-      span = count - base;
+      interpolated = high + ((upperBound >>> lowerWidth) - high) * (index - base) / (count - base);
     }
-    long interpolated = high + (endHigh - high) * (index - base) / span;
     return Math.min(upperBound, interpolated << lowerWidth);
   }
 
