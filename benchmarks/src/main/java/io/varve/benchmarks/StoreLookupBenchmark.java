@@ -2,6 +2,7 @@ package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
@@ -78,6 +79,14 @@ public class StoreLookupBenchmark {
   @Param("MAPPED")
   public DataAccess access;
 
+  /**
+   * How the builder writes the data file: {@code SMALL} (the default, 64 KiB writes) or {@code
+   * HUGE_PAGES} (2 MiB writes, so that the mapping of this host's page cache gets huge pages; see
+   * {@link PageCacheWrites}).
+   */
+  @Param("SMALL")
+  public PageCacheWrites dataWrites = PageCacheWrites.SMALL;
+
   Path directory;
   Store store;
   /** Member keys in lookup order. */
@@ -112,7 +121,7 @@ public class StoreLookupBenchmark {
         blockBytes == 0
             ? StoreBuilder.create(directory).indexParameters(new EctParameters(bucketSize, 64, skipLevels))
             : StoreBuilder.create(directory).sparseIndex(blockBytes);
-    try (StoreBuilder builder = configured) {
+    try (StoreBuilder builder = configured.dataWrites(dataWrites)) {
       for (long i = 0; i < keys; i++) {
         builder.put(key(i), value(i));
       }

@@ -5,20 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.reader.DataAccess;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The store lookup benchmark looks up what it claims to and gets the right values. */
 class StoreLookupBenchmarkTest {
   @ParameterizedTest
-  @EnumSource(DataAccess.class)
-  void getAndGetAllReturnEachQueryValue(DataAccess access) throws IOException {
+  @CsvSource({"MAPPED, SMALL", "MAPPED, HUGE_PAGES", "LOADED, SMALL"})
+  void getAndGetAllReturnEachQueryValue(DataAccess access, PageCacheWrites dataWrites) throws IOException {
     StoreLookupBenchmark bench = new StoreLookupBenchmark();
     bench.keys = 5_000;
     bench.bucketSize = 64;
     bench.skipLevels = 3;
     bench.access = access;
+    bench.dataWrites = dataWrites;
     bench.setup();
     try {
       assertEquals(5_000, bench.store.size());

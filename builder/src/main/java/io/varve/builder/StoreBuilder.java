@@ -2,6 +2,7 @@ package io.varve.builder;
 
 import io.varve.core.ect.EctIndexBuilder;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
@@ -93,6 +94,7 @@ public final class StoreBuilder implements Closeable {
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
   private int sparseBlockBytes = StoreReindexer.DENSE;
   private StoreMeta.KeyMode keyMode = StoreMeta.KeyMode.FULL;
+  private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
 
   private Pipeline pipeline;
   private long recordsPut;
@@ -181,6 +183,19 @@ public final class StoreBuilder implements Closeable {
       throw new IllegalArgumentException("page alignment " + pageBytes + " does not suit the sparse block size " + sparseBlockBytes);
     }
     this.pageAlignment = pageBytes;
+    return this;
+  }
+
+  /**
+   * How the data file is handed to the kernel (default {@link PageCacheWrites#SMALL}, 64 KiB
+   * writes). {@link PageCacheWrites#HUGE_PAGES} suits a store served from the host that builds it:
+   * there a reader's mapping gets huge pages (warm lookups in 0.92 of the time here), but on a VM
+   * that returns free memory to its host the build writes its data at a fraction of the speed
+   * (see {@link PageCacheWrites}). A store copied to its servers gains nothing from it.
+   */
+  public StoreBuilder dataWrites(PageCacheWrites writes) {
+    checkConfigurable();
+    this.dataWrites = Objects.requireNonNull(writes, "writes");
     return this;
   }
 
@@ -604,7 +619,8 @@ public final class StoreBuilder implements Closeable {
               minValueLength,
               pageAlignment,
               denseParameters(),
-              keyMode);
+              keyMode,
+              dataWrites);
       long duplicates = 0;
       boolean collision = false;
       long written = 0;

@@ -2,6 +2,7 @@ package io.varve.builder;
 
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
@@ -73,6 +74,7 @@ public final class StoreMerger implements Closeable {
   private BuildListener listener = BuildListener.NONE;
   private EctParameters indexParameters;
   private Integer pageAlignment;
+  private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
   /** Null: as the old stores. */
@@ -168,6 +170,13 @@ public final class StoreMerger implements Closeable {
       throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
     }
     this.pageAlignment = pageBytes;
+    return this;
+  }
+
+  /** How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites} (default 64 KiB writes). */
+  public StoreMerger dataWrites(PageCacheWrites writes) {
+    checkOpen();
+    this.dataWrites = Objects.requireNonNull(writes, "writes");
     return this;
   }
 
@@ -312,7 +321,8 @@ public final class StoreMerger implements Closeable {
               fixedOutput() ? newestBase().valueLength() : -1,
               pageAlignment != null ? pageAlignment : newestBase().pageBytes(),
               parameters,
-              keyMode());
+              keyMode(),
+              dataWrites);
       Pass pass = new Pass(sources, writer, upperBound);
       try (IndexFeeder index = new IndexFeeder(writer.index())) {
         pass.run(index);

@@ -3,6 +3,7 @@ package io.varve.builder;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctIndexBuilder;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileWriter;
@@ -60,6 +61,7 @@ final class StoreWriter {
    *     full keys are not kept)
    * @param pageBytes the page size records are aligned to, or 0
    * @param keyMode what records keep of their keys: every {@code add} then writes that
+   * @param dataWrites how the data file goes to the kernel
    */
   StoreWriter(
       Path directory,
@@ -71,7 +73,8 @@ final class StoreWriter {
       int fixedValueLength,
       int pageBytes,
       EctParameters parameters,
-      StoreMeta.KeyMode keyMode)
+      StoreMeta.KeyMode keyMode,
+      PageCacheWrites dataWrites)
       throws IOException {
     this.keyMode = keyMode;
     this.fixedKeyLength = fixedKeyLength;
@@ -84,7 +87,7 @@ final class StoreWriter {
     this.index = exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
-    this.data = create(StoreFile.DATA);
+    this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataWrites);
     this.hashFile = keyMode.keepsKeys() ? null : create(StoreFile.HASHES);
     this.hashes = hashFile == null ? null : new DataOutputStream(new BufferedOutputStream(hashFile, 1 << 16));
   }

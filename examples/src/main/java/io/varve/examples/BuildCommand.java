@@ -7,6 +7,7 @@ import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
@@ -43,10 +44,11 @@ final class BuildCommand {
   }
 
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of("header"));
+    Options options = Options.parse(args, Set.of("header", "huge-page-writes"));
     String outDir = options.getString("out", null);
     String formatName = options.getString("format", null);
     boolean header = options.flag("header");
+    boolean hugePageWrites = options.flag("huge-page-writes");
     String keyColumn = options.getString("key-column", null);
     String valueColumn = options.getString("value-column", null);
     String duplicates = options.getString("duplicates", "fail");
@@ -93,6 +95,9 @@ final class BuildCommand {
     }
     if (temp != null) {
       builder.temporaryDirectory(Path.of(temp));
+    }
+    if (hugePageWrites) {
+      builder.dataWrites(PageCacheWrites.HUGE_PAGES);
     }
     StoreDemo.Progress progress = StoreDemo.Progress.forTerminal(err);
     builder.listener(progress);

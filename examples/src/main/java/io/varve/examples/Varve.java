@@ -93,6 +93,8 @@ public final class Varve {
         "         --page-alignment N   records up to N bytes never cross an N-byte page: a power of two",
         "                           from 512 to 4096 (default), or 0 = off",
         "         --temp DIR        where sorted runs spill (default: next to --out)",
+        "         --huge-page-writes   write the data file in 2 MiB pieces, so that this host's page cache",
+        "                           maps it with huge pages: for a store served where it is built",
         "         --key-mode M      what records keep of their keys: full (default); signature:K, a K-bit",
         "                           signature (K from 1 to 64): an absent key is reported present, with another",
         "                           key's value, with probability 2^-K; none, for lookups of member keys only:",

@@ -54,6 +54,27 @@ class StoreCommandsTest extends CommandTestSupport {
     assertTrue(dump.contains("\tempty key\n"), dump);
   }
 
+  /** How the data file reaches the kernel changes nothing in the store's bytes. */
+  @Test
+  void hugePageWritesBuildTheSameStore() throws IOException {
+    StringBuilder tsv = new StringBuilder();
+    for (int i = 0; i < 60_000; i++) {
+      tsv.append("key-").append(i).append('\t').append("välue ".repeat(i % 40)).append(i).append('\n');
+    }
+    Path input = write("many.tsv", tsv.toString());
+    Path small = temp.resolve("small");
+    Path huge = temp.resolve("huge");
+    assertEquals(0, run("build", input.toString(), "--out", small.toString()), stderr());
+    assertEquals(0, run("build", input.toString(), "--out", huge.toString(), "--huge-page-writes"), stderr());
+    assertTrue(Files.size(huge.resolve("data")) > 4 << 20, "spans several 2 MiB writes");
+    for (String file : new String[] {"data", "offsets", "index"}) {
+      assertEquals(-1L, Files.mismatch(small.resolve(file), huge.resolve(file)), file);
+    }
+    assertEquals(0, run("verify", huge.toString()), stderr());
+    assertEquals(0, run("get", huge.toString(), "key-0", "key-59999"), stderr());
+    assertEquals("0\n" + "välue ".repeat(59999 % 40) + "59999\n", stdout());
+  }
+
   @Test
   void buildFromCsvWithHeaderAndJsonLinesFromStdin() throws IOException {
     Path csv = write("in.csv", "id,name,comment\n1,\"Smith, John\",\"says \"\"hi\"\"\"\n2,Ann,\"two\nlines\"\n");

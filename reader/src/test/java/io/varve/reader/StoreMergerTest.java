@@ -10,6 +10,7 @@ import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.MergeSummary;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
+import io.varve.core.store.PageCacheWrites;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
 import java.io.IOException;
@@ -163,6 +164,40 @@ class StoreMergerTest {
     apply(fixedModel, otherSize);
     try (Store store = Store.open(variable)) {
       StoreRoundTripTest.checkAgainst(store, fixedModel, 2, 300);
+    }
+  }
+
+  /** How the data file reaches the kernel changes no byte of a merged store. */
+  @Test
+  void hugePageWritesMergeTheSameStore() throws IOException {
+    Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(30_000, 0x2A1E5L, 16, 300);
+    Path base = temp.resolve("base");
+    build(base, model);
+    List<Operation> batch = new ArrayList<>();
+    SplittableRandom random = new SplittableRandom(0x2A1E6L);
+    for (int i = 0; i < 2_000; i++) {
+      batch.add(new Operation(longBytes(random.nextLong()), StoreRoundTripTest.randomBytes(random, 300)));
+    }
+    Path small = temp.resolve("small");
+    Path huge = temp.resolve("huge");
+    merge(base, small, batch);
+    try (StoreMerger merger =
+        StoreMerger.create(huge).base(base).memoryBudget(BUDGET).dataWrites(PageCacheWrites.HUGE_PAGES)) {
+      feed(merger, batch);
+      merger.merge();
+    }
+    assertTrue(Files.size(huge.resolve("data")) > 4 << 20, "spans several 2 MiB writes");
+    for (String file : new String[] {"data", "offsets", "index"}) {
+      assertEquals(-1L, Files.mismatch(small.resolve(file), huge.resolve(file)), file);
+    }
+    apply(model, batch);
+    try (Store store = Store.open(huge)) {
+      StoreRoundTripTest.checkAgainst(store, model, 3, 500);
+    }
+    try (StoreMerger merger = StoreMerger.create(temp.resolve("x"));
+        StoreBuilder builder = StoreBuilder.create(temp.resolve("y"))) {
+      assertThrows(NullPointerException.class, () -> merger.dataWrites(null));
+      assertThrows(NullPointerException.class, () -> builder.dataWrites(null));
     }
   }
 

@@ -26,19 +26,11 @@ import java.util.zip.CRC32C;
  * this one may be closed. A large file is forced to disk every 64 MiB as it is written (by a
  * thread of its own), so that the final force has little left to do. Not thread-safe.
  *
- * <p>The data file is handed to the kernel in writes of {@value #DATA_CHUNK_BYTES} bytes at
- * offsets that are multiples of it: Linux with large page-cache folios (ext4 since 6.16, XFS
- * since 5.18; seen here on 6.18 with ext4) then caches each such range in one 2 MiB folio, which
- * a reader's memory mapping maps with one huge-page TLB entry, where 64 KiB writes leave 64 KiB
- * folios mapped page by page. Measured on 10^7 records of 8 + 8 bytes just built: lookups through
- * the mapping take 0.92 of the time they took with 64 KiB writes. Other files are read into the
- * heap and are written in 64 KiB pieces.
+ * <p>Bytes reach the kernel in writes of the {@link PageCacheWrites} chosen at creation, at offsets
+ * that are multiples of their size: 64 KiB by default; 2 MiB ({@link PageCacheWrites#HUGE_PAGES})
+ * when a reader on this host should map the file with huge pages.
  */
 public final class StoreFileWriter extends OutputStream {
-  private static final int BUFFER_BYTES = 1 << 16;
-  /** The size and alignment of the data file's writes: one transparent huge page. */
-  static final int DATA_CHUNK_BYTES = 2 << 20;
-
   private final Path path;
   private final FileChannel channel;
   private final CRC32C checksum = new CRC32C();
@@ -60,9 +52,9 @@ public final class StoreFileWriter extends OutputStream {
 
   private static final long SYNC_INTERVAL_BYTES = 64L << 20;
 
-  private StoreFileWriter(Path path, StoreFile kind, int version) throws IOException {
+  private StoreFileWriter(Path path, StoreFile kind, int version, PageCacheWrites writes) throws IOException {
     this.path = path;
-    this.buffer = new byte[kind == StoreFile.DATA ? DATA_CHUNK_BYTES : BUFFER_BYTES];
+    this.buffer = new byte[writes.chunkBytes()];
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     this.headerLength = kind.payloadOffset();
     try {
@@ -79,7 +71,7 @@ public final class StoreFileWriter extends OutputStream {
    * @throws java.nio.file.FileAlreadyExistsException if the file exists
    */
   public static StoreFileWriter create(Path path, StoreFile kind) throws IOException {
-    return new StoreFileWriter(path, kind, kind.minimumVersion());
+    return new StoreFileWriter(path, kind, kind.minimumVersion(), PageCacheWrites.SMALL);
   }
 
   /**
@@ -87,7 +79,16 @@ public final class StoreFileWriter extends OutputStream {
    * in the oldest version that can hold them, so that older readers read what they can).
    */
   public static StoreFileWriter create(Path path, StoreFile kind, int version) throws IOException {
-    return new StoreFileWriter(path, kind, version);
+    return new StoreFileWriter(path, kind, version, PageCacheWrites.SMALL);
+  }
+
+  /**
+   * Like {@link #create(Path, StoreFile)}, handing the bytes to the kernel as {@code writes} says.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException if the file exists
+   */
+  public static StoreFileWriter create(Path path, StoreFile kind, PageCacheWrites writes) throws IOException {
+    return new StoreFileWriter(path, kind, kind.minimumVersion(), java.util.Objects.requireNonNull(writes, "writes"));
   }
 
   @Override

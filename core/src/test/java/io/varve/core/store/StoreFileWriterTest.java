@@ -19,11 +19,12 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A store file holds exactly the bytes written, whatever the mix of write sizes and flushes, with
- * its header and its footer's checksum; the data file goes to the kernel in aligned 2 MiB writes.
+ * its header and its footer's checksum; {@link PageCacheWrites#HUGE_PAGES} writes land in huge
+ * folios where the kernel makes them.
  */
 class StoreFileWriterTest {
   private static final long SEED = 0xF11EL;
@@ -31,14 +32,14 @@ class StoreFileWriterTest {
   @TempDir Path temp;
 
   @ParameterizedTest
-  @EnumSource(value = StoreFile.class, names = {"DATA", "INDEX"})
-  void holdsTheBytesWrittenWhateverTheWriteSizes(StoreFile kind) throws IOException {
-    System.out.println("StoreFileWriterTest " + kind + " seed=" + SEED);
+  @CsvSource({"DATA, SMALL", "DATA, HUGE_PAGES", "INDEX, SMALL", "INDEX, HUGE_PAGES"})
+  void holdsTheBytesWrittenWhateverTheWriteSizes(StoreFile kind, PageCacheWrites writes) throws IOException {
+    System.out.println("StoreFileWriterTest " + kind + " " + writes + " seed=" + SEED);
     SplittableRandom random = new SplittableRandom(SEED);
     Path path = temp.resolve(kind.fileName());
     ByteArrayOutputStream payload = new ByteArrayOutputStream();
     StoreFileWriter.FileSummary summary;
-    try (StoreFileWriter out = StoreFileWriter.create(path, kind)) {
+    try (StoreFileWriter out = StoreFileWriter.create(path, kind, writes)) {
       for (int step = 0; step < 400; step++) {
         int choice = random.nextInt(10);
         if (choice == 0) {
@@ -73,16 +74,17 @@ class StoreFileWriterTest {
 
   /**
    * Where the kernel caches 2 MiB-aligned 2 MiB writes in huge folios (a control file written so
-   * shows it), a mapping of the data file is backed by huge pages too. Skipped elsewhere.
+   * shows it), a mapping of a file written with {@link PageCacheWrites#HUGE_PAGES} is backed by
+   * huge pages too. Skipped elsewhere.
    */
   @Test
-  void theDataFileIsCachedInHugeFoliosWhereTheKernelDoesSo() throws IOException {
+  void hugePageWritesAreCachedInHugeFoliosWhereTheKernelDoesSo() throws IOException {
     assumeTrue(Files.isReadable(Path.of("/proc/self/smaps")), "needs Linux /proc");
     int size = 8 << 20;
     SplittableRandom random = new SplittableRandom(SEED + 1);
     Path control = temp.resolve("control");
     try (FileChannel channel = FileChannel.open(control, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      byte[] chunk = new byte[StoreFileWriter.DATA_CHUNK_BYTES];
+      byte[] chunk = new byte[PageCacheWrites.HUGE_PAGES.chunkBytes()];
       for (int written = 0; written < size; written += chunk.length) {
         random.nextBytes(chunk);
         ByteBuffer buffer = ByteBuffer.wrap(chunk);
@@ -94,7 +96,7 @@ class StoreFileWriterTest {
     assumeTrue(hugePageMappedBytes(control) > 0, "this kernel or file system caches 2 MiB writes in small folios");
 
     Path data = temp.resolve("data");
-    try (StoreFileWriter out = StoreFileWriter.create(data, StoreFile.DATA)) {
+    try (StoreFileWriter out = StoreFileWriter.create(data, StoreFile.DATA, PageCacheWrites.HUGE_PAGES)) {
       for (int written = 0; written < size; ) {
         byte[] piece = new byte[1 + random.nextInt(100_000)];
         random.nextBytes(piece);
@@ -105,7 +107,7 @@ class StoreFileWriterTest {
     }
     long huge = hugePageMappedBytes(data);
     System.out.printf("StoreFileWriterTest: %d of %d MiB mapped in huge pages%n", huge >> 20, Files.size(data) >> 20);
-    assertTrue(huge >= 2L * StoreFileWriter.DATA_CHUNK_BYTES, "only " + huge + " bytes in huge pages");
+    assertTrue(huge >= 2L * PageCacheWrites.HUGE_PAGES.chunkBytes(), "only " + huge + " bytes in huge pages");
   }
 
   /** Maps {@code file}, reads every page, and returns the bytes of the mapping backed by huge pages. */

@@ -1,0 +1,47 @@
+package io.varve.core.store;
+
+/**
+ * How a {@link StoreFileWriter} hands a file to the kernel, which decides the size of the
+ * page-cache folios that hold it on the writing host, and so whether a reader's memory mapping
+ * there gets huge pages.
+ *
+ * <p>Measured on a 2-core Firecracker VM (Linux 6.18, ext4 with large folios):
+ *
+ * <ul>
+ *   <li>{@link #HUGE_PAGES}: a reader on the same host maps the file with 2 MiB TLB entries, and
+ *       warm lookups on 10^7 records of 8 + 8 bytes took 0.92 of the time they took after {@link
+ *       #SMALL} writes.
+ *   <li>But each write then takes a fresh 2 MiB block of memory. On a VM that hands free memory
+ *       back to its host (virtio-balloon free page reporting, which reports blocks of 2 MiB and
+ *       more), such a block is backed again on first touch: 1 GiB written in 2 MiB pieces took
+ *       0.4–2.8 s, almost all of it in the kernel's copy into the new folios, against 0.3–0.4 s in
+ *       64 KiB pieces; written again at once, before the freed blocks were reported, 0.26 s.
+ *       Builds of 10^7 records of 20 + 100 bytes ran at 1.06–1.21 M records/s against 1.45–1.60
+ *       (three alternating runs), and of 10^6 records of 20 + 1000 bytes at 155–171 k/s against
+ *       238–263 k/s.
+ * </ul>
+ *
+ * Only stores served from the page cache of the host that writes them gain anything: a store
+ * copied to its servers is cached as the copying tool writes it (or see {@code Store.load}).
+ * Stateless; thread-safe.
+ */
+public enum PageCacheWrites {
+  /** Writes of 64 KiB: small folios, cheap to allocate. The default. */
+  SMALL(1 << 16),
+  /**
+   * Writes of 2 MiB at offsets that are multiples of 2 MiB: where the file system caches large
+   * folios (ext4 since Linux 6.16, XFS since 5.18), each is one huge-page folio.
+   */
+  HUGE_PAGES(2 << 20);
+
+  private final int chunkBytes;
+
+  PageCacheWrites(int chunkBytes) {
+    this.chunkBytes = chunkBytes;
+  }
+
+  /** The size of each write, and the alignment of its offset in the file. */
+  public int chunkBytes() {
+    return chunkBytes;
+  }
+}
