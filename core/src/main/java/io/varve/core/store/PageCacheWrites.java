@@ -18,7 +18,8 @@ package io.varve.core.store;
  *       64 KiB pieces; written again at once, before the freed blocks were reported, 0.26 s.
  *       Builds of 10^7 records of 20 + 100 bytes ran at 1.06–1.21 M records/s against 1.45–1.60
  *       (three alternating runs), and of 10^6 records of 20 + 1000 bytes at 155–171 k/s against
- *       238–263 k/s.
+ *       238–263 k/s. Small writes pay the same once the VM's small free blocks run out (a later
+ *       build with 64 KiB writes spent 28 % of its CPU in that copy), but less often.
  * </ul>
  *
  * Only stores served from the page cache of the host that writes them gain anything: a store
