@@ -170,6 +170,7 @@ class StoreMergerTest {
   /** How the data file reaches the kernel changes no byte of a merged store. */
   @Test
   void hugePageWritesMergeTheSameStore() throws IOException {
+    System.out.println("StoreMergerTest huge-page writes seeds 0x2A1E5, 0x2A1E6");
     Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(30_000, 0x2A1E5L, 16, 300);
     Path base = temp.resolve("base");
     build(base, model);
