@@ -1,5 +1,8 @@
 package io.varve.benchmarks;
 
+import io.varve.core.blocked.BlockedIndex;
+import io.varve.core.blocked.BlockedIndexBuilder;
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctIndexBuilder;
 import io.varve.core.ect.EctParameters;
@@ -92,6 +95,15 @@ public final class BenchmarkData {
   /** Builds a dense ECT index over all the hashes. */
   public EctIndex buildEct(EctParameters parameters) {
     EctIndexBuilder builder = EctIndex.builder(size(), parameters);
+    for (int i = 0; i < hi.length; i++) {
+      builder.add(hi[i], lo[i]);
+    }
+    return builder.finish();
+  }
+
+  /** Builds a blocked rank index over all the hashes. */
+  public BlockedIndex buildBlocked(BlockedIndexParameters parameters) {
+    BlockedIndexBuilder builder = BlockedIndex.builder(size(), parameters);
     for (int i = 0; i < hi.length; i++) {
       builder.add(hi[i], lo[i]);
     }

@@ -1,0 +1,447 @@
+package io.varve.core.blocked;
+
+import static io.varve.core.blocked.BlockedLayout.BLOCK_BITS;
+import static io.varve.core.blocked.BlockedLayout.BLOCK_WORDS;
+import static io.varve.core.blocked.BlockedLayout.GROUP_SHIFT;
+import static io.varve.core.blocked.BlockedLayout.HEADER_BITS;
+import static io.varve.core.blocked.BlockedLayout.SPILLED;
+import static io.varve.core.blocked.BlockedLayout.MIDDLE;
+import static io.varve.core.blocked.BlockedLayout.SUB_RANGES;
+import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
+import static io.varve.core.blocked.BlockedLayout.peek;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.WordsIO;
+import io.varve.core.succinct.Broadword;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * A rank index that answers from one 128-byte block: it maps each member of a set of 128-bit
+ * hashes to its rank (position in hash order) with about 3.4 bits per key, reading one block (two
+ * adjacent cache lines) and a small cached table per lookup, and decoding with population counts
+ * instead of walking a trie bit by bit. Where the {@link io.varve.core.ect.EctIndex ECT index}
+ * spends fewer bits (2.5 per key) and several dependent reads and decoding steps, this one trades
+ * about one bit per key for speed. Built by {@link BlockedIndexBuilder}; the bit layout is in
+ * {@link BlockedLayout} and {@code docs/FORMAT.md}.
+ *
+ * <pre>{@code
+ * BlockedIndexBuilder builder = BlockedIndex.builder(n, BlockedIndexParameters.DEFAULT);
+ * for (...) builder.add(hi, lo);        // strictly increasing unsigned 128-bit order
+ * BlockedIndex index = builder.finish();
+ * long rank = index.rank(hi, lo);       // exact for members
+ * }</pre>
+ *
+ * <h2>Serialized form</h2>
+ *
+ * All integers big-endian:
+ *
+ * <pre>
+ * BlockedIndex := Header Block^blockCount Spill Footer
+ * Header       := magic:int32 (0x56424C4B, "VBLK") version:int32 (1) keysPerBlock:int32
+ *                 keyCount:int64 blockCount:int64 spillBits:int64
+ *                 (blockCount &gt;= max(1, ceil(keyCount / keysPerBlock)), at most 2^36)
+ * Block        := word:int64^16                  (see BlockedLayout)
+ * Spill        := word:int64^ceil(spillBits / 64)
+ * Footer       := crc32c:int32                   (CRC32C of every preceding byte)
+ * </pre>
+ *
+ * <p>Reading validates every block (counts, sub-range codes, tie codes, bases, spill pointers)
+ * besides the checksum, so that lookups never read outside the index whatever the input.
+ *
+ * <p>Instances are immutable and thread-safe: lookups allocate nothing and may run from any number
+ * of threads.
+ */
+public final class BlockedIndex {
+  static final int MAGIC = 0x56424C4B;
+  static final int VERSION = 1;
+
+  private final BlockedIndexParameters parameters;
+  private final long keyCount;
+  private final long blockCount;
+  private final long multiplier;
+  private final long[][] chunks;
+  private final long[] spill;
+  private final long spillBits;
+  /** The rank of the first key of each group of 64 blocks. */
+  private final long[] groupBase;
+  private final long spilledBlocks;
+
+  private BlockedIndex(
+      BlockedIndexParameters parameters,
+      long keyCount,
+      long blockCount,
+      long[][] chunks,
+      long[] spill,
+      long spillBits,
+      long[] groupBase,
+      long spilledBlocks) {
+    this.parameters = parameters;
+    this.keyCount = keyCount;
+    this.blockCount = blockCount;
+    this.multiplier = BlockedLayout.multiplier(blockCount);
+    this.chunks = chunks;
+    this.spill = spill;
+    this.spillBits = spillBits;
+    this.groupBase = groupBase;
+    this.spilledBlocks = spilledBlocks;
+  }
+
+  /** Starts building an index over exactly {@code keyCount} hashes. */
+  public static BlockedIndexBuilder builder(long keyCount, BlockedIndexParameters parameters) {
+    return new BlockedIndexBuilder(keyCount, true, parameters);
+  }
+
+  /**
+   * Starts building an index over at most {@code maxKeyCount} hashes, for when the count is known
+   * only at the end (a merge that drops keys): blocks are sized for {@code maxKeyCount}, so each key
+   * missing makes the index a little less compact.
+   */
+  public static BlockedIndexBuilder builderUpTo(long maxKeyCount, BlockedIndexParameters parameters) {
+    return new BlockedIndexBuilder(maxKeyCount, false, parameters);
+  }
+
+  /** Validates freshly built or freshly read parts and assembles the index. */
+  static BlockedIndex validated(
+      BlockedIndexParameters parameters,
+      long keyCount,
+      long blockCount,
+      long[][] chunks,
+      long[] spill,
+      long spillBits) {
+    BlockValidator validator = new BlockValidator(chunks, spill, spillBits);
+    long[] groupBase = validator.validate(keyCount, blockCount);
+    return new BlockedIndex(
+        parameters, keyCount, blockCount, chunks, spill, spillBits, groupBase, validator.spilledBlocks());
+  }
+
+  /** The number of indexed hashes. */
+  public long size() {
+    return keyCount;
+  }
+
+  /** The parameters the index was built with. */
+  public BlockedIndexParameters parameters() {
+    return parameters;
+  }
+
+  /** The number of 1024-bit blocks. */
+  public long blockCount() {
+    return blockCount;
+  }
+
+  /** Blocks whose content did not fit and sits in the spill stream (a second read for their keys). */
+  public long spilledBlocks() {
+    return spilledBlocks;
+  }
+
+  /** Bits of the spill stream. */
+  public long spillBits() {
+    return spillBits;
+  }
+
+  /** Index bits per key as stored: blocks plus spill stream. */
+  public double bitsPerKey() {
+    return keyCount == 0 ? 0 : (double) (blockCount * BLOCK_BITS + spillBits) / keyCount;
+  }
+
+  /** Bytes of heap held by this index (blocks, spill stream and group table). */
+  public long ramBytesUsed() {
+    long bytes = 64 + 16 + 8L * groupBase.length + 16 + 8L * spill.length + 16 + 8L * chunks.length;
+    for (long[] chunk : chunks) {
+      bytes += 16 + 8L * chunk.length;
+    }
+    return bytes;
+  }
+
+  /**
+   * Returns the rank (position in hash order) of the hash {@code hi:lo}. Exact for member hashes;
+   * for any other hash returns -1 when it is certainly absent (its sub-range is empty), else some
+   * value in {@code [0, size())}: the caller confirms the record it finds there.
+   */
+  public long rank(long hi, long lo) {
+    long m = multiplier;
+    long subRange = BlockedLayout.subRange(hi, lo, m);
+    long placeHi = BlockedLayout.placeHigh(hi, lo, m);
+    long placeLo = BlockedLayout.placeLow(lo, m);
+    long block = subRange >>> SUB_RANGE_SHIFT;
+    long[] words = chunks[BlockedLayout.chunkOf(block)];
+    int first = BlockedLayout.wordInChunk(block);
+    long header = words[first];
+    long base = groupBase[(int) (block >>> GROUP_SHIFT)] + BlockedLayout.base(header);
+    int count = BlockedLayout.count(header);
+    long inBlock;
+    if (count != SPILLED) {
+      inBlock =
+          rankInContent(
+              words,
+              ((long) first << 6) + HEADER_BITS,
+              count,
+              BlockedLayout.midKeys(header),
+              BlockedLayout.midNonEmpty(header),
+              BlockedLayout.midTie(header),
+              (int) subRange & (SUB_RANGES - 1),
+              placeHi,
+              placeLo);
+    } else {
+      long at = words[first + 1];
+      long fields = peek(spill, at);
+      long moreFields = peek(spill, at + 64);
+      inBlock =
+          rankInContent(
+              spill,
+              at + BlockedLayout.SPILLED_HEADER_BITS,
+              (int) (fields >>> 32),
+              (int) fields,
+              (int) (moreFields >>> 32),
+              (int) moreFields,
+              (int) subRange & (SUB_RANGES - 1),
+              placeHi,
+              placeLo);
+    }
+    return inBlock < 0 ? -1 : base + inBlock;
+  }
+
+  /**
+   * The rank within its block of a hash in sub-range {@code subRange} whose place is {@code
+   * placeHi:placeLo}, given the block's content at bit {@code start} of {@code words} and its header
+   * fields; -1 if the sub-range is empty.
+   */
+  private static long rankInContent(
+      long[] words,
+      long start,
+      int count,
+      int midKeys,
+      int midNonEmpty,
+      int midTie,
+      int subRange,
+      long placeHi,
+      long placeLo) {
+    // Start from the block's middle when the sub-range is in its second half: all-ones when so.
+    int second = -(subRange >>> 7);
+    long pos = start + (second & (MIDDLE + midKeys));
+    int zerosLeft = subRange - (second & MIDDLE);
+    int keysBefore = second & midKeys;
+    int nonEmptyBefore = second & midNonEmpty;
+    long tie = start + SUB_RANGES + count + (second & midTie);
+    int tieOnesLeft = -(second & (midKeys - midNonEmpty));
+    // Find where the sub-range's ones start (after the zerosLeft-th zero from pos), counting the
+    // non-empty sub-ranges passed: each ends in a "10" pair.
+    long word = peek(words, pos);
+    int zeros = Long.bitCount(~word);
+    while (zeros < zerosLeft) {
+      long next = peek(words, pos + 64);
+      nonEmptyBefore += Long.bitCount(word & ~((word << 1) | (next >>> 63)));
+      keysBefore += 64 - zeros;
+      zerosLeft -= zeros;
+      pos += 64;
+      word = next;
+      zeros = Long.bitCount(~word);
+    }
+    // at = position of the zerosLeft-th zero in word (-1 for none); the sub-range starts after it.
+    int at = zerosLeft == 0 ? -1 : selectMsb(~word, zerosLeft);
+    long prefix = BlockedLayout.topBits(at + 1);
+    nonEmptyBefore += Long.bitCount(word & ~(word << 1) & (prefix << 1));
+    keysBefore += Long.bitCount(word & prefix);
+    int keys = Long.numberOfLeadingZeros(~peek(words, pos + at + 1));
+    if (keys <= 1) {
+      return keys == 0 ? -1 : keysBefore;
+    }
+    if (keys == 64) {
+      keys = countOnes(words, pos + at + 1);
+    }
+    // The tie code of this sub-range follows the (keysBefore - nonEmptyBefore)-th one of Ties.
+    tieOnesLeft += keysBefore - nonEmptyBefore;
+    long tieWord = peek(words, tie);
+    int ones = Long.bitCount(tieWord);
+    while (ones < tieOnesLeft) {
+      tieOnesLeft -= ones;
+      tie += 64;
+      tieWord = peek(words, tie);
+      ones = Long.bitCount(tieWord);
+    }
+    if (tieOnesLeft > 0) {
+      tie += selectMsb(tieWord, tieOnesLeft) + 1;
+    }
+    if (keys == 2) {
+      return keysBefore + BlockedLayout.placeBit(placeHi, placeLo, depthAt(words, tie));
+    }
+    return keysBefore + descend(words, tie, keys, placeHi, placeLo);
+  }
+
+  /**
+   * Walks the Cartesian tree of the tie code at {@code tie} (the trie of a sub-range of {@code
+   * keys} keys): the smallest shared depth splits the keys by the bit of the place at that depth.
+   */
+  private static int descend(long[] words, long tie, int keys, long placeHi, long placeLo) {
+    int low = 0;
+    int high = keys - 1;
+    long lowCode = tie;
+    while (low < high) {
+      long pos = lowCode;
+      int splitDepth = Integer.MAX_VALUE;
+      int split = low;
+      long afterSplit = lowCode;
+      for (int i = low; i < high; i++) {
+        int depth = depthAt(words, pos);
+        pos += depth + 1;
+        if (depth < splitDepth) {
+          splitDepth = depth;
+          split = i;
+          afterSplit = pos;
+        }
+      }
+      if (BlockedLayout.placeBit(placeHi, placeLo, splitDepth) == 0) {
+        high = split;
+      } else {
+        low = split + 1;
+        lowCode = afterSplit;
+      }
+    }
+    return low;
+  }
+
+  /** The D of the unary code {@code 0^D 1} at bit {@code pos}. */
+  private static int depthAt(long[] words, long pos) {
+    long word = peek(words, pos);
+    return word != 0 ? Long.numberOfLeadingZeros(word) : 64 + Long.numberOfLeadingZeros(peek(words, pos + 64));
+  }
+
+  /** The length of the run of ones at bit {@code pos} (at least 64). */
+  private static int countOnes(long[] words, long pos) {
+    int ones = 0;
+    long word;
+    while ((word = peek(words, pos)) == -1L) {
+      ones += 64;
+      pos += 64;
+    }
+    return ones + Long.numberOfLeadingZeros(~word);
+  }
+
+  /**
+   * The position (0 = most significant) of the {@code rank}-th (1-based) set bit of {@code word}
+   * counted from the most significant end; {@code 1 <= rank <= bitCount(word)}.
+   */
+  static int selectMsb(long word, int rank) {
+    return 63 - Broadword.select(word, Long.bitCount(word) - rank);
+  }
+
+  /** The number of bytes {@link #writeTo} writes. */
+  public long serializedBytes() {
+    return 3 * Integer.BYTES + 3 * Long.BYTES
+        + blockCount * BLOCK_WORDS * Long.BYTES
+        + ((spillBits + 63) >>> 6) * Long.BYTES
+        + Integer.BYTES;
+  }
+
+  /** Writes the serialized form (see the class documentation); does not close {@code out}. */
+  public void writeTo(OutputStream out) throws IOException {
+    CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
+    DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
+    data.writeInt(MAGIC);
+    data.writeInt(VERSION);
+    data.writeInt(parameters.keysPerBlock());
+    data.writeLong(keyCount);
+    data.writeLong(blockCount);
+    data.writeLong(spillBits);
+    for (long block = 0; block < blockCount; block++) {
+      long[] words = chunks[BlockedLayout.chunkOf(block)];
+      int first = BlockedLayout.wordInChunk(block);
+      for (int w = 0; w < BLOCK_WORDS; w++) {
+        data.writeLong(words[first + w]);
+      }
+    }
+    long spillWords = (spillBits + 63) >>> 6;
+    for (int w = 0; w < spillWords; w++) {
+      data.writeLong(spill[w]);
+    }
+    data.flush();
+    data.writeInt((int) checked.getChecksum().getValue());
+    data.flush();
+  }
+
+  /**
+   * Reads an index written by {@link #writeTo}, validating its header, every block and its checksum.
+   *
+   * @throws CorruptStoreException on damaged, truncated or foreign input
+   */
+  public static BlockedIndex readFrom(InputStream in) throws IOException {
+    CheckedInputStream checked = new CheckedInputStream(new BufferedInputStream(in, 1 << 16), new CRC32C());
+    DataInputStream data = new DataInputStream(checked);
+    int magic = WordsIO.readInt(data, "blocked index magic");
+    CorruptStoreException.check(
+        magic == MAGIC,
+        String.format("not a blocked index: magic 0x%08x, expected 0x%08x", magic, MAGIC));
+    int version = WordsIO.readInt(data, "blocked index version");
+    CorruptStoreException.check(
+        version == VERSION, "unsupported blocked index version " + version + " (this reader knows " + VERSION + ")");
+    int keysPerBlock = WordsIO.readInt(data, "blocked index keys per block");
+    BlockedIndexParameters parameters;
+    try {
+      parameters = new BlockedIndexParameters(keysPerBlock);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptStoreException("blocked index parameters damaged: " + e.getMessage(), e);
+    }
+    long keyCount = WordsIO.readLong(data, "blocked index key count");
+    long blockCount = WordsIO.readLong(data, "blocked index block count");
+    long spillBits = WordsIO.readLong(data, "blocked index spill bits");
+    CorruptStoreException.check(keyCount >= 0, "negative blocked index key count " + keyCount);
+    long exactBlocks;
+    try {
+      exactBlocks = parameters.blockCount(keyCount);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptStoreException("blocked index key count damaged: " + e.getMessage(), e);
+    }
+    CorruptStoreException.check(
+        blockCount >= exactBlocks && blockCount <= BlockedIndexParameters.MAX_BLOCK_COUNT,
+        "blocked index block count " + blockCount + " does not fit " + keyCount + " keys");
+    CorruptStoreException.check(
+        spillBits >= 0 && ((spillBits + 63) >>> 6) <= Integer.MAX_VALUE - 8 - BlockedLayout.SPARE_WORDS,
+        "blocked index spill length " + spillBits + " out of range");
+    int chunkCount = (int) ((blockCount + BlockedLayout.CHUNK_BLOCK_MASK) >>> BlockedLayout.CHUNK_BLOCK_SHIFT);
+    long[][] chunks = new long[chunkCount][];
+    for (int c = 0; c < chunkCount; c++) {
+      long firstBlock = (long) c << BlockedLayout.CHUNK_BLOCK_SHIFT;
+      int blocks = (int) Math.min(1L << BlockedLayout.CHUNK_BLOCK_SHIFT, blockCount - firstBlock);
+      chunks[c] = readWords(data, BlockedLayout.CHUNK_PAD_WORDS, blocks * BLOCK_WORDS, "blocked index block");
+    }
+    long[] spill = readWords(data, 0, (int) ((spillBits + 63) >>> 6), "blocked index spill");
+    int expected = (int) checked.getChecksum().getValue();
+    int stored = WordsIO.readInt(data, "blocked index checksum");
+    CorruptStoreException.check(
+        stored == expected,
+        String.format("blocked index checksum mismatch: stored 0x%08x, computed 0x%08x", stored, expected));
+    return validated(parameters, keyCount, blockCount, chunks, spill, spillBits);
+  }
+
+  /**
+   * Reads {@code count} words into an array with {@code offset} zero words before them and the
+   * spare words after; the array grows only as words arrive, so a damaged count ends in a
+   * {@link CorruptStoreException} at the end of the input, never in a huge allocation.
+   */
+  private static long[] readWords(DataInputStream data, int offset, int count, String what) throws IOException {
+    int total = offset + count + BlockedLayout.SPARE_WORDS;
+    long[] words = new long[Math.min(total, 1 << 12)];
+    for (int i = 0; i < count; i++) {
+      int at = offset + i;
+      if (at >= words.length - BlockedLayout.SPARE_WORDS) {
+        words = java.util.Arrays.copyOf(words, (int) Math.min(total, 2L * words.length));
+      }
+      words[at] = WordsIO.readLong(data, what);
+    }
+    return words.length == total ? words : java.util.Arrays.copyOf(words, total);
+  }
+
+  /** The block words (package-private, for tests that damage them). */
+  long[][] chunks() {
+    return chunks;
+  }
+}

@@ -1,0 +1,267 @@
+package io.varve.core.blocked;
+
+import static io.varve.core.blocked.BlockedLayout.BLOCK_WORDS;
+import static io.varve.core.blocked.BlockedLayout.GROUP_BLOCKS;
+import static io.varve.core.blocked.BlockedLayout.INLINE_CONTENT_BITS;
+import static io.varve.core.blocked.BlockedLayout.MAX_RELATIVE_BASE;
+import static io.varve.core.blocked.BlockedLayout.SPILLED;
+import static io.varve.core.blocked.BlockedLayout.MIDDLE;
+import static io.varve.core.blocked.BlockedLayout.SUB_RANGES;
+import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
+
+import io.varve.core.bits.BitWriter;
+import io.varve.core.bits.LongBigArray;
+import io.varve.core.ect.DuplicateHashException;
+import java.util.Arrays;
+
+/**
+ * Builds a {@link BlockedIndex} from hashes fed in strictly increasing unsigned 128-bit order,
+ * holding one block's keys at a time.
+ *
+ * <pre>{@code
+ * BlockedIndexBuilder builder = BlockedIndex.builder(n, BlockedIndexParameters.DEFAULT);
+ * for (int i = 0; i < n; i++) {
+ *   builder.add(sortedHi[i], sortedLo[i]);
+ * }
+ * BlockedIndex index = builder.finish();
+ * }</pre>
+ *
+ * <p>Use in that order: {@link #add} exactly {@code keyCount} times (or at most {@code maxKeyCount}
+ * for {@link BlockedIndex#builderUpTo}), then {@link #finish()} once. Not thread-safe.
+ */
+public final class BlockedIndexBuilder {
+  private final long keyCount;
+  private final boolean exactCount;
+  private final BlockedIndexParameters parameters;
+  private final long blockCount;
+  private final long multiplier;
+  private final long[][] chunks;
+  private final BitWriter spill = new BitWriter();
+  /** The block's content (Unary then Ties), most significant bit first, and its length in bits. */
+  private long[] content = new long[BLOCK_WORDS + 2];
+  private long contentBits;
+
+  /** The block being filled, and its keys' sub-ranges and places. */
+  private long block;
+  private int pending;
+  private int[] subRanges = new int[512];
+  private long[] placeHi = new long[512];
+  private long[] placeLo = new long[512];
+  private final int[] perSubRange = new int[SUB_RANGES];
+  /** The block's middle fields (see {@link BlockedLayout}). */
+  private int midKeys;
+  private int midNonEmpty;
+  private int midTie;
+
+  private long added;
+  private long groupBase;
+  private long nextBlockBase;
+  private long lastHi;
+  private long lastLo;
+  private boolean finished;
+
+  BlockedIndexBuilder(long keyCount, boolean exactCount, BlockedIndexParameters parameters) {
+    if (keyCount < 0) {
+      throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
+    }
+    if (parameters == null) {
+      throw new IllegalArgumentException("parameters must not be null");
+    }
+    this.keyCount = keyCount;
+    this.exactCount = exactCount;
+    this.parameters = parameters;
+    this.blockCount = parameters.blockCount(keyCount);
+    this.multiplier = BlockedLayout.multiplier(blockCount);
+    int chunkCount = (int) ((blockCount + BlockedLayout.CHUNK_BLOCK_MASK) >>> BlockedLayout.CHUNK_BLOCK_SHIFT);
+    this.chunks = new long[chunkCount][];
+    for (int c = 0; c < chunkCount; c++) {
+      long blocksInChunk =
+          Math.min(1L << BlockedLayout.CHUNK_BLOCK_SHIFT, blockCount - ((long) c << BlockedLayout.CHUNK_BLOCK_SHIFT));
+      chunks[c] = new long[BlockedLayout.chunkWords((int) blocksInChunk)];
+    }
+  }
+
+  /**
+   * Adds the next hash.
+   *
+   * @throws DuplicateHashException if it equals the previous one
+   * @throws IllegalArgumentException if it is smaller than the previous one ("hashes do not come in
+   *     order")
+   * @throws IllegalStateException after {@link #finish()}, or past the declared key count
+   */
+  public void add(long hi, long lo) {
+    if (finished) {
+      throw new IllegalStateException("finish() was already called");
+    }
+    if (added == keyCount) {
+      throw new IllegalStateException("more than the declared " + keyCount + " hashes added");
+    }
+    if (added > 0) {
+      int order = Long.compareUnsigned(hi, lastHi);
+      if (order == 0) {
+        order = Long.compareUnsigned(lo, lastLo);
+      }
+      if (order == 0) {
+        throw new DuplicateHashException(hi, lo, added);
+      }
+      if (order < 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "hashes do not come in order: %016x%016x after %016x%016x at index %d",
+                hi, lo, lastHi, lastLo, added));
+      }
+    }
+    long subRange = BlockedLayout.subRange(hi, lo, multiplier);
+    long keyBlock = subRange >>> SUB_RANGE_SHIFT;
+    while (block < keyBlock) {
+      writeBlock();
+    }
+    if (pending == subRanges.length) {
+      int grown = pending * 2;
+      subRanges = Arrays.copyOf(subRanges, grown);
+      placeHi = Arrays.copyOf(placeHi, grown);
+      placeLo = Arrays.copyOf(placeLo, grown);
+    }
+    subRanges[pending] = (int) subRange & (SUB_RANGES - 1);
+    placeHi[pending] = BlockedLayout.placeHigh(hi, lo, multiplier);
+    placeLo[pending] = BlockedLayout.placeLow(lo, multiplier);
+    pending++;
+    added++;
+    lastHi = hi;
+    lastLo = lo;
+  }
+
+  /** Hashes added so far. */
+  public long added() {
+    return added;
+  }
+
+  /**
+   * Writes the last blocks and returns the index.
+   *
+   * @throws IllegalStateException if called twice, or if fewer hashes than declared were added to
+   *     an exact-count builder
+   */
+  public BlockedIndex finish() {
+    if (finished) {
+      throw new IllegalStateException("finish() was already called");
+    }
+    if (exactCount && added != keyCount) {
+      throw new IllegalStateException("declared " + keyCount + " hashes but added " + added);
+    }
+    while (block < blockCount) {
+      writeBlock();
+    }
+    finished = true;
+    long spillBits = spill.bitLength();
+    long[] spillWords = spillWords(spill.toWords(), spillBits);
+    return BlockedIndex.validated(parameters, added, blockCount, chunks, spillWords, spillBits);
+  }
+
+  private static long[] spillWords(LongBigArray words, long bits) {
+    long needed = ((bits + 63) >>> 6) + BlockedLayout.SPARE_WORDS;
+    if (needed > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("the spill stream exceeds 2^31 words: are the keys hashed?");
+    }
+    long[] out = new long[(int) needed];
+    for (int i = 0; i < out.length && i < words.length(); i++) {
+      out[i] = words.get(i);
+    }
+    return out;
+  }
+
+  /** Encodes the pending keys as block {@code block} and moves to the next block. */
+  private void writeBlock() {
+    if ((block & (GROUP_BLOCKS - 1)) == 0) {
+      groupBase = nextBlockBase;
+    }
+    long relativeBase = nextBlockBase - groupBase;
+    if (relativeBase > MAX_RELATIVE_BASE) {
+      throw new IllegalStateException(
+          "more than " + MAX_RELATIVE_BASE + " keys in one group of blocks: are the keys hashed?");
+    }
+    encodeContent();
+    long[] words = chunks[BlockedLayout.chunkOf(block)];
+    int first = BlockedLayout.wordInChunk(block);
+    int contentWords = (int) ((contentBits + 63) >>> 6);
+    if (contentBits <= INLINE_CONTENT_BITS && BlockedLayout.fitsHeader(pending, midKeys, midNonEmpty, midTie)) {
+      words[first] = BlockedLayout.header(relativeBase, pending, midKeys, midNonEmpty, midTie);
+      System.arraycopy(content, 0, words, first + 1, contentWords);
+    } else {
+      words[first] = BlockedLayout.header(relativeBase, SPILLED, 0, 0, 0);
+      words[first + 1] = spill.bitLength();
+      spill.write(pending, 32);
+      spill.write(midKeys, 32);
+      spill.write(midNonEmpty, 32);
+      spill.write(midTie, 32);
+      long remaining = contentBits;
+      for (int w = 0; remaining > 0; w++) {
+        int width = (int) Math.min(64, remaining);
+        spill.write(content[w] >>> (64 - width), width);
+        remaining -= width;
+      }
+    }
+    nextBlockBase += pending;
+    pending = 0;
+    block++;
+  }
+
+  /**
+   * Writes the pending keys' Unary and Ties (see {@link BlockedLayout}) into {@code content} and
+   * sets the middle fields.
+   */
+  private void encodeContent() {
+    Arrays.fill(content, 0, (int) Math.min(content.length, (contentBits + 63) >>> 6), 0L);
+    contentBits = 0;
+    Arrays.fill(perSubRange, 0);
+    for (int i = 0; i < pending; i++) {
+      perSubRange[subRanges[i]]++;
+    }
+    midKeys = 0;
+    midNonEmpty = 0;
+    for (int j = 0; j < SUB_RANGES; j++) {
+      if (j < MIDDLE) {
+        midKeys += perSubRange[j];
+        midNonEmpty += perSubRange[j] > 0 ? 1 : 0;
+      }
+      writeUnary(perSubRange[j]);
+    }
+    long tiesStart = contentBits;
+    midTie = -1;
+    for (int i = 1; i < pending; i++) {
+      if (subRanges[i] >= MIDDLE && midTie < 0) {
+        midTie = (int) (contentBits - tiesStart);
+      }
+      if (subRanges[i] == subRanges[i - 1]) {
+        int depth = BlockedLayout.sharedDepth(placeHi[i - 1], placeLo[i - 1], placeHi[i], placeLo[i]);
+        contentBits += depth;
+        writeOnes(1);
+      }
+    }
+    if (midTie < 0) {
+      midTie = (int) (contentBits - tiesStart);
+    }
+  }
+
+  /** {@code count} one bits and a zero. */
+  private void writeUnary(int count) {
+    writeOnes(count);
+    contentBits++;
+  }
+
+  private void writeOnes(long count) {
+    long end = contentBits + count;
+    long neededWords = (end + 63) >>> 6;
+    if (neededWords + 1 > content.length) {
+      content = Arrays.copyOf(content, (int) Math.max(neededWords + 1, content.length * 2L));
+    }
+    while (contentBits < end) {
+      int index = (int) (contentBits >>> 6);
+      int used = (int) contentBits & 63;
+      int width = (int) Math.min(64 - used, end - contentBits);
+      long ones = width == 64 ? -1L : ((1L << width) - 1) << (64 - used - width);
+      content[index] |= ones;
+      contentBits += width;
+    }
+  }
+}

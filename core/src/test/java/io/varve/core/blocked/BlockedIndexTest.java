@@ -1,0 +1,183 @@
+package io.varve.core.blocked;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.core.ect.DuplicateHashException;
+import io.varve.core.format.CorruptStoreException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class BlockedIndexTest {
+  private static final long SEED = 0xB10C_2026_1123L;
+
+  static Stream<Arguments> sizesAndParameters() {
+    return Stream.of(
+        Arguments.of(0, 300),
+        Arguments.of(1, 300),
+        Arguments.of(2, 300),
+        Arguments.of(3, 300),
+        Arguments.of(100, 300),
+        Arguments.of(100, 16),
+        Arguments.of(10_000, 300),
+        Arguments.of(10_000, 16),
+        Arguments.of(10_000, 640),
+        Arguments.of(1_000_000, 300),
+        Arguments.of(1_000_000, 400));
+  }
+
+  @ParameterizedTest(name = "n={0} keysPerBlock={1}")
+  @MethodSource("sizesAndParameters")
+  void rankIsExactForEveryKeyAndSurvivesSerialization(int n, int keysPerBlock) throws IOException {
+    long seed = SEED + n * 31L + keysPerBlock;
+    System.out.printf("BlockedIndexTest n=%d keysPerBlock=%d seed=%d%n", n, keysPerBlock, seed);
+    Hashes hashes = Hashes.random(n, seed);
+    BlockedIndex index = build(hashes, new BlockedIndexParameters(keysPerBlock));
+    assertEquals(hashes.size(), index.size());
+    assertRanksExact(hashes, index);
+    BlockedIndex copy = roundTrip(index);
+    assertRanksExact(hashes, copy);
+    assertEquals(index.bitsPerKey(), copy.bitsPerKey());
+    assertEquals(index.spilledBlocks(), copy.spilledBlocks());
+    assertNonMembersStayInRange(index, new SplittableRandom(seed ^ 1));
+  }
+
+  @Test
+  void tenMillionKeysAtTheDefaultSettingStayUnderThreeAndAHalfBitsPerKey() {
+    Hashes hashes = Hashes.random(10_000_000, SEED);
+    BlockedIndex index = build(hashes, BlockedIndexParameters.DEFAULT);
+    assertRanksExact(hashes, index);
+    System.out.printf(
+        "blocked index, 10^7 keys: %.4f bits/key, %d of %d blocks spilled%n",
+        index.bitsPerKey(), index.spilledBlocks(), index.blockCount());
+    assertTrue(index.bitsPerKey() <= 3.5, "bits/key " + index.bitsPerKey());
+  }
+
+  @Test
+  void keysThatShareHighWordsAreResolvedByTheLowWord() throws IOException {
+    Hashes hashes = Hashes.clustered(50_000, 40, SEED);
+    BlockedIndex index = build(hashes, BlockedIndexParameters.DEFAULT);
+    assertRanksExact(hashes, index);
+    assertRanksExact(hashes, roundTrip(index));
+    assertTrue(index.spilledBlocks() > 0, "clustered keys overflow some blocks");
+  }
+
+  @Test
+  void allKeysInOneSubRangeSpillAndStillRankExactly() throws IOException {
+    // 2,000 keys sharing their top 40 bits: one sub-range of one block holds them all.
+    int n = 2_000;
+    long[] hi = new long[n];
+    long[] lo = new long[n];
+    SplittableRandom random = new SplittableRandom(SEED);
+    long[] low = random.longs(n).map(x -> x & 0xFF_FFFFL).distinct().toArray();
+    n = low.length;
+    Arrays.sort(low);
+    for (int i = 0; i < n; i++) {
+      hi[i] = 0x1234_5678_9A00_0000L | low[i];
+      lo[i] = random.nextLong();
+    }
+    Hashes hashes = new Hashes(Arrays.copyOf(hi, n), Arrays.copyOf(lo, n));
+    BlockedIndex index = build(hashes, new BlockedIndexParameters(16));
+    assertRanksExact(hashes, index);
+    assertRanksExact(hashes, roundTrip(index));
+    assertEquals(1, index.spilledBlocks());
+  }
+
+  @Test
+  void anIndexSizedForMoreKeysThanItGotRanksExactly() throws IOException {
+    Hashes hashes = Hashes.random(5_000, SEED);
+    BlockedIndexBuilder builder = BlockedIndex.builderUpTo(20_000, BlockedIndexParameters.DEFAULT);
+    for (int i = 0; i < hashes.size(); i++) {
+      builder.add(hashes.hi[i], hashes.lo[i]);
+    }
+    BlockedIndex index = builder.finish();
+    assertEquals(5_000, index.size());
+    assertEquals(BlockedIndexParameters.DEFAULT.blockCount(20_000), index.blockCount());
+    assertRanksExact(hashes, index);
+    assertRanksExact(hashes, roundTrip(index));
+  }
+
+  @Test
+  void builderChecksItsOrderOfUse() {
+    BlockedIndexBuilder builder = BlockedIndex.builder(3, BlockedIndexParameters.DEFAULT);
+    builder.add(5, 5);
+    assertThrows(DuplicateHashException.class, () -> builder.add(5, 5));
+    IllegalArgumentException backwards = assertThrows(IllegalArgumentException.class, () -> builder.add(5, 4));
+    assertTrue(backwards.getMessage().contains("do not come in order"), backwards.getMessage());
+    builder.add(-1L, 0); // unsigned: the largest high word comes last
+    IllegalStateException early = assertThrows(IllegalStateException.class, builder::finish);
+    assertTrue(early.getMessage().contains("declared 3"), early.getMessage());
+    builder.add(-1L, 1);
+    assertThrows(IllegalStateException.class, () -> builder.add(-1L, 2));
+    builder.finish();
+    assertThrows(IllegalStateException.class, builder::finish);
+    assertThrows(IllegalStateException.class, () -> builder.add(-1L, 3));
+    assertThrows(IllegalArgumentException.class, () -> BlockedIndex.builder(-1, BlockedIndexParameters.DEFAULT));
+    assertThrows(IllegalArgumentException.class, () -> new BlockedIndexParameters(15));
+    assertThrows(IllegalArgumentException.class, () -> new BlockedIndexParameters(641));
+  }
+
+  @Test
+  void everyTruncationAndManyBitFlipsAreReportedAsCorrupt() throws IOException {
+    Hashes hashes = Hashes.clustered(3_000, 30, SEED);
+    byte[] bytes = serialize(build(hashes, new BlockedIndexParameters(200)));
+    for (int length = 0; length < bytes.length; length++) {
+      byte[] cut = Arrays.copyOf(bytes, length);
+      assertThrows(CorruptStoreException.class, () -> BlockedIndex.readFrom(new ByteArrayInputStream(cut)), "length " + length);
+    }
+    SplittableRandom random = new SplittableRandom(SEED);
+    for (int flip = 0; flip < 2_000; flip++) {
+      byte[] damaged = bytes.clone();
+      int bit = random.nextInt(damaged.length * 8);
+      damaged[bit >>> 3] ^= (byte) (1 << (bit & 7));
+      assertThrows(CorruptStoreException.class, () -> BlockedIndex.readFrom(new ByteArrayInputStream(damaged)), "bit " + bit);
+    }
+  }
+
+  static BlockedIndex build(Hashes hashes, BlockedIndexParameters parameters) {
+    BlockedIndexBuilder builder = BlockedIndex.builder(hashes.size(), parameters);
+    for (int i = 0; i < hashes.size(); i++) {
+      builder.add(hashes.hi[i], hashes.lo[i]);
+    }
+    return builder.finish();
+  }
+
+  static byte[] serialize(BlockedIndex index) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    index.writeTo(out);
+    assertEquals(index.serializedBytes(), out.size());
+    return out.toByteArray();
+  }
+
+  static BlockedIndex roundTrip(BlockedIndex index) throws IOException {
+    return BlockedIndex.readFrom(new ByteArrayInputStream(serialize(index)));
+  }
+
+  static void assertRanksExact(Hashes hashes, BlockedIndex index) {
+    for (int i = 0; i < hashes.size(); i++) {
+      long rank = index.rank(hashes.hi[i], hashes.lo[i]);
+      if (rank != i) {
+        assertEquals(i, rank, String.format("rank of %016x%016x", hashes.hi[i], hashes.lo[i]));
+      }
+    }
+  }
+
+  private static void assertNonMembersStayInRange(BlockedIndex index, SplittableRandom random) {
+    for (int i = 0; i < 10_000; i++) {
+      long rank = index.rank(random.nextLong(), random.nextLong());
+      assertTrue(rank >= -1 && rank < Math.max(1, index.size()), "rank " + rank);
+      if (index.size() == 0) {
+        assertEquals(-1, rank);
+      }
+    }
+  }
+}
