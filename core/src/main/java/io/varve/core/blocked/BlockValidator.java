@@ -97,12 +97,15 @@ final class BlockValidator {
     }
     long fields = peek(spill, spillAt);
     long moreFields = peek(spill, spillAt + 64);
-    long spilledCount = fields >>> 32;
+    long spilledCount = BlockedLayout.firstSpilledField(fields);
     if (spilledCount > Integer.MAX_VALUE - 64) {
       throw damaged(block, "spilled key count " + spilledCount + " out of range");
     }
     Content content = validateContent(spill, spillAt + SPILLED_HEADER_BITS, spillBits, (int) spilledCount, block);
-    content.checkMiddle(fields & 0xFFFF_FFFFL, moreFields >>> 32, moreFields & 0xFFFF_FFFFL);
+    content.checkMiddle(
+        BlockedLayout.secondSpilledField(fields),
+        BlockedLayout.firstSpilledField(moreFields),
+        BlockedLayout.secondSpilledField(moreFields));
     return (int) spilledCount;
   }
 
@@ -173,9 +176,7 @@ final class BlockValidator {
       if (pos >= limit) {
         throw damaged(block, "tie codes run past the block's end");
       }
-      long word = peek(words, pos);
-      int depth =
-          word != 0 ? Long.numberOfLeadingZeros(word) : 64 + Long.numberOfLeadingZeros(peek(words, pos + 64));
+      int depth = BlockedLayout.depthAt(words, pos);
       if (depth > MAX_DEPTH) {
         throw damaged(block, "a tie code's depth exceeds " + MAX_DEPTH);
       }

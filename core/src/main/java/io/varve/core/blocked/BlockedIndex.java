@@ -199,10 +199,10 @@ public final class BlockedIndex {
           rankInContent(
               spill,
               at + BlockedLayout.SPILLED_HEADER_BITS,
-              (int) (fields >>> 32),
-              (int) fields,
-              (int) (moreFields >>> 32),
-              (int) moreFields,
+              (int) BlockedLayout.firstSpilledField(fields),
+              (int) BlockedLayout.secondSpilledField(fields),
+              (int) BlockedLayout.firstSpilledField(moreFields),
+              (int) BlockedLayout.secondSpilledField(moreFields),
               (int) subRange & (SUB_RANGES - 1),
               placeHi,
               placeLo);
@@ -272,7 +272,7 @@ public final class BlockedIndex {
       tie += selectMsb(tieWord, tieOnesLeft) + 1;
     }
     if (keys == 2) {
-      return keysBefore + BlockedLayout.placeBit(placeHi, placeLo, depthAt(words, tie));
+      return keysBefore + BlockedLayout.placeBit(placeHi, placeLo, BlockedLayout.depthAt(words, tie));
     }
     return keysBefore + descend(words, tie, keys, placeHi, placeLo);
   }
@@ -291,7 +291,7 @@ public final class BlockedIndex {
       int split = low;
       long afterSplit = lowCode;
       for (int i = low; i < high; i++) {
-        int depth = depthAt(words, pos);
+        int depth = BlockedLayout.depthAt(words, pos);
         pos += depth + 1;
         if (depth < splitDepth) {
           splitDepth = depth;
@@ -307,12 +307,6 @@ public final class BlockedIndex {
       }
     }
     return low;
-  }
-
-  /** The D of the unary code {@code 0^D 1} at bit {@code pos}. */
-  private static int depthAt(long[] words, long pos) {
-    long word = peek(words, pos);
-    return word != 0 ? Long.numberOfLeadingZeros(word) : 64 + Long.numberOfLeadingZeros(peek(words, pos + 64));
   }
 
   /** The length of the run of ones at bit {@code pos} (at least 64). */
@@ -406,11 +400,9 @@ public final class BlockedIndex {
     CorruptStoreException.check(
         spillBits >= 0 && ((spillBits + 63) >>> 6) <= Integer.MAX_VALUE - 8 - BlockedLayout.SPARE_WORDS,
         "blocked index spill length " + spillBits + " out of range");
-    int chunkCount = (int) ((blockCount + BlockedLayout.CHUNK_BLOCK_MASK) >>> BlockedLayout.CHUNK_BLOCK_SHIFT);
-    long[][] chunks = new long[chunkCount][];
-    for (int c = 0; c < chunkCount; c++) {
-      long firstBlock = (long) c << BlockedLayout.CHUNK_BLOCK_SHIFT;
-      int blocks = (int) Math.min(1L << BlockedLayout.CHUNK_BLOCK_SHIFT, blockCount - firstBlock);
+    long[][] chunks = new long[BlockedLayout.chunkCount(blockCount)][];
+    for (int c = 0; c < chunks.length; c++) {
+      int blocks = BlockedLayout.blocksInChunk(blockCount, c);
       chunks[c] = readWords(data, BlockedLayout.CHUNK_PAD_WORDS, blocks * BLOCK_WORDS, "blocked index block");
     }
     long[] spill = readWords(data, 0, (int) ((spillBits + 63) >>> 6), "blocked index spill");
@@ -438,10 +430,5 @@ public final class BlockedIndex {
       words[at] = WordsIO.readLong(data, what);
     }
     return words.length == total ? words : java.util.Arrays.copyOf(words, total);
-  }
-
-  /** The block words (package-private, for tests that damage them). */
-  long[][] chunks() {
-    return chunks;
   }
 }

@@ -5,6 +5,7 @@ import static io.varve.core.blocked.BlockedLayout.GROUP_BLOCKS;
 import static io.varve.core.blocked.BlockedLayout.INLINE_CONTENT_BITS;
 import static io.varve.core.blocked.BlockedLayout.MAX_RELATIVE_BASE;
 import static io.varve.core.blocked.BlockedLayout.SPILLED;
+import static io.varve.core.blocked.BlockedLayout.SPILLED_FIELD_BITS;
 import static io.varve.core.blocked.BlockedLayout.MIDDLE;
 import static io.varve.core.blocked.BlockedLayout.SUB_RANGES;
 import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
@@ -72,12 +73,9 @@ public final class BlockedIndexBuilder {
     this.parameters = parameters;
     this.blockCount = parameters.blockCount(keyCount);
     this.multiplier = BlockedLayout.multiplier(blockCount);
-    int chunkCount = (int) ((blockCount + BlockedLayout.CHUNK_BLOCK_MASK) >>> BlockedLayout.CHUNK_BLOCK_SHIFT);
-    this.chunks = new long[chunkCount][];
-    for (int c = 0; c < chunkCount; c++) {
-      long blocksInChunk =
-          Math.min(1L << BlockedLayout.CHUNK_BLOCK_SHIFT, blockCount - ((long) c << BlockedLayout.CHUNK_BLOCK_SHIFT));
-      chunks[c] = new long[BlockedLayout.chunkWords((int) blocksInChunk)];
+    this.chunks = new long[BlockedLayout.chunkCount(blockCount)][];
+    for (int c = 0; c < chunks.length; c++) {
+      chunks[c] = new long[BlockedLayout.chunkWords(BlockedLayout.blocksInChunk(blockCount, c))];
     }
   }
 
@@ -190,10 +188,10 @@ public final class BlockedIndexBuilder {
     } else {
       words[first] = BlockedLayout.header(relativeBase, SPILLED, 0, 0, 0);
       words[first + 1] = spill.bitLength();
-      spill.write(pending, 32);
-      spill.write(midKeys, 32);
-      spill.write(midNonEmpty, 32);
-      spill.write(midTie, 32);
+      spill.write(pending, SPILLED_FIELD_BITS);
+      spill.write(midKeys, SPILLED_FIELD_BITS);
+      spill.write(midNonEmpty, SPILLED_FIELD_BITS);
+      spill.write(midTie, SPILLED_FIELD_BITS);
       long remaining = contentBits;
       for (int w = 0; remaining > 0; w++) {
         int width = (int) Math.min(64, remaining);

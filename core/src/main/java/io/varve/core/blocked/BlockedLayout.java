@@ -69,8 +69,9 @@ final class BlockedLayout {
   static final int INLINE_CONTENT_BITS = BLOCK_BITS - HEADER_BITS;
   /** The count field of a block whose content is in the spill stream. */
   static final int SPILLED = (1 << COUNT_BITS) - 1;
-  /** Bits of the spill record's header: count, midKeys, midNonEmpty, midTie, 32 bits each. */
-  static final int SPILLED_HEADER_BITS = 128;
+  /** Bits of each field of a spill record's header: count, midKeys, midNonEmpty, midTie. */
+  static final int SPILLED_FIELD_BITS = 32;
+  static final int SPILLED_HEADER_BITS = 4 * SPILLED_FIELD_BITS;
   /** Blocks per group: a block's base is relative to its group's first rank. */
   static final int GROUP_SHIFT = 6;
   static final int GROUP_BLOCKS = 1 << GROUP_SHIFT;
@@ -186,6 +187,32 @@ final class BlockedLayout {
   /** The first word of {@code block} in its chunk. */
   static int wordInChunk(long block) {
     return CHUNK_PAD_WORDS + ((int) (block & CHUNK_BLOCK_MASK) << BLOCK_WORD_SHIFT);
+  }
+
+  /** The number of storage chunks of {@code blockCount} blocks. */
+  static int chunkCount(long blockCount) {
+    return (int) ((blockCount + CHUNK_BLOCK_MASK) >>> CHUNK_BLOCK_SHIFT);
+  }
+
+  /** The number of blocks in storage chunk {@code chunk} of {@code blockCount} blocks. */
+  static int blocksInChunk(long blockCount, int chunk) {
+    return (int) Math.min(1L << CHUNK_BLOCK_SHIFT, blockCount - ((long) chunk << CHUNK_BLOCK_SHIFT));
+  }
+
+  /** The first of the two spill-record header fields a 64-bit peek holds. */
+  static long firstSpilledField(long twoFields) {
+    return twoFields >>> SPILLED_FIELD_BITS;
+  }
+
+  /** The second of the two spill-record header fields a 64-bit peek holds. */
+  static long secondSpilledField(long twoFields) {
+    return twoFields & ((1L << SPILLED_FIELD_BITS) - 1);
+  }
+
+  /** The D of the tie code {@code 0^D 1} at bit {@code pos} (up to 127: two peeks at most). */
+  static int depthAt(long[] words, long pos) {
+    long word = peek(words, pos);
+    return word != 0 ? Long.numberOfLeadingZeros(word) : 64 + Long.numberOfLeadingZeros(peek(words, pos + 64));
   }
 
   /** Words of a chunk holding {@code blocks} blocks: padding, blocks and spares for peeks. */
