@@ -1,0 +1,52 @@
+package io.varve.core.blocked;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code golden/blocked-v1.bin} was written by blocked-index format version 1 from a fixed seed
+ * (clustered hashes, so that it holds spilled blocks too). It must read and rank its keys exactly,
+ * and today's writer must still produce the same bytes: a change here is a format change (bump the
+ * version, keep this file, add a new one).
+ */
+class BlockedGoldenFormatTest {
+  static final long SEED = 0x601DB10CL;
+  static final String FILE = "blocked-v1.bin";
+
+  static Hashes hashes() {
+    return Hashes.clustered(4_000, 40, SEED);
+  }
+
+  static byte[] writeToday() throws IOException {
+    return BlockedIndexTest.serialize(BlockedIndexTest.build(hashes(), new BlockedIndexParameters(200)));
+  }
+
+  /** Regenerates the file (only when a new format version is introduced). */
+  public static void main(String[] args) throws IOException {
+    Path folder = Path.of(args.length > 0 ? args[0] : "core/src/test/resources/golden");
+    Files.createDirectories(folder);
+    Files.write(folder.resolve(FILE), writeToday());
+  }
+
+  @Test
+  void versionOneReadsRanksExactlyAndIsStillWrittenTheSame() throws IOException {
+    byte[] golden;
+    try (InputStream in = getClass().getResourceAsStream("/golden/" + FILE)) {
+      golden = in.readAllBytes();
+    }
+    BlockedIndex index = BlockedIndex.readFrom(new ByteArrayInputStream(golden));
+    Hashes hashes = hashes();
+    assertEquals(hashes.size(), index.size());
+    assertTrue(index.spilledBlocks() > 0, "the golden file holds spilled blocks");
+    BlockedIndexTest.assertRanksExact(hashes, index);
+    assertArrayEquals(golden, writeToday());
+  }
+}
