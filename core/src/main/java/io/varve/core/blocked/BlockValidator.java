@@ -1,14 +1,15 @@
 package io.varve.core.blocked;
 
-import static io.varve.core.blocked.BlockedLayout.BLOCK_BITS;
-import static io.varve.core.blocked.BlockedLayout.BLOCK_WORDS;
 import static io.varve.core.blocked.BlockedLayout.GROUP_BLOCKS;
 import static io.varve.core.blocked.BlockedLayout.GROUP_SHIFT;
-import static io.varve.core.blocked.BlockedLayout.HEADER_BITS;
+import static io.varve.core.blocked.BlockedLayout.HEADER_WORD;
+import static io.varve.core.blocked.BlockedLayout.INLINE_CONTENT_BITS;
 import static io.varve.core.blocked.BlockedLayout.MAX_DEPTH;
-import static io.varve.core.blocked.BlockedLayout.SPILLED;
-import static io.varve.core.blocked.BlockedLayout.SPILLED_HEADER_BITS;
 import static io.varve.core.blocked.BlockedLayout.MIDDLE;
+import static io.varve.core.blocked.BlockedLayout.OCCUPANCY_BITS;
+import static io.varve.core.blocked.BlockedLayout.SPILLED;
+import static io.varve.core.blocked.BlockedLayout.SPILLED_HEADER_WORDS;
+import static io.varve.core.blocked.BlockedLayout.SPILL_AT_WORD;
 import static io.varve.core.blocked.BlockedLayout.SUB_RANGES;
 import static io.varve.core.blocked.BlockedLayout.peek;
 
@@ -63,7 +64,7 @@ final class BlockValidator {
   private int validateBlock(long block, long relativeBase) {
     long[] words = chunks[BlockedLayout.chunkOf(block)];
     int first = BlockedLayout.wordInChunk(block);
-    long header = words[first];
+    long header = words[first + HEADER_WORD];
     long storedBase = BlockedLayout.base(header);
     if (storedBase != relativeBase) {
       throw damaged(block, "base " + storedBase + ", expected " + relativeBase + " from the blocks before");
@@ -72,13 +73,14 @@ final class BlockValidator {
       throw damaged(block, "header has stray bits");
     }
     int count = BlockedLayout.count(header);
-    long blockStart = (long) first << 6;
-    long blockEnd = blockStart + BLOCK_BITS;
+    long contentStart = (long) first << 6;
+    long contentLimit = contentStart + INLINE_CONTENT_BITS;
     if (count != SPILLED) {
-      Content content = validateContent(words, blockStart + HEADER_BITS, blockEnd, count, block);
-      content.checkMiddle(BlockedLayout.midKeys(header), BlockedLayout.midNonEmpty(header), BlockedLayout.midTie(header));
-      for (long bit = content.end; bit < blockEnd; bit += 64) {
-        long tail = BlockedLayout.topBits((int) Math.min(64, blockEnd - bit));
+      Content content = validateContent(words, first, contentLimit, count, block);
+      content.checkMiddle(
+          BlockedLayout.midOccupied(header), BlockedLayout.midExcess(header), BlockedLayout.midTie(header));
+      for (long bit = content.end; bit < contentLimit; bit += 64) {
+        long tail = BlockedLayout.topBits((int) Math.min(64, contentLimit - bit));
         if ((peek(words, bit) & tail) != 0) {
           throw damaged(block, "padding bits are not zero");
         }
@@ -86,22 +88,24 @@ final class BlockValidator {
       return count;
     }
     spilledBlocks++;
-    long spillAt = words[first + 1];
-    if (spillAt < 0 || spillAt > spillBits - SPILLED_HEADER_BITS) {
-      throw damaged(block, "spill position " + spillAt + " outside the " + spillBits + "-bit spill stream");
+    long spillAt = words[first + SPILL_AT_WORD];
+    long spillWords = (spillBits + 63) >>> 6;
+    if (spillAt < 0 || spillAt > spillWords - SPILLED_HEADER_WORDS) {
+      throw damaged(block, "spill position " + spillAt + " outside the " + spillWords + "-word spill stream");
     }
-    for (int w = 2; w < BLOCK_WORDS; w++) {
-      if (words[first + w] != 0) {
+    for (int w = 0; w < HEADER_WORD; w++) {
+      if (w != SPILL_AT_WORD && words[first + w] != 0) {
         throw damaged(block, "spilled block has stray bits in word " + w);
       }
     }
-    long fields = peek(spill, spillAt);
-    long moreFields = peek(spill, spillAt + 64);
+    long fields = spill[(int) spillAt];
+    long moreFields = spill[(int) spillAt + 1];
     long spilledCount = BlockedLayout.firstSpilledField(fields);
     if (spilledCount > Integer.MAX_VALUE - 64) {
       throw damaged(block, "spilled key count " + spilledCount + " out of range");
     }
-    Content content = validateContent(spill, spillAt + SPILLED_HEADER_BITS, spillBits, (int) spilledCount, block);
+    Content content =
+        validateContent(spill, (int) spillAt + SPILLED_HEADER_WORDS, spillBits, (int) spilledCount, block);
     content.checkMiddle(
         BlockedLayout.secondSpilledField(fields),
         BlockedLayout.firstSpilledField(moreFields),
@@ -110,42 +114,45 @@ final class BlockValidator {
   }
 
   /** What {@link #validateContent} found: where the content ends, and the true middle fields. */
-  private record Content(long block, long end, long midKeys, long midNonEmpty, long midTie) {
-    void checkMiddle(long storedKeys, long storedNonEmpty, long storedTie) {
-      if (storedKeys != midKeys || storedNonEmpty != midNonEmpty || storedTie != midTie) {
+  private record Content(long block, long end, long midOccupied, long midExcess, long midTie) {
+    void checkMiddle(long storedOccupied, long storedExcess, long storedTie) {
+      if (storedOccupied != midOccupied || storedExcess != midExcess || storedTie != midTie) {
         throw damaged(
             block,
             String.format(
                 "middle fields %d/%d/%d, content says %d/%d/%d",
-                storedKeys, storedNonEmpty, storedTie, midKeys, midNonEmpty, midTie));
+                storedOccupied, storedExcess, storedTie, midOccupied, midExcess, midTie));
       }
     }
   }
 
   /**
-   * Checks a block's Unary and Ties at bit {@code start} of {@code words}, which must end by bit
-   * {@code limit}: 256 sub-ranges holding {@code count} keys, and one tie code per key beyond the
-   * first of each sub-range, each with a depth of at most 127.
+   * Checks a block's content at word {@code contentWord} of {@code words}, which must end by bit
+   * {@code limit}: an Occupancy bitmap, one Excess code per non-empty sub-range, {@code count} keys
+   * in all, and one tie code per key beyond the first of each sub-range, each with a depth of at
+   * most 127.
    */
-  private static Content validateContent(long[] words, long start, long limit, int count, long block) {
-    long pos = start;
+  private static Content validateContent(long[] words, int contentWord, long limit, int count, long block) {
+    long start = (long) contentWord << 6;
+    if (start + OCCUPANCY_BITS > limit) {
+      throw damaged(block, "the occupancy bitmap runs past the end of the spill stream");
+    }
+    long pos = start + OCCUPANCY_BITS;
     long keys = 0;
-    long nonEmpty = 0;
-    long midKeys = 0;
-    long midNonEmpty = 0;
+    long midOccupied = 0;
+    long midExcess = 0;
     for (int j = 0; j < SUB_RANGES; j++) {
-      if (j == MIDDLE) {
-        midKeys = keys;
-        midNonEmpty = nonEmpty;
+      if ((words[contentWord + (j >>> 6)] << (j & 63)) >= 0) {
+        continue;
       }
-      long run = 0;
+      long excess = 0;
       while (true) {
         if (pos >= limit) {
           throw damaged(block, "sub-range counts run past the block's end");
         }
         int ones = Long.numberOfLeadingZeros(~peek(words, pos));
         int usable = (int) Math.min(ones, limit - pos);
-        run += usable;
+        excess += usable;
         pos += usable;
         if (usable < 64) {
           break;
@@ -155,9 +162,10 @@ final class BlockValidator {
         throw damaged(block, "sub-range counts run past the block's end");
       }
       pos++;
-      keys += run;
-      if (run > 0) {
-        nonEmpty++;
+      keys += excess + 1;
+      if (j < MIDDLE) {
+        midOccupied++;
+        midExcess += excess;
       }
       if (keys > count) {
         throw damaged(block, "sub-ranges hold more than the block's " + count + " keys");
@@ -169,8 +177,11 @@ final class BlockValidator {
     long tiesStart = pos;
     long midTie = -1;
     long codes = 0;
-    for (long tie = keys - nonEmpty; tie > 0; tie--) {
-      if (codes++ == midKeys - midNonEmpty) {
+    for (long tie = keys - Long.bitCount(words[contentWord]) - Long.bitCount(words[contentWord + 1])
+            - Long.bitCount(words[contentWord + 2]) - Long.bitCount(words[contentWord + 3]);
+        tie > 0;
+        tie--) {
+      if (codes++ == midExcess) {
         midTie = pos - tiesStart;
       }
       if (pos >= limit) {
@@ -188,7 +199,7 @@ final class BlockValidator {
     if (midTie < 0) {
       midTie = pos - tiesStart;
     }
-    return new Content(block, pos, midKeys, midNonEmpty, midTie);
+    return new Content(block, pos, midOccupied, midExcess, midTie);
   }
 
   private static CorruptStoreException damaged(long block, String what) {

@@ -2,11 +2,14 @@ package io.varve.core.blocked;
 
 import static io.varve.core.blocked.BlockedLayout.BLOCK_WORDS;
 import static io.varve.core.blocked.BlockedLayout.GROUP_BLOCKS;
+import static io.varve.core.blocked.BlockedLayout.HEADER_WORD;
 import static io.varve.core.blocked.BlockedLayout.INLINE_CONTENT_BITS;
 import static io.varve.core.blocked.BlockedLayout.MAX_RELATIVE_BASE;
+import static io.varve.core.blocked.BlockedLayout.MIDDLE;
+import static io.varve.core.blocked.BlockedLayout.OCCUPANCY_BITS;
 import static io.varve.core.blocked.BlockedLayout.SPILLED;
 import static io.varve.core.blocked.BlockedLayout.SPILLED_FIELD_BITS;
-import static io.varve.core.blocked.BlockedLayout.MIDDLE;
+import static io.varve.core.blocked.BlockedLayout.SPILL_AT_WORD;
 import static io.varve.core.blocked.BlockedLayout.SUB_RANGES;
 import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
 
@@ -38,7 +41,7 @@ public final class BlockedIndexBuilder {
   private final long multiplier;
   private final long[][] chunks;
   private final BitWriter spill = new BitWriter();
-  /** The block's content (Unary then Ties), most significant bit first, and its length in bits. */
+  /** The block's content (Occupancy, Excess, Ties), most significant bit first, and its length in bits. */
   private long[] content = new long[BLOCK_WORDS + 2];
   private long contentBits;
 
@@ -50,8 +53,8 @@ public final class BlockedIndexBuilder {
   private long[] placeLo = new long[512];
   private final int[] perSubRange = new int[SUB_RANGES];
   /** The block's middle fields (see {@link BlockedLayout}). */
-  private int midKeys;
-  private int midNonEmpty;
+  private int midOccupied;
+  private int midExcess;
   private int midTie;
 
   private long added;
@@ -182,15 +185,16 @@ public final class BlockedIndexBuilder {
     long[] words = chunks[BlockedLayout.chunkOf(block)];
     int first = BlockedLayout.wordInChunk(block);
     int contentWords = (int) ((contentBits + 63) >>> 6);
-    if (contentBits <= INLINE_CONTENT_BITS && BlockedLayout.fitsHeader(pending, midKeys, midNonEmpty, midTie)) {
-      words[first] = BlockedLayout.header(relativeBase, pending, midKeys, midNonEmpty, midTie);
-      System.arraycopy(content, 0, words, first + 1, contentWords);
+    if (contentBits <= INLINE_CONTENT_BITS && BlockedLayout.fitsHeader(pending, midOccupied, midExcess, midTie)) {
+      System.arraycopy(content, 0, words, first, contentWords);
+      words[first + HEADER_WORD] = BlockedLayout.header(relativeBase, pending, midOccupied, midExcess, midTie);
     } else {
-      words[first] = BlockedLayout.header(relativeBase, SPILLED, 0, 0, 0);
-      words[first + 1] = spill.bitLength();
+      words[first + HEADER_WORD] = BlockedLayout.header(relativeBase, SPILLED, 0, 0, 0);
+      spill.writeZeros(-spill.bitLength() & 63); // records start on word boundaries
+      words[first + SPILL_AT_WORD] = spill.bitLength() >>> 6;
       spill.write(pending, SPILLED_FIELD_BITS);
-      spill.write(midKeys, SPILLED_FIELD_BITS);
-      spill.write(midNonEmpty, SPILLED_FIELD_BITS);
+      spill.write(midOccupied, SPILLED_FIELD_BITS);
+      spill.write(midExcess, SPILLED_FIELD_BITS);
       spill.write(midTie, SPILLED_FIELD_BITS);
       long remaining = contentBits;
       for (int w = 0; remaining > 0; w++) {
@@ -205,8 +209,8 @@ public final class BlockedIndexBuilder {
   }
 
   /**
-   * Writes the pending keys' Unary and Ties (see {@link BlockedLayout}) into {@code content} and
-   * sets the middle fields.
+   * Writes the pending keys' Occupancy, Excess and Ties (see {@link BlockedLayout}) into {@code
+   * content} and sets the middle fields.
    */
   private void encodeContent() {
     Arrays.fill(content, 0, (int) Math.min(content.length, (contentBits + 63) >>> 6), 0L);
@@ -215,14 +219,23 @@ public final class BlockedIndexBuilder {
     for (int i = 0; i < pending; i++) {
       perSubRange[subRanges[i]]++;
     }
-    midKeys = 0;
-    midNonEmpty = 0;
+    midOccupied = 0;
+    midExcess = 0;
     for (int j = 0; j < SUB_RANGES; j++) {
-      if (j < MIDDLE) {
-        midKeys += perSubRange[j];
-        midNonEmpty += perSubRange[j] > 0 ? 1 : 0;
+      if (perSubRange[j] > 0) {
+        content[j >>> 6] |= Long.MIN_VALUE >>> (j & 63);
+        if (j < MIDDLE) {
+          midOccupied++;
+          midExcess += perSubRange[j] - 1;
+        }
       }
-      writeUnary(perSubRange[j]);
+    }
+    contentBits = OCCUPANCY_BITS;
+    for (int j = 0; j < SUB_RANGES; j++) {
+      if (perSubRange[j] > 0) {
+        writeOnes(perSubRange[j] - 1);
+        contentBits++;
+      }
     }
     long tiesStart = contentBits;
     midTie = -1;
@@ -239,12 +252,6 @@ public final class BlockedIndexBuilder {
     if (midTie < 0) {
       midTie = (int) (contentBits - tiesStart);
     }
-  }
-
-  /** {@code count} one bits and a zero. */
-  private void writeUnary(int count) {
-    writeOnes(count);
-    contentBits++;
   }
 
   private void writeOnes(long count) {

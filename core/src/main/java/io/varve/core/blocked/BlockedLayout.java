@@ -13,35 +13,45 @@ package io.varve.core.blocked;
  * hash's place inside its sub-range. Both are monotone in {@code H}: hash order is (block,
  * sub-range, R) order, and distinct hashes in one sub-range have distinct {@code R}.
  *
- * <h2>A block</h2>
+ * <h2>A block (format version 2)</h2>
  *
- * 1024 bits (16 words, bits most significant first, as {@link #peek} reads them):
+ * 1024 bits (16 words, two 64-byte cache lines; bits most significant first, as {@link #peek}
+ * reads them). The header is the last word, so that a lookup's first two reads, the header and
+ * the occupancy word of its sub-range, fetch both cache lines at once:
  *
  * <pre>
- * Block    := Header Content Padding                     if count != 1023  (the content fits)
- *           | base:16 1023:10 zero:38 spillAt:64 zero:896                  (it does not)
- * Header   := base:16 count:10 midKeys:10 midNonEmpty:8 midTie:10 zero:10
- * Content  := Unary Ties                                 (256 + count + ties bits, at most 960)
- * Unary    := (1^c(j) 0) for j = 0 .. 255                c(j) = keys in sub-range j
- * Ties     := Tie(j) for each j with c(j) &gt;= 2, in order
- * Tie(j)   := (0^D(i) 1) for i = 0 .. c(j) - 2           D(i) = leading bits shared by the
- *                                                         i-th and (i+1)-th R of the sub-range
- * Padding  := zero bits up to bit 1024
- * Spilled  := count:32 midKeys:32 midNonEmpty:32 midTie:32 Content   (spill stream, at spillAt)
+ * Block      := Content Padding Header                    if count != 1023  (the content fits)
+ *             | spillAt:64 zero:832 SpilledHeader          (it does not)
+ * Content    := Occupancy Excess Ties                      (256 + count + ties bits, at most 960)
+ * Occupancy  := o(j):1 for j = 0 .. 255                    o(j) = 1 iff c(j) &gt;= 1, c(j) = keys
+ *                                                          in sub-range j
+ * Excess     := (1^(c(j) - 1) 0) for each j with c(j) &gt;= 1, in order      (count bits)
+ * Ties       := Tie(j) for each j with c(j) &gt;= 2, in order
+ * Tie(j)     := (0^D(i) 1) for i = 0 .. c(j) - 2           D(i) = leading bits shared by the
+ *                                                          i-th and (i+1)-th R of the sub-range
+ * Padding    := zero bits up to bit 960
+ * Header     := base:16 count:10 midOccupied:8 midExcess:10 midTie:10 zero:10
+ * SpilledHeader := base:16 1023:10 zero:38
+ * Spilled    := count:32 midOccupied:32 midExcess:32 midTie:32 Content   (in the spill stream,
+ *                                                          starting at word spillAt)
  * </pre>
  *
- * The middle fields let a lookup in the second half of the block start there: {@code midKeys} and
- * {@code midNonEmpty} count the keys and the non-empty sub-ranges among sub-ranges 0 to 127, and
- * {@code midTie} is the length of their tie codes.
+ * The middle fields let a lookup in the second half of the block (sub-ranges 128 to 255) start
+ * there: {@code midOccupied} counts the non-empty sub-ranges among sub-ranges 0 to 127, {@code
+ * midExcess} the ones of their Excess codes (their keys less {@code midOccupied}), and {@code
+ * midTie} is the length of their tie codes. {@code base} is the rank of the block's first key less
+ * that of the first key of its group of {@value #GROUP_BLOCKS} blocks; group ranks are summed from
+ * the counts when the index is read. Spill records start on word boundaries, with zero bits
+ * between them.
  *
- * {@code base} is the rank of the block's first key less that of the first key of its group of
- * {@value #GROUP_BLOCKS} blocks; group ranks are summed from the counts when the index is read.
- *
- * <p>A tie code of {@code c} keys holds {@code c - 1} one bits, so the tie code of sub-range
- * {@code j} starts after the {@code (keys before j) - (non-empty sub-ranges before j)}-th one bit
- * of {@code Ties}: a lookup finds it with population counts, without decoding the codes before
- * it. The {@code D} values form a Cartesian tree (the trie of the sub-range): its minimum splits
- * the keys into those with bit 0 at that depth of {@code R} and those with bit 1.
+ * <p>A lookup in sub-range {@code j} tests {@code o(j)} (an empty sub-range holds no member), counts
+ * the ones of Occupancy before {@code j} ({@code r}), and finds the Excess code of {@code j} after
+ * the {@code r}-th zero of Excess: the ones before it are the keys of the sub-ranges before {@code
+ * j} beyond their first, and its ones are {@code c(j) - 1}. A tie code of {@code c} keys holds
+ * {@code c - 1} one bits, so the tie code of {@code j} starts after as many one bits of Ties as
+ * there are Excess ones before {@code j}. The {@code D} values form a Cartesian tree (the trie of
+ * the sub-range): its minimum splits the keys into those with bit 0 at that depth of {@code R} and
+ * those with bit 1.
  *
  * <p>Stateless and thread-safe.
  */
@@ -50,28 +60,34 @@ final class BlockedLayout {
   static final int BLOCK_BITS = 1024;
   static final int BLOCK_WORDS = BLOCK_BITS / 64;
   static final int BLOCK_WORD_SHIFT = 4;
+  /** The word of a block that holds its header. */
+  static final int HEADER_WORD = BLOCK_WORDS - 1;
+  /** The word of a spilled block that holds its spill record's position. */
+  static final int SPILL_AT_WORD = 0;
   /** Sub-ranges per block. */
   static final int SUB_RANGES = 256;
   static final int SUB_RANGE_SHIFT = 8;
+  /** The Occupancy bitmap: one bit per sub-range, at the start of the content. */
+  static final int OCCUPANCY_BITS = SUB_RANGES;
   /** The sub-range where the second half of a block starts (the header's middle fields). */
   static final int MIDDLE = SUB_RANGES / 2;
-  static final int HEADER_BITS = 64;
   static final int BASE_BITS = 16;
   private static final int COUNT_BITS = 10;
-  private static final int MID_KEYS_BITS = 10;
-  private static final int MID_NON_EMPTY_BITS = 8;
+  private static final int MID_OCCUPIED_BITS = 8;
+  private static final int MID_EXCESS_BITS = 10;
   private static final int MID_TIE_BITS = 10;
   private static final int COUNT_SHIFT = 64 - BASE_BITS - COUNT_BITS;
-  private static final int MID_KEYS_SHIFT = COUNT_SHIFT - MID_KEYS_BITS;
-  private static final int MID_NON_EMPTY_SHIFT = MID_KEYS_SHIFT - MID_NON_EMPTY_BITS;
-  private static final int MID_TIE_SHIFT = MID_NON_EMPTY_SHIFT - MID_TIE_BITS;
-  /** Content bits a block holds in place. */
-  static final int INLINE_CONTENT_BITS = BLOCK_BITS - HEADER_BITS;
+  private static final int MID_OCCUPIED_SHIFT = COUNT_SHIFT - MID_OCCUPIED_BITS;
+  private static final int MID_EXCESS_SHIFT = MID_OCCUPIED_SHIFT - MID_EXCESS_BITS;
+  private static final int MID_TIE_SHIFT = MID_EXCESS_SHIFT - MID_TIE_BITS;
+  /** Content bits a block holds in place: all but the header word. */
+  static final int INLINE_CONTENT_BITS = BLOCK_BITS - 64;
   /** The count field of a block whose content is in the spill stream. */
   static final int SPILLED = (1 << COUNT_BITS) - 1;
-  /** Bits of each field of a spill record's header: count, midKeys, midNonEmpty, midTie. */
+  /** Bits of each field of a spill record's header: count, midOccupied, midExcess, midTie. */
   static final int SPILLED_FIELD_BITS = 32;
-  static final int SPILLED_HEADER_BITS = 4 * SPILLED_FIELD_BITS;
+  /** Words of a spill record before its content. */
+  static final int SPILLED_HEADER_WORDS = 2;
   /** Blocks per group: a block's base is relative to its group's first rank. */
   static final int GROUP_SHIFT = 6;
   static final int GROUP_BLOCKS = 1 << GROUP_SHIFT;
@@ -88,27 +104,27 @@ final class BlockedLayout {
   static final int CHUNK_BLOCK_SHIFT = 23;
   static final long CHUNK_BLOCK_MASK = (1L << CHUNK_BLOCK_SHIFT) - 1;
   /**
-   * Zero words after the last block of a chunk and after the spill stream, so that a 64-bit peek
-   * at any bit of the data, and at the 64 bits after it, stays inside the array.
+   * Zero words after the last block of a chunk and after the spill stream, so that the 64-bit
+   * peeks of a tie code (up to three words past its start) stay inside the array.
    */
-  static final int SPARE_WORDS = 2;
+  static final int SPARE_WORDS = 4;
 
   private BlockedLayout() {}
 
   /** A block header (see the class doc); every field must fit its width. */
-  static long header(long relativeBase, int count, int midKeys, int midNonEmpty, int midTie) {
+  static long header(long relativeBase, int count, int midOccupied, int midExcess, int midTie) {
     return relativeBase << (64 - BASE_BITS)
         | (long) count << COUNT_SHIFT
-        | (long) midKeys << MID_KEYS_SHIFT
-        | (long) midNonEmpty << MID_NON_EMPTY_SHIFT
+        | (long) midOccupied << MID_OCCUPIED_SHIFT
+        | (long) midExcess << MID_EXCESS_SHIFT
         | (long) midTie << MID_TIE_SHIFT;
   }
 
-  /** Whether the middle fields of a block can hold these values (the content fits in any case). */
-  static boolean fitsHeader(int count, int midKeys, int midNonEmpty, int midTie) {
+  /** Whether a header can hold these values (the content fits in any case). */
+  static boolean fitsHeader(int count, int midOccupied, int midExcess, int midTie) {
     return count < SPILLED
-        && midKeys < (1 << MID_KEYS_BITS)
-        && midNonEmpty < (1 << MID_NON_EMPTY_BITS)
+        && midOccupied < (1 << MID_OCCUPIED_BITS)
+        && midExcess < (1 << MID_EXCESS_BITS)
         && midTie < (1 << MID_TIE_BITS);
   }
 
@@ -120,12 +136,12 @@ final class BlockedLayout {
     return (int) (header >>> COUNT_SHIFT) & ((1 << COUNT_BITS) - 1);
   }
 
-  static int midKeys(long header) {
-    return (int) (header >>> MID_KEYS_SHIFT) & ((1 << MID_KEYS_BITS) - 1);
+  static int midOccupied(long header) {
+    return (int) (header >>> MID_OCCUPIED_SHIFT) & ((1 << MID_OCCUPIED_BITS) - 1);
   }
 
-  static int midNonEmpty(long header) {
-    return (int) (header >>> MID_NON_EMPTY_SHIFT) & ((1 << MID_NON_EMPTY_BITS) - 1);
+  static int midExcess(long header) {
+    return (int) (header >>> MID_EXCESS_SHIFT) & ((1 << MID_EXCESS_BITS) - 1);
   }
 
   static int midTie(long header) {
