@@ -67,6 +67,9 @@ import java.util.zip.CheckedOutputStream;
 public final class BlockedIndex {
   static final int MAGIC = 0x56424C4B;
   static final int VERSION = 2;
+  /** The {@code flip} of {@link #after} that makes it count ones, resp. zeros. */
+  private static final long ONES = 0;
+  private static final long ZEROS = -1;
 
   private final BlockedIndexParameters parameters;
   private final long keyCount;
@@ -241,7 +244,7 @@ public final class BlockedIndex {
             + Long.bitCount(occupancy & ~(-1L >>> inWord));
     long excessStart = ((long) content << 6) + OCCUPANCY_BITS;
     long excess = excessStart + (second & (midOccupied + midExcess));
-    long code = afterZeros(words, excess, occupiedBefore);
+    long code = after(words, excess, occupiedBefore, ZEROS);
     int excessBefore = (int) (code - excess) - occupiedBefore;
     long keysBefore = occupiedBefore + excessBefore + (second & (midOccupied + midExcess));
     int ties = Long.numberOfLeadingZeros(~peek(words, code));
@@ -251,49 +254,60 @@ public final class BlockedIndex {
     if (ties == 64) {
       ties = countOnes(words, code);
     }
-    long tie = afterOnes(words, excessStart + count + (second & midTie), excessBefore);
+    long tie = after(words, excessStart + count + (second & midTie), excessBefore, ONES);
+    if (ties > 2) {
+      return keysBefore + descend(words, tie, ties + 1, placeHi, placeLo);
+    }
+    // Two or three keys, told apart without a branch: their mix is unpredictable, and a
+    // mispredicted branch here would discard the next lookups' work in flight.
     int depth = BlockedLayout.depthAt(words, tie);
     int bit = BlockedLayout.placeBit(placeHi, placeLo, depth);
-    if (ties == 1) {
-      return keysBefore + bit;
-    }
-    if (ties == 2) {
-      int nextDepth = BlockedLayout.depthAt(words, tie + depth + 1);
-      int nextBit = BlockedLayout.placeBit(placeHi, placeLo, nextDepth);
-      // Three keys: the smaller of the two (distinct) depths splits them first.
-      return keysBefore + (depth < nextDepth ? bit + (bit & nextBit) : nextBit + (nextBit | bit));
-    }
-    return keysBefore + descend(words, tie, ties + 1, placeHi, placeLo);
+    int nextDepth = BlockedLayout.depthAt(words, tie + depth + 1);
+    int nextBit = BlockedLayout.placeBit(placeHi, placeLo, nextDepth);
+    // Three keys: the smaller of the two (distinct) depths splits them first.
+    int firstSplits = (depth - nextDepth) >> 31;
+    int three = ((bit + (bit & nextBit)) & firstSplits) | ((nextBit + (nextBit | bit)) & ~firstSplits);
+    int twoKeys = (ties - 2) >> 31;
+    return keysBefore + ((bit & twoKeys) | (three & ~twoKeys));
   }
 
-  /** The position just after the {@code zeros}-th zero bit at or after bit {@code from} ({@code from} if none are to be skipped). */
-  private static long afterZeros(long[] words, long from, int zeros) {
-    // A zero put at from - 1 (content never starts at bit 0) makes zeros = 0 no special case.
+  /**
+   * The position just after the {@code count}-th one bit of {@code words ^ flip} at or after bit
+   * {@code from} ({@code from} if {@code count} is 0); {@code flip} is 0 to count ones, -1 to count
+   * zeros. The three words from {@code from} are searched without a branch, since a loop's trip
+   * count would be mispredicted on most lookups; farther positions, rare in a half block, are
+   * scanned.
+   */
+  private static long after(long[] words, long from, int count, long flip) {
+    // A one put at from - 1 (content never starts at bit 0) makes count = 0 no special case.
     long virtual = from - 1;
     int index = (int) (virtual >>> 6);
     int shift = (int) virtual & 63;
-    long word = (words[index] | ~(-1L >>> shift)) & ~(Long.MIN_VALUE >>> shift);
-    int left = zeros + 1;
-    int found = Long.bitCount(~word);
-    while (found < left) {
-      left -= found;
-      word = words[++index];
-      found = Long.bitCount(~word);
+    long w0 = ((words[index] ^ flip) & (-1L >>> shift)) | (Long.MIN_VALUE >>> shift);
+    long w1 = words[index + 1] ^ flip;
+    long w2 = words[index + 2] ^ flip;
+    int left = count + 1;
+    int in0 = Long.bitCount(w0);
+    int in01 = in0 + Long.bitCount(w1);
+    if (in01 + Long.bitCount(w2) < left) {
+      return afterScanning(words, index, w0, left, flip);
     }
-    return ((long) index << 6) + Broadword.selectFromMsb(~word, left) + 1;
+    // All ones when the wanted bit lies past word 0, resp. past word 1.
+    int past0 = (in0 - left) >> 31;
+    int past1 = (in01 - left) >> 31;
+    long word = (w0 & ~past0) | (w1 & past0 & ~past1) | (w2 & past1);
+    left -= (in0 & past0 & ~past1) | (in01 & past1);
+    index -= past0 + past1;
+    return ((long) index << 6) + Broadword.selectFromMsb(word, left) + 1;
   }
 
-  /** The position just after the {@code ones}-th one bit at or after bit {@code from} ({@code from} if none are to be skipped). */
-  private static long afterOnes(long[] words, long from, int ones) {
-    long virtual = from - 1;
-    int index = (int) (virtual >>> 6);
-    int shift = (int) virtual & 63;
-    long word = (words[index] & (-1L >>> shift)) | (Long.MIN_VALUE >>> shift);
-    int left = ones + 1;
+  /** {@link #after} past its three-word window: word after word from {@code first} at {@code index}. */
+  private static long afterScanning(long[] words, int index, long first, int left, long flip) {
+    long word = first;
     int found = Long.bitCount(word);
     while (found < left) {
       left -= found;
-      word = words[++index];
+      word = words[++index] ^ flip;
       found = Long.bitCount(word);
     }
     return ((long) index << 6) + Broadword.selectFromMsb(word, left) + 1;

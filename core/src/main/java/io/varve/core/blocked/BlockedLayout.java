@@ -104,8 +104,9 @@ final class BlockedLayout {
   static final int CHUNK_BLOCK_SHIFT = 23;
   static final long CHUNK_BLOCK_MASK = (1L << CHUNK_BLOCK_SHIFT) - 1;
   /**
-   * Zero words after the last block of a chunk and after the spill stream, so that the 64-bit
-   * peeks of a tie code (up to three words past its start) stay inside the array.
+   * Zero words after the last block of a chunk and after the spill stream, so that a lookup's
+   * three-word search windows and the 64-bit peeks of a tie code (up to three words past its
+   * start) stay inside the array.
    */
   static final int SPARE_WORDS = 4;
 

@@ -92,6 +92,45 @@ class BlockedIndexTest {
     assertEquals(1, index.spilledBlocks());
   }
 
+  /**
+   * One block whose first sub-ranges of each half hold dozens of keys: the codes of the later
+   * sub-ranges lie more than three words past the start of their half, beyond a lookup's
+   * branch-free search window, and are found by the scan that follows it; sub-ranges of 1 to 5 keys
+   * follow, so the closed forms for 2 and 3 keys and the tree walk all run there.
+   */
+  @Test
+  void codesFarIntoAHalfAreFoundPastTheSearchWindow() throws IOException {
+    // With a single block, the top 8 bits of a hash are its sub-range.
+    SplittableRandom random = new SplittableRandom(SEED);
+    int[] keysPerSubRange = new int[256];
+    for (int j = 0; j < 4; j++) {
+      keysPerSubRange[j] = 40;
+      keysPerSubRange[128 + j] = 40;
+    }
+    for (int j = 4; j < 44; j++) {
+      keysPerSubRange[j] = 1 + j % 5;
+      keysPerSubRange[128 + j] = 1 + (j * 7) % 5;
+    }
+    java.util.TreeMap<Long, Long> sorted = new java.util.TreeMap<>(Long::compareUnsigned);
+    for (int j = 0; j < 256; j++) {
+      int added = 0;
+      while (added < keysPerSubRange[j]) {
+        long hi = (long) j << 56 | (random.nextLong() >>> 8);
+        if (sorted.putIfAbsent(hi, random.nextLong()) == null) {
+          added++;
+        }
+      }
+    }
+    long[] hi = sorted.keySet().stream().mapToLong(Long::longValue).toArray();
+    long[] lo = sorted.values().stream().mapToLong(Long::longValue).toArray();
+    Hashes hashes = new Hashes(hi, lo);
+    BlockedIndex index = build(hashes, new BlockedIndexParameters(640));
+    assertEquals(1, index.blockCount());
+    assertRanksExact(hashes, index);
+    assertRanksExact(hashes, roundTrip(index));
+    assertNonMembersStayInRange(index, random);
+  }
+
   @Test
   void anIndexSizedForMoreKeysThanItGotRanksExactly() throws IOException {
     Hashes hashes = Hashes.random(5_000, SEED);
