@@ -199,22 +199,25 @@ public final class BlockedIndex {
               placeHi,
               placeLo);
     } else {
-      int at = (int) words[first + SPILL_AT_WORD];
-      long fields = spill[at];
-      long moreFields = spill[at + 1];
-      inBlock =
-          rankInContent(
-              spill,
-              at + SPILLED_HEADER_WORDS,
-              (int) BlockedLayout.firstSpilledField(fields),
-              (int) BlockedLayout.secondSpilledField(fields),
-              (int) BlockedLayout.firstSpilledField(moreFields),
-              (int) BlockedLayout.secondSpilledField(moreFields),
-              (int) subRange & (SUB_RANGES - 1),
-              placeHi,
-              placeLo);
+      inBlock = rankInSpill((int) words[first + SPILL_AT_WORD], (int) subRange & (SUB_RANGES - 1), placeHi, placeLo);
     }
     return inBlock < 0 ? -1 : base + inBlock;
+  }
+
+  /** {@link #rankInContent} for a spilled block whose record starts at word {@code at} of the spill stream. */
+  private long rankInSpill(int at, int subRange, long placeHi, long placeLo) {
+    long fields = spill[at];
+    long moreFields = spill[at + 1];
+    return rankInContent(
+        spill,
+        at + SPILLED_HEADER_WORDS,
+        (int) BlockedLayout.firstSpilledField(fields),
+        (int) BlockedLayout.secondSpilledField(fields),
+        (int) BlockedLayout.firstSpilledField(moreFields),
+        (int) BlockedLayout.secondSpilledField(moreFields),
+        subRange,
+        placeHi,
+        placeLo);
   }
 
   /**
@@ -255,8 +258,16 @@ public final class BlockedIndex {
       ties = countOnes(words, code);
     }
     long tie = after(words, excessStart + count + (second & midTie), excessBefore, ONES);
-    if (ties > 2) {
-      return keysBefore + descend(words, tie, ties + 1, placeHi, placeLo);
+    return keysBefore + rankAmongTies(words, tie, ties + 1, placeHi, placeLo);
+  }
+
+  /**
+   * The rank among the {@code keys} keys of its sub-range (at least 2) of the place {@code
+   * placeHi:placeLo}, from the sub-range's tie code at bit {@code tie}.
+   */
+  private static int rankAmongTies(long[] words, long tie, int keys, long placeHi, long placeLo) {
+    if (keys > 3) {
+      return descend(words, tie, keys, placeHi, placeLo);
     }
     // Two or three keys, told apart without a branch: their mix is unpredictable, and a
     // mispredicted branch here would discard the next lookups' work in flight.
@@ -267,8 +278,8 @@ public final class BlockedIndex {
     // Three keys: the smaller of the two (distinct) depths splits them first.
     int firstSplits = (depth - nextDepth) >> 31;
     int three = ((bit + (bit & nextBit)) & firstSplits) | ((nextBit + (nextBit | bit)) & ~firstSplits);
-    int twoKeys = (ties - 2) >> 31;
-    return keysBefore + ((bit & twoKeys) | (three & ~twoKeys));
+    int twoKeys = (keys - 3) >> 31;
+    return (bit & twoKeys) | (three & ~twoKeys);
   }
 
   /**
