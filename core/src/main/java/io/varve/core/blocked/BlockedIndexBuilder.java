@@ -15,7 +15,7 @@ import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
 
 import io.varve.core.bits.BitWriter;
 import io.varve.core.bits.LongBigArray;
-import io.varve.core.ect.DuplicateHashException;
+import io.varve.core.ect.HashFeed;
 import java.util.Arrays;
 
 /**
@@ -34,8 +34,7 @@ import java.util.Arrays;
  * for {@link BlockedIndex#builderUpTo}), then {@link #finish()} once. Not thread-safe.
  */
 public final class BlockedIndexBuilder {
-  private final long keyCount;
-  private final boolean exactCount;
+  private final HashFeed feed;
   private final BlockedIndexParameters parameters;
   private final long blockCount;
   private final long multiplier;
@@ -57,22 +56,14 @@ public final class BlockedIndexBuilder {
   private int midExcess;
   private int midTie;
 
-  private long added;
   private long groupBase;
   private long nextBlockBase;
-  private long lastHi;
-  private long lastLo;
-  private boolean finished;
 
   BlockedIndexBuilder(long keyCount, boolean exactCount, BlockedIndexParameters parameters) {
-    if (keyCount < 0) {
-      throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
-    }
+    this.feed = new HashFeed(keyCount, exactCount);
     if (parameters == null) {
       throw new IllegalArgumentException("parameters must not be null");
     }
-    this.keyCount = keyCount;
-    this.exactCount = exactCount;
     this.parameters = parameters;
     this.blockCount = parameters.blockCount(keyCount);
     this.multiplier = BlockedLayout.multiplier(blockCount);
@@ -91,27 +82,7 @@ public final class BlockedIndexBuilder {
    * @throws IllegalStateException after {@link #finish()}, or past the declared key count
    */
   public void add(long hi, long lo) {
-    if (finished) {
-      throw new IllegalStateException("finish() was already called");
-    }
-    if (added == keyCount) {
-      throw new IllegalStateException("more than the declared " + keyCount + " hashes added");
-    }
-    if (added > 0) {
-      int order = Long.compareUnsigned(hi, lastHi);
-      if (order == 0) {
-        order = Long.compareUnsigned(lo, lastLo);
-      }
-      if (order == 0) {
-        throw new DuplicateHashException(hi, lo, added);
-      }
-      if (order < 0) {
-        throw new IllegalArgumentException(
-            String.format(
-                "hashes do not come in order: %016x%016x after %016x%016x at index %d",
-                hi, lo, lastHi, lastLo, added));
-      }
-    }
+    feed.accept(hi, lo);
     long subRange = BlockedLayout.subRange(hi, lo, multiplier);
     long keyBlock = subRange >>> SUB_RANGE_SHIFT;
     while (block < keyBlock) {
@@ -127,14 +98,11 @@ public final class BlockedIndexBuilder {
     placeHi[pending] = BlockedLayout.placeHigh(hi, lo, multiplier);
     placeLo[pending] = BlockedLayout.placeLow(lo, multiplier);
     pending++;
-    added++;
-    lastHi = hi;
-    lastLo = lo;
   }
 
   /** Hashes added so far. */
   public long added() {
-    return added;
+    return feed.accepted();
   }
 
   /**
@@ -144,19 +112,13 @@ public final class BlockedIndexBuilder {
    *     an exact-count builder
    */
   public BlockedIndex finish() {
-    if (finished) {
-      throw new IllegalStateException("finish() was already called");
-    }
-    if (exactCount && added != keyCount) {
-      throw new IllegalStateException("declared " + keyCount + " hashes but added " + added);
-    }
+    feed.finish();
     while (block < blockCount) {
       writeBlock();
     }
-    finished = true;
     long spillBits = spill.bitLength();
     long[] spillWords = spillWords(spill.toWords(), spillBits);
-    return BlockedIndex.validated(parameters, added, blockCount, chunks, spillWords, spillBits);
+    return BlockedIndex.validated(parameters, feed.accepted(), blockCount, chunks, spillWords, spillBits);
   }
 
   private static long[] spillWords(LongBigArray words, long bits) {

@@ -25,9 +25,7 @@ import java.util.Arrays;
  */
 public final class EctIndexBuilder {
   private final EctParameters parameters;
-  /** The declared number of hashes: exact, or an upper bound. */
-  private final long keyCount;
-  private final boolean exactCount;
+  private final HashFeed feed;
   private final long bucketCount;
   private final TrieCodes codes;
   private final SkipLengthCode skipCode;
@@ -40,26 +38,18 @@ public final class EctIndexBuilder {
   private final LongBigArray ranks;
   private final LongBigArray offsets;
 
-  private long added;
-  private long lastHi;
-  private long lastLo;
   private long currentBucket;
   private long currentBucketFirstRank;
   private long[] positions = new long[64];
   private long[] los = new long[64];
   private int bucketFill;
-  private boolean finished;
 
   EctIndexBuilder(long keyCount, boolean exactCount, EctParameters parameters, BlockBoundaries blocks) {
-    if (keyCount < 0) {
-      throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
-    }
+    this.feed = new HashFeed(keyCount, exactCount);
     if (parameters.bucketCount(keyCount) > EctIndex.MAX_BUCKET_COUNT) {
       throw new IllegalArgumentException("too many keys for one index: " + keyCount);
     }
     this.parameters = parameters;
-    this.keyCount = keyCount;
-    this.exactCount = exactCount;
     this.bucketCount = parameters.bucketCount(keyCount);
     this.codes = TrieCodes.forHuffmanMax(parameters.huffmanMax());
     this.skipLevels = parameters.skipLevels();
@@ -75,24 +65,7 @@ public final class EctIndexBuilder {
 
   /** Adds the next hash; hashes must come in strictly increasing hash order. */
   public void add(long hi, long lo) {
-    if (finished) {
-      throw new IllegalStateException("finish() was already called");
-    }
-    if (added == keyCount) {
-      throw new IllegalStateException("more than the declared " + keyCount + " hashes added");
-    }
-    if (added > 0) {
-      int order = KeyHasher.compare(lastHi, lastLo, hi, lo);
-      if (order == 0) {
-        throw new DuplicateHashException(hi, lo, added);
-      }
-      if (order > 0) {
-        throw new IllegalArgumentException(
-            String.format(
-                "hashes do not come in order: %016x%016x after %016x%016x at index %d",
-                hi, lo, lastHi, lastLo, added));
-      }
-    }
+    feed.accept(hi, lo);
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
     while (currentBucket < bucket) {
       closeBucket();
@@ -108,24 +81,21 @@ public final class EctIndexBuilder {
     positions[bucketFill] = VirtualBuckets.positionInBucket(hi, bucketCount);
     los[bucketFill] = lo;
     bucketFill++;
-    lastHi = hi;
-    lastLo = lo;
-    added++;
   }
 
   /** The number of hashes added so far. */
   public long added() {
-    return added;
+    return feed.accepted();
   }
 
   /** The number of hashes declared when the builder was created (exact, or an upper bound). */
   public long declared() {
-    return keyCount;
+    return feed.declared();
   }
 
   /** Whether {@link #finish()} needs exactly {@link #declared()} hashes (or accepts fewer). */
   public boolean exactCount() {
-    return exactCount;
+    return feed.exact();
   }
 
   /**
@@ -133,13 +103,8 @@ public final class EctIndexBuilder {
    * from {@link EctIndex#builderUpTo}, at most that many).
    */
   public EctIndex finish() {
-    if (finished) {
-      throw new IllegalStateException("finish() was already called");
-    }
-    if (exactCount && added != keyCount) {
-      throw new IllegalStateException("declared " + keyCount + " hashes but added " + added);
-    }
-    finished = true;
+    feed.finish();
+    long added = feed.accepted();
     while (currentBucket < bucketCount) {
       closeBucket();
     }

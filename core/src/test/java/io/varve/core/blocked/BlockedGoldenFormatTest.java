@@ -1,5 +1,6 @@
 package io.varve.core.blocked;
 
+import io.varve.core.ect.SortedHashes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,8 +29,8 @@ class BlockedGoldenFormatTest {
   static final String FILE = "blocked-v2.bin";
   static final String RETIRED_FILE = "blocked-v1.bin";
 
-  static Hashes hashes() {
-    return Hashes.clustered(4_000, 40, SEED);
+  static SortedHashes hashes() {
+    return SortedHashes.clustered(4_000, 40, SEED);
   }
 
   static byte[] writeToday() throws IOException {
@@ -53,7 +54,7 @@ class BlockedGoldenFormatTest {
   void versionTwoReadsRanksExactlyAndIsStillWrittenTheSame() throws IOException {
     byte[] golden = golden(FILE);
     BlockedIndex index = BlockedIndex.readFrom(new ByteArrayInputStream(golden));
-    Hashes hashes = hashes();
+    SortedHashes hashes = hashes();
     assertEquals(hashes.size(), index.size());
     assertTrue(index.spilledBlocks() > 0, "the golden file holds spilled blocks");
     BlockedIndexTest.assertRanksExact(hashes, index);

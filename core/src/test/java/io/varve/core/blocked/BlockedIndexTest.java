@@ -1,5 +1,6 @@
 package io.varve.core.blocked;
 
+import io.varve.core.ect.SortedHashes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +41,7 @@ class BlockedIndexTest {
   void rankIsExactForEveryKeyAndSurvivesSerialization(int n, int keysPerBlock) throws IOException {
     long seed = SEED + n * 31L + keysPerBlock;
     System.out.printf("BlockedIndexTest n=%d keysPerBlock=%d seed=%d%n", n, keysPerBlock, seed);
-    Hashes hashes = Hashes.random(n, seed);
+    SortedHashes hashes = SortedHashes.random(n, seed);
     BlockedIndex index = build(hashes, new BlockedIndexParameters(keysPerBlock));
     assertEquals(hashes.size(), index.size());
     assertRanksExact(hashes, index);
@@ -53,7 +54,7 @@ class BlockedIndexTest {
 
   @Test
   void tenMillionKeysAtTheDefaultSettingStayUnderThreeAndAHalfBitsPerKey() {
-    Hashes hashes = Hashes.random(10_000_000, SEED);
+    SortedHashes hashes = SortedHashes.random(10_000_000, SEED);
     BlockedIndex index = build(hashes, BlockedIndexParameters.DEFAULT);
     assertRanksExact(hashes, index);
     System.out.printf(
@@ -64,7 +65,7 @@ class BlockedIndexTest {
 
   @Test
   void keysThatShareHighWordsAreResolvedByTheLowWord() throws IOException {
-    Hashes hashes = Hashes.clustered(50_000, 40, SEED);
+    SortedHashes hashes = SortedHashes.clustered(50_000, 40, SEED);
     BlockedIndex index = build(hashes, BlockedIndexParameters.DEFAULT);
     assertRanksExact(hashes, index);
     assertRanksExact(hashes, roundTrip(index));
@@ -85,7 +86,7 @@ class BlockedIndexTest {
       hi[i] = 0x1234_5678_9A00_0000L | low[i];
       lo[i] = random.nextLong();
     }
-    Hashes hashes = new Hashes(Arrays.copyOf(hi, n), Arrays.copyOf(lo, n));
+    SortedHashes hashes = new SortedHashes(Arrays.copyOf(hi, n), Arrays.copyOf(lo, n));
     BlockedIndex index = build(hashes, new BlockedIndexParameters(16));
     assertRanksExact(hashes, index);
     assertRanksExact(hashes, roundTrip(index));
@@ -123,7 +124,7 @@ class BlockedIndexTest {
     }
     long[] hi = sorted.keySet().stream().mapToLong(Long::longValue).toArray();
     long[] lo = sorted.values().stream().mapToLong(Long::longValue).toArray();
-    Hashes hashes = new Hashes(hi, lo);
+    SortedHashes hashes = new SortedHashes(hi, lo);
     BlockedIndex index = build(hashes, new BlockedIndexParameters(640));
     assertEquals(1, index.blockCount());
     assertRanksExact(hashes, index);
@@ -133,7 +134,7 @@ class BlockedIndexTest {
 
   @Test
   void anIndexSizedForMoreKeysThanItGotRanksExactly() throws IOException {
-    Hashes hashes = Hashes.random(5_000, SEED);
+    SortedHashes hashes = SortedHashes.random(5_000, SEED);
     BlockedIndexBuilder builder = BlockedIndex.builderUpTo(20_000, BlockedIndexParameters.DEFAULT);
     for (int i = 0; i < hashes.size(); i++) {
       builder.add(hashes.hi[i], hashes.lo[i]);
@@ -167,7 +168,7 @@ class BlockedIndexTest {
 
   @Test
   void everyTruncationAndManyBitFlipsAreReportedAsCorrupt() throws IOException {
-    Hashes hashes = Hashes.clustered(3_000, 30, SEED);
+    SortedHashes hashes = SortedHashes.clustered(3_000, 30, SEED);
     byte[] bytes = serialize(build(hashes, new BlockedIndexParameters(200)));
     for (int length = 0; length < bytes.length; length++) {
       byte[] cut = Arrays.copyOf(bytes, length);
@@ -182,7 +183,7 @@ class BlockedIndexTest {
     }
   }
 
-  static BlockedIndex build(Hashes hashes, BlockedIndexParameters parameters) {
+  static BlockedIndex build(SortedHashes hashes, BlockedIndexParameters parameters) {
     BlockedIndexBuilder builder = BlockedIndex.builder(hashes.size(), parameters);
     for (int i = 0; i < hashes.size(); i++) {
       builder.add(hashes.hi[i], hashes.lo[i]);
@@ -201,7 +202,7 @@ class BlockedIndexTest {
     return BlockedIndex.readFrom(new ByteArrayInputStream(serialize(index)));
   }
 
-  static void assertRanksExact(Hashes hashes, BlockedIndex index) {
+  static void assertRanksExact(SortedHashes hashes, BlockedIndex index) {
     for (int i = 0; i < hashes.size(); i++) {
       long rank = index.rank(hashes.hi[i], hashes.lo[i]);
       if (rank != i) {

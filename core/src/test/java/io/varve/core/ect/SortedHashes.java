@@ -4,22 +4,26 @@ import io.varve.core.hash.KeyHasher;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
-/** Test data: distinct 128-bit hashes in hash order, as two parallel arrays. */
-final class SortedHashes {
-  final long[] hi;
-  final long[] lo;
+/**
+ * Test data: distinct 128-bit hashes in hash order, as two parallel arrays. Shared by the tests of
+ * every index over sorted hashes (ECT, blocked).
+ */
+public final class SortedHashes {
+  public final long[] hi;
+  public final long[] lo;
 
-  private SortedHashes(long[] hi, long[] lo) {
+  /** Wraps hashes the caller has put in strictly increasing unsigned order. */
+  public SortedHashes(long[] hi, long[] lo) {
     this.hi = hi;
     this.lo = lo;
   }
 
-  int size() {
+  public int size() {
     return hi.length;
   }
 
   /** {@code n} uniformly random distinct hashes. */
-  static SortedHashes random(int n, long seed) {
+  public static SortedHashes random(int n, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long[] hi = new long[n];
     for (int i = 0; i < n; i++) {
@@ -45,7 +49,7 @@ final class SortedHashes {
    * Hashes whose high words repeat in runs, so that tries must read the low words: runs of up to
    * {@code maxRun} keys share {@code hi} and differ in a few bits of {@code lo}.
    */
-  static SortedHashes clustered(int n, int maxRun, long seed) {
+  public static SortedHashes clustered(int n, int maxRun, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     SortedHashes base = random(n, seed);
     long[] hi = new long[n];
