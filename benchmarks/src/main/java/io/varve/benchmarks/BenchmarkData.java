@@ -49,6 +49,24 @@ public final class BenchmarkData {
     return i + 1 == length ? 0 : i + 1;
   }
 
+  /** The high words of the hashes at {@code indexes}, in that order (a sequential query stream). */
+  public long[] hiAt(int[] indexes) {
+    return at(hi, indexes);
+  }
+
+  /** The low words of the hashes at {@code indexes}, parallel to {@link #hiAt}. */
+  public long[] loAt(int[] indexes) {
+    return at(lo, indexes);
+  }
+
+  private static long[] at(long[] words, int[] indexes) {
+    long[] picked = new long[indexes.length];
+    for (int i = 0; i < indexes.length; i++) {
+      picked[i] = words[indexes[i]];
+    }
+    return picked;
+  }
+
   /** The number of hashes. */
   public int size() {
     return hi.length;

@@ -58,12 +58,8 @@ public class BlockedRankBenchmark {
     index = data.buildBlocked(new BlockedIndexParameters(keysPerBlock));
     long built = System.nanoTime();
     order = BenchmarkData.lookupOrder(keys, BenchmarkData.LOOKUP_SEED);
-    queryHi = new long[order.length];
-    queryLo = new long[order.length];
-    for (int i = 0; i < order.length; i++) {
-      queryHi[i] = data.hi[order[i]];
-      queryLo[i] = data.lo[order[i]];
-    }
+    queryHi = data.hiAt(order);
+    queryLo = data.loAt(order);
     cursor = 0;
     double n = keys;
     System.out.printf(

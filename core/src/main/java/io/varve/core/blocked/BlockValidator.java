@@ -139,6 +139,7 @@ final class BlockValidator {
     }
     long pos = start + OCCUPANCY_BITS;
     long keys = 0;
+    long occupied = 0;
     long midOccupied = 0;
     long midExcess = 0;
     for (int j = 0; j < SUB_RANGES; j++) {
@@ -162,6 +163,7 @@ final class BlockValidator {
         throw damaged(block, "sub-range counts run past the block's end");
       }
       pos++;
+      occupied++;
       keys += excess + 1;
       if (j < MIDDLE) {
         midOccupied++;
@@ -177,10 +179,7 @@ final class BlockValidator {
     long tiesStart = pos;
     long midTie = -1;
     long codes = 0;
-    for (long tie = keys - Long.bitCount(words[contentWord]) - Long.bitCount(words[contentWord + 1])
-            - Long.bitCount(words[contentWord + 2]) - Long.bitCount(words[contentWord + 3]);
-        tie > 0;
-        tie--) {
+    for (long tie = keys - occupied; tie > 0; tie--) {
       if (codes++ == midExcess) {
         midTie = pos - tiesStart;
       }
