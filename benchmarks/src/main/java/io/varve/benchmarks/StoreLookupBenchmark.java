@@ -1,7 +1,10 @@
 package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
@@ -40,7 +43,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * </pre>
  *
  * {@code get} is one lookup per call; {@code getAll} a multi-get of {@value #BATCH} keys, scored
- * per key. {@code -p blockBytes=4096} measures a sparse index instead (a lookup searches a block);
+ * per key. {@code -p index=blocked,ect} compares the two dense indexes in one run; {@code -p
+ * blockBytes=4096} measures a sparse index instead (a lookup searches a block);
  * {@code -p access=LOADED} a store loaded into memory ({@link Store#load}).
  */
 @State(Scope.Benchmark)
@@ -57,11 +61,22 @@ public class StoreLookupBenchmark {
   @Param("10000000")
   public int keys;
 
-  /** {@code g} of the index. */
+  /**
+   * The dense index: {@code blocked} (the builder's default; {@link #keysPerBlock}) or {@code ect}
+   * ({@link #bucketSize}, {@link #skipLevels}).
+   */
+  @Param("blocked")
+  public String index = "blocked";
+
+  /** Keys per block of a blocked index. */
+  @Param("300")
+  public int keysPerBlock = 300;
+
+  /** {@code g} of an ECT index. */
   @Param("64")
   public int bucketSize;
 
-  /** Skip levels of the index. */
+  /** Skip levels of an ECT index. */
   @Param("3")
   public int skipLevels;
 
@@ -119,7 +134,7 @@ public class StoreLookupBenchmark {
     long start = System.nanoTime();
     StoreBuilder configured =
         blockBytes == 0
-            ? StoreBuilder.create(directory).indexParameters(new EctParameters(bucketSize, 64, skipLevels))
+            ? StoreBuilder.create(directory).indexParameters(denseIndex())
             : StoreBuilder.create(directory).sparseIndex(blockBytes);
     try (StoreBuilder builder = configured.dataWrites(dataWrites)) {
       for (long i = 0; i < keys; i++) {
@@ -139,10 +154,9 @@ public class StoreLookupBenchmark {
     }
     StoreStats stats = store.stats();
     System.out.printf(
-        "%n[space] store g=%d skip=%d n=%d %s: index %.3f bits/key (tries %.3f + directory %.3f), offsets %.3f bits/key,"
+        "%n[space] store %s n=%d %s: index %.3f bits/key (ECT tries %.3f + directory %.3f), offsets %.3f bits/key,"
             + " heap %.3f bits/key; built and verified in %.1f s%n",
-        bucketSize,
-        skipLevels,
+        blockBytes == 0 ? denseIndex() : "sparse " + blockBytes,
         keys,
         access,
         stats.indexBitsPerKey(),
@@ -151,6 +165,12 @@ public class StoreLookupBenchmark {
         stats.offsetsBitsPerKey(),
         stats.memoryBitsPerKey(),
         (System.nanoTime() - start) / 1e9);
+  }
+
+  IndexParameters denseIndex() {
+    return IndexKind.fromLabel(index) == IndexKind.BLOCKED
+        ? new BlockedIndexParameters(keysPerBlock)
+        : new EctParameters(bucketSize, 64, skipLevels);
   }
 
   /** Each thread walks the lookup order from its own starting point. */

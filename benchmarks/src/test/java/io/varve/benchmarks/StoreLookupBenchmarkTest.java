@@ -3,20 +3,21 @@ package io.varve.benchmarks;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.reader.DataAccess;
+import java.io.IOException;
+import java.nio.file.Files;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The store lookup benchmark looks up what it claims to and gets the right values. */
 class StoreLookupBenchmarkTest {
   @ParameterizedTest
-  @CsvSource({"MAPPED, SMALL", "MAPPED, HUGE_PAGES", "LOADED, SMALL"})
-  void getAndGetAllReturnEachQueryValue(DataAccess access, PageCacheWrites dataWrites) throws IOException {
+  @CsvSource({"MAPPED, SMALL, blocked", "MAPPED, HUGE_PAGES, blocked", "LOADED, SMALL, blocked", "MAPPED, SMALL, ect"})
+  void getAndGetAllReturnEachQueryValue(DataAccess access, PageCacheWrites dataWrites, String index) throws IOException {
     StoreLookupBenchmark bench = new StoreLookupBenchmark();
     bench.keys = 5_000;
+    bench.index = index;
     bench.bucketSize = 64;
     bench.skipLevels = 3;
     bench.access = access;
@@ -24,6 +25,7 @@ class StoreLookupBenchmarkTest {
     bench.setup();
     try {
       assertEquals(5_000, bench.store.size());
+      assertEquals(index, bench.store.stats().indexKind().label());
       StoreLookupBenchmark.Cursor cursor = new StoreLookupBenchmark.Cursor();
       cursor.next = 0;
       for (int call = 0; call < 3_000; call++) {

@@ -1,12 +1,12 @@
 package io.varve.builder;
 
-import io.varve.core.ect.EctIndexBuilder;
+import io.varve.core.index.RankIndexBuilder;
 import java.io.IOException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 /**
- * Feeds an {@link EctIndexBuilder} on a thread of its own: hashes are handed over in blocks, so
+ * Feeds a {@link RankIndexBuilder} on a thread of its own: hashes are handed over in blocks, so
  * that building the index (about a third of a merge's work) overlaps reading and writing records.
  * A failure of the index thread surfaces at the next hand-over or at {@link #finish()}. One
  * producer thread; not otherwise thread-safe.
@@ -15,7 +15,7 @@ final class IndexFeeder implements AutoCloseable {
   private static final int BLOCK = 1 << 15;
   private static final Block END = new Block(0);
 
-  private final EctIndexBuilder index;
+  private final RankIndexBuilder index;
   private final BlockingQueue<Block> ready = new ArrayBlockingQueue<>(4);
   private final BlockingQueue<Block> free = new ArrayBlockingQueue<>(4);
   private final Thread thread;
@@ -34,7 +34,7 @@ final class IndexFeeder implements AutoCloseable {
     }
   }
 
-  IndexFeeder(EctIndexBuilder index) {
+  IndexFeeder(RankIndexBuilder index) {
     this.index = index;
     for (int i = 0; i < 3; i++) {
       free.add(new Block(BLOCK));

@@ -1,7 +1,10 @@
 package io.varve.builder;
 
-import io.varve.core.ect.EctIndexBuilder;
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
+import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
@@ -50,8 +53,8 @@ import java.util.stream.Stream;
  * to 256 temporary files, one per hash prefix (a contiguous range of hash order), while {@code put}
  * fills the other half. {@link #build()} then takes the partitions in hash order: the background
  * thread loads and sorts one (splitting it by the next hash bits if it does not fit in memory)
- * and feeds its hashes to the ECT index, while the caller's thread writes the previous one to the
- * {@code data} file. No k-way merge is needed. Offsets, index and {@code meta} follow; everything
+ * and feeds its hashes to the index (a blocked index by default, see {@link #indexParameters}),
+ * while the caller's thread writes the previous one to the {@code data} file. No k-way merge is needed. Offsets, index and {@code meta} follow; everything
  * goes into a staging directory that is forced to disk and renamed to the target: readers see a
  * complete store or none. A build that fits in memory is sorted and written without spilling.
  *
@@ -75,8 +78,17 @@ public final class StoreBuilder implements Closeable {
   /** The smallest memory budget accepted: 2 MiB. */
   public static final long MIN_MEMORY_BUDGET = 2L << 20;
 
-  /** The default index parameters: {@code g = 64, hmax = 64}, skip lengths on 3 levels. */
-  public static final EctParameters DEFAULT_INDEX = new EctParameters(64, 64, 3);
+  /**
+   * The default index of a dense store: a blocked index of 300 keys per block ({@link
+   * BlockedIndexParameters#DEFAULT}), about 3.45 bits per key, whose lookups read one 128-byte block.
+   */
+  public static final IndexParameters DEFAULT_INDEX = BlockedIndexParameters.DEFAULT;
+
+  /**
+   * The ECT knobs for a dense store that trades lookup time for a smaller index: {@code g = 64,
+   * hmax = 64}, skip lengths on 3 levels (about 3.1 bits per key).
+   */
+  public static final EctParameters DEFAULT_ECT_INDEX = new EctParameters(64, 64, 3);
 
   private static final int MAX_SEED_ATTEMPTS = 8;
   private static final long PROGRESS_INTERVAL = 1 << 20;
@@ -85,7 +97,7 @@ public final class StoreBuilder implements Closeable {
   private long memoryBudget = DEFAULT_MEMORY_BUDGET;
   private DuplicatePolicy duplicatePolicy = DuplicatePolicy.FAIL;
   /** Null until set: the default then depends on the index kind. */
-  private EctParameters indexParameters;
+  private IndexParameters indexParameters;
   private long seed;
   private Path temporaryParent;
   private BuildListener listener = BuildListener.NONE;
@@ -140,12 +152,18 @@ public final class StoreBuilder implements Closeable {
   }
 
   /**
-   * The ECT index knobs (default {@link #DEFAULT_INDEX}, or {@link
-   * StoreReindexer#DEFAULT_SPARSE_INDEX} with {@link #sparseIndex}).
+   * The index kind and knobs: {@link BlockedIndexParameters} for a blocked index (the default,
+   * {@link #DEFAULT_INDEX}), {@link EctParameters} for an ECT index (smaller, slower; for example
+   * {@link #DEFAULT_ECT_INDEX}). A sparse index ({@link #sparseIndex}) is an ECT index (default
+   * {@link StoreReindexer#DEFAULT_SPARSE_INDEX}).
+   *
+   * @throws IllegalArgumentException for blocked parameters on a sparse store
    */
-  public StoreBuilder indexParameters(EctParameters parameters) {
+  public StoreBuilder indexParameters(IndexParameters parameters) {
     checkConfigurable();
-    this.indexParameters = Objects.requireNonNull(parameters, "parameters");
+    Objects.requireNonNull(parameters, "parameters");
+    checkSparseKind(sparseBlockBytes, parameters);
+    this.indexParameters = parameters;
     return this;
   }
 
@@ -219,6 +237,7 @@ public final class StoreBuilder implements Closeable {
     if (!keyMode.keepsKeys()) {
       throw new IllegalArgumentException("a sparse index needs full keys: key mode " + keyMode + " cannot be sparse");
     }
+    checkSparseKind(blockBytes, indexParameters);
     this.sparseBlockBytes = blockBytes;
     return this;
   }
@@ -328,7 +347,7 @@ public final class StoreBuilder implements Closeable {
           listener.progress(BuildListener.Phase.WRITE, outcome.meta.recordCount(), outcome.meta.recordCount());
           StoreMeta meta = outcome.meta;
           if (sparseBlockBytes != StoreReindexer.DENSE && (meta.dataBytes() > 0 || meta.recordCount() == 0)) {
-            meta = StoreReindexer.reindex(outcome.staging, target, sparseBlockBytes, indexParameters);
+            meta = StoreReindexer.reindex(outcome.staging, target, sparseBlockBytes, (EctParameters) indexParameters);
           } else {
             publish(outcome.staging, target);
           }
@@ -417,8 +436,15 @@ public final class StoreBuilder implements Closeable {
     }
   }
 
+  /** Refuses a sparse store with a blocked index: blocks of records are indexed by ECT tries. */
+  private static void checkSparseKind(int blockBytes, IndexParameters parameters) {
+    if (blockBytes != StoreReindexer.DENSE && parameters != null && parameters.kind() != IndexKind.ECT) {
+      throw new IllegalArgumentException("a sparse index is an ECT index: it cannot be " + parameters);
+    }
+  }
+
   /** The knobs of the dense index written first (the final one, unless the store is to be sparse). */
-  private EctParameters denseParameters() {
+  private IndexParameters denseParameters() {
     return indexParameters != null && sparseBlockBytes == StoreReindexer.DENSE ? indexParameters : DEFAULT_INDEX;
   }
 
@@ -791,12 +817,12 @@ public final class StoreBuilder implements Closeable {
      * the attempt), so the index needs no key comparisons.
      */
     private abstract class ChunkSource {
-      final EctIndexBuilder index;
+      final RankIndexBuilder index;
       private boolean anyHash;
       private long lastHi;
       private long lastLo;
 
-      ChunkSource(EctIndexBuilder index) {
+      ChunkSource(RankIndexBuilder index) {
         this.index = index;
       }
 
@@ -834,7 +860,7 @@ public final class StoreBuilder implements Closeable {
     private final class MemoryChunk extends ChunkSource {
       private boolean given;
 
-      MemoryChunk(EctIndexBuilder index) {
+      MemoryChunk(RankIndexBuilder index) {
         super(index);
       }
 
@@ -860,7 +886,7 @@ public final class StoreBuilder implements Closeable {
       private final Future<?> producer;
       private boolean ended;
 
-      PartitionChunks(EctIndexBuilder index) {
+      PartitionChunks(RankIndexBuilder index) {
         super(index);
         free.add(filling);
         free.add(spare);

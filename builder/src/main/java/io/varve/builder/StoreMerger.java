@@ -1,7 +1,7 @@
 package io.varve.builder;
 
-import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.index.IndexParameters;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreMeta;
@@ -44,11 +44,13 @@ import java.util.function.LongFunction;
  * them alike, or throws full keys away ({@link #keyMode}). The new store's index is dense, also when an old one's is sparse ({@link StoreReindexer} makes
  * it sparse again).
  *
- * <p>The new store keeps the old stores' index parameters, page alignment and user metadata
+ * <p>The new store keeps the newest old store's index kind and knobs ({@link
+ * StoreBuilder#DEFAULT_INDEX} when that index is sparse), and the old stores' page alignment and user metadata
  * (newer entries win), unless set here; it is fixed-size when every old store is, with one record
  * size, and every upsert has that size. Its index is sized for the most records the merge could
- * produce, since deletes and replacements show only as it goes (see {@code docs/FORMAT.md}, ECT
- * index version 2); when fewer than half of those remain it is rebuilt from the written records.
+ * produce, since deletes and replacements show only as it goes (see {@code docs/FORMAT.md}: ECT
+ * index version 2, or a blocked index with some emptier blocks); when fewer than half of those
+ * remain it is rebuilt from the written records.
  *
  * <p>Memory: the budget bounds the batch's sort buffers; the merge also holds each old store's
  * record offsets (a few bits per record) and the new index (a few bits per record). Threads: the
@@ -72,7 +74,7 @@ public final class StoreMerger implements Closeable {
   private long memoryBudget = StoreBuilder.DEFAULT_MEMORY_BUDGET;
   private Path temporaryParent;
   private BuildListener listener = BuildListener.NONE;
-  private EctParameters indexParameters;
+  private IndexParameters indexParameters;
   private Integer pageAlignment;
   private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
   private final SortedMap<String, String> metadata = new TreeMap<>();
@@ -156,8 +158,12 @@ public final class StoreMerger implements Closeable {
     return this;
   }
 
-  /** The new store's ECT index knobs (default: the newest old store's). */
-  public StoreMerger indexParameters(EctParameters parameters) {
+  /**
+   * The new store's index kind and knobs ({@link io.varve.core.ect.EctParameters} or {@link
+   * io.varve.core.blocked.BlockedIndexParameters}; default: the newest old store's, or {@link
+   * StoreBuilder#DEFAULT_INDEX} when its index is sparse).
+   */
+  public StoreMerger indexParameters(IndexParameters parameters) {
     checkOpen();
     this.indexParameters = Objects.requireNonNull(parameters, "parameters");
     return this;
@@ -308,7 +314,10 @@ public final class StoreMerger implements Closeable {
       for (StoreMeta meta : baseMetas) {
         upperBound += meta.recordCount();
       }
-      EctParameters parameters = indexParameters != null ? indexParameters : newestBase().indexParameters();
+      IndexParameters parameters =
+          indexParameters != null
+              ? indexParameters
+              : newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters();
       staging = StoreBuilder.stagingFor(target);
       writer =
           new StoreWriter(

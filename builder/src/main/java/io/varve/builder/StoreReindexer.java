@@ -1,12 +1,15 @@
 package io.varve.builder;
 
 import io.varve.core.ect.EctIndex;
-import io.varve.core.ect.EctIndexBuilder;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
+import io.varve.core.index.RankIndex;
+import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreFileWriter;
 import io.varve.core.store.StoreFileWriter.FileSummary;
+import io.varve.core.store.StoreFileWriter;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.DataOutputStream;
@@ -50,21 +53,25 @@ public final class StoreReindexer {
    * Writes the store at {@code source} with a new index to {@code target} (which must not exist).
    *
    * @param blockBytes {@link #DENSE}, or the block size of a sparse index
-   * @param parameters the ECT knobs of the new index, or null for the store's when its index is of
-   *     the same kind (dense or sparse), else the default of the kind ({@link
-   *     StoreBuilder#DEFAULT_INDEX}, {@link #DEFAULT_SPARSE_INDEX})
+   * @param parameters the kind and knobs of the new index, or null for the store's when its index
+   *     is of the same kind (dense or sparse), else the default of the kind ({@link
+   *     StoreBuilder#DEFAULT_INDEX}, {@link #DEFAULT_SPARSE_INDEX}); a sparse index is an ECT index
    * @return the new store's meta
-   * @throws IllegalArgumentException if the block size does not suit the store
+   * @throws IllegalArgumentException if the block size does not suit the store, or blocked
+   *     parameters are given for a sparse index
    * @throws io.varve.core.format.CorruptStoreException if the store turns out damaged (nothing is
    *     published)
    */
-  public static StoreMeta reindex(Path source, Path target, int blockBytes, EctParameters parameters) throws IOException {
+  public static StoreMeta reindex(Path source, Path target, int blockBytes, IndexParameters parameters) throws IOException {
     Path from = source.toAbsolutePath().normalize();
     Path to = target.toAbsolutePath().normalize();
     StoreBuilder.checkNewStoreDirectory(to);
     StoreMeta meta = StoreScan.readMeta(from);
     boolean sameKind = meta.isSparse() == (blockBytes != DENSE);
-    EctParameters knobs =
+    if (blockBytes != DENSE && parameters != null && parameters.kind() != IndexKind.ECT) {
+      throw new IllegalArgumentException("a sparse index is an ECT index: it cannot be " + parameters);
+    }
+    IndexParameters knobs =
         parameters != null
             ? parameters
             : sameKind ? meta.indexParameters() : blockBytes != DENSE ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX;
@@ -94,7 +101,7 @@ public final class StoreReindexer {
     }
   }
 
-  private static StoreMeta writeIndexed(Path from, StoreMeta meta, Path staging, int blockBytes, EctParameters knobs)
+  private static StoreMeta writeIndexed(Path from, StoreMeta meta, Path staging, int blockBytes, IndexParameters knobs)
       throws IOException {
     long n = meta.recordCount();
     RecordHasher hasher = RecordHasher.xxh3(meta.seed());
@@ -120,13 +127,14 @@ public final class StoreReindexer {
       EliasFano offsets = builder.build();
       files.add(writeFile(staging, StoreFile.OFFSETS, offsets::writeTo));
     }
-    EctIndexBuilder index = blocks == null ? EctIndex.builder(n, knobs) : EctIndex.sparseBuilder(n, knobs, blocks.boundaries());
+    RankIndexBuilder index =
+        blocks == null ? knobs.builder(n) : EctIndex.sparseBuilder(n, (EctParameters) knobs, blocks.boundaries());
     try (StoreScan scan = StoreScan.open(from, meta, hasher)) {
       while (scan.next()) {
         index.add(scan.hi, scan.lo);
       }
     }
-    EctIndex built = index.finish();
+    RankIndex built = index.finish();
     files.add(writeFile(staging, StoreFile.INDEX, built::writeTo));
     StoreMeta result =
         new StoreMeta(

@@ -2,9 +2,9 @@ package io.varve.builder;
 
 import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
-import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.IOException;
@@ -57,8 +57,7 @@ final class StoreScan extends DataFileCursor {
 
   /** Reads the meta of the store in {@code directory} (checked in full). */
   static StoreMeta readMeta(Path directory) throws IOException {
-    return StoreFileReader.read(
-        directory.resolve(StoreFile.META.fileName()), StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
+    return StoreMeta.read(directory.resolve(StoreFile.META.fileName()));
   }
 
   /**

@@ -1,13 +1,13 @@
 package io.varve.builder;
 
-import io.varve.core.ect.EctIndex;
-import io.varve.core.ect.EctIndexBuilder;
-import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexParameters;
+import io.varve.core.index.RankIndex;
+import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreFileWriter;
 import io.varve.core.store.StoreFileWriter.FileSummary;
+import io.varve.core.store.StoreFileWriter;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.BufferedInputStream;
@@ -40,7 +40,7 @@ final class StoreWriter {
   private final StoreFileWriter data;
   private final Path startsPath;
   private final DataOutputStream starts;
-  private EctIndexBuilder index;
+  private RankIndexBuilder index;
   private final byte[] zeros;
   private long records;
   private long payloadEnd;
@@ -72,7 +72,7 @@ final class StoreWriter {
       int fixedKeyLength,
       int fixedValueLength,
       int pageBytes,
-      EctParameters parameters,
+      IndexParameters parameters,
       StoreMeta.KeyMode keyMode,
       PageCacheWrites dataWrites)
       throws IOException {
@@ -84,7 +84,7 @@ final class StoreWriter {
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
-    this.index = exactCount ? EctIndex.builder(expectedRecords, parameters) : EctIndex.builderUpTo(expectedRecords, parameters);
+    this.index = exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords);
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataWrites);
@@ -172,7 +172,7 @@ final class StoreWriter {
    * The index being built. It is fed separately from {@link #add} (possibly by another thread,
    * with each distinct hash once, in hash order), so that its work overlaps the data's.
    */
-  EctIndexBuilder index() {
+  RankIndexBuilder index() {
     return index;
   }
 
@@ -194,8 +194,8 @@ final class StoreWriter {
    * duplicates were dropped), built from the records read back: they are in hash order, one per
    * hash.
    */
-  void replaceIndex(EctParameters parameters, RecordHasher hasher) throws IOException {
-    EctIndexBuilder exact = EctIndex.builder(records, parameters);
+  void replaceIndex(IndexParameters parameters, RecordHasher hasher) throws IOException {
+    RankIndexBuilder exact = parameters.builder(records);
     try (RecordCursor written = readBack(hasher)) {
       while (written.next()) {
         exact.add(written.hi, written.lo);
@@ -263,7 +263,7 @@ final class StoreWriter {
    *
    * @return the meta written
    */
-  StoreMeta finish(long seed, EctParameters parameters, SortedMap<String, String> userMetadata) throws IOException {
+  StoreMeta finish(long seed, IndexParameters parameters, SortedMap<String, String> userMetadata) throws IOException {
     if (!indexMatches()) {
       throw new IllegalStateException("the index does not hold one hash per record");
     }
@@ -278,7 +278,7 @@ final class StoreWriter {
     if (!fixedSize) {
       files.add(entry(StoreFile.OFFSETS, writeOffsets()));
     }
-    EctIndex built = index.finish();
+    RankIndex built = index.finish();
     try (StoreFileWriter out = create(StoreFile.INDEX)) {
       built.writeTo(out);
       out.flush();

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.ect.EctIndex;
+import io.varve.core.index.RankIndex;
+import io.varve.core.store.IndexFile;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -55,10 +56,10 @@ class PartitionSplitTest {
       summary = builder.build();
     }
     assertTrue(summary.spills() > 1, "spilled " + summary.spills());
-    StoreMeta meta = StoreFileReader.read(dir.resolve("meta"), StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
+    StoreMeta meta = StoreMeta.read(dir.resolve("meta"));
     assertEquals(7, meta.seed());
     assertEquals(expected.size(), meta.recordCount());
-    EctIndex index = StoreFileReader.read(dir.resolve("index"), StoreFile.INDEX, (in, length) -> EctIndex.readFrom(in));
+    RankIndex index = StoreFileReader.read(dir.resolve("index"), StoreFile.INDEX, (in, length) -> IndexFile.readFrom(in, meta, null));
     byte[] data = Files.readAllBytes(dir.resolve("data"));
     EliasFano offsets =
         StoreFileReader.read(dir.resolve("offsets"), StoreFile.OFFSETS, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));

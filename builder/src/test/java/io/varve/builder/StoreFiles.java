@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.ect.EctIndex;
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.RankIndex;
+import io.varve.core.store.IndexFile;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -46,7 +47,7 @@ final class StoreFiles {
   }
 
   static StoreMeta readMeta(Path dir) throws IOException {
-    return StoreFileReader.read(dir.resolve(StoreFile.META.fileName()), StoreFile.META, (in, len) -> StoreMeta.readFrom(in, len));
+    return StoreMeta.read(dir.resolve(StoreFile.META.fileName()));
   }
 
   /** Reads and fully checks the store at {@code dir}. */
@@ -75,7 +76,8 @@ final class StoreFiles {
     }
     assertEquals(!meta.isFixedSize(), expectedNames.contains(StoreFile.OFFSETS.fileName()));
 
-    EctIndex index = StoreFileReader.read(dir.resolve(StoreFile.INDEX.fileName()), StoreFile.INDEX, (in, len) -> EctIndex.readFrom(in));
+    RankIndex index =
+        StoreFileReader.read(dir.resolve(StoreFile.INDEX.fileName()), StoreFile.INDEX, (in, len) -> IndexFile.readFrom(in, meta, null));
     assertEquals(n, index.size());
     assertEquals(meta.indexParameters(), index.parameters());
     EliasFano offsets =

@@ -5,8 +5,11 @@ import io.varve.builder.DuplicateKeyException;
 import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
@@ -56,7 +59,7 @@ final class BuildCommand {
     int pageAlignment = options.getIntBytes("page-alignment", -1, 0);
     int blockBytes = ReindexCommand.blockBytes(options);
     boolean sparse = blockBytes != StoreReindexer.DENSE;
-    EctParameters knobs = indexKnobs(options, sparse ? StoreReindexer.DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
+    IndexParameters knobs = indexKnobs(options, sparse ? StoreReindexer.DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_ECT_INDEX);
     String temp = options.getString("temp", null);
     StoreMeta.KeyMode keyMode = keyMode(options);
     options.checkAllUsed();
@@ -131,18 +134,44 @@ final class BuildCommand {
   }
 
   /**
-   * The index knobs given ({@code --bucket-size}, {@code --huffman-max}, {@code --skip-levels}),
-   * the others taken from {@code defaults}; null when none is given, which leaves the choice to
-   * the library (the default of the index kind, or a store's own knobs when re-indexing).
+   * The index asked for: {@code --index ect|blocked} and the knobs of that kind ({@code
+   * --bucket-size}, {@code --huffman-max}, {@code --skip-levels} for ECT, whose missing knobs come
+   * from {@code ectDefaults}; {@code --keys-per-block} for blocked). Knobs alone name their kind.
+   * Null when nothing is given, which leaves the choice to the library (its default index, or a
+   * store's own when re-indexing).
+   *
+   * @throws IllegalArgumentException for knobs of the other kind, or an unknown kind
    */
-  static EctParameters indexKnobs(Options options, EctParameters defaults) {
-    if (!options.has("bucket-size") && !options.has("huffman-max") && !options.has("skip-levels")) {
+  static IndexParameters indexKnobs(Options options, EctParameters ectDefaults) {
+    String kindName = options.getString("index", null);
+    boolean ectKnobs = options.has("bucket-size") || options.has("huffman-max") || options.has("skip-levels");
+    boolean blockedKnobs = options.has("keys-per-block");
+    IndexKind kind =
+        kindName != null
+            ? IndexKind.fromLabel(kindName)
+            : ectKnobs ? IndexKind.ECT : blockedKnobs ? IndexKind.BLOCKED : null;
+    if (kind == null) {
       return null;
     }
-    return new EctParameters(
-        options.getInt("bucket-size", defaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE),
-        options.getInt("huffman-max", defaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT),
-        options.getInt("skip-levels", defaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS));
+    if (kind == IndexKind.ECT) {
+      if (blockedKnobs) {
+        throw new IllegalArgumentException("--keys-per-block is a knob of the blocked index, not of an ECT index");
+      }
+      return new EctParameters(
+          options.getInt("bucket-size", ectDefaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE),
+          options.getInt("huffman-max", ectDefaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT),
+          options.getInt("skip-levels", ectDefaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS));
+    }
+    if (ectKnobs) {
+      throw new IllegalArgumentException(
+          "--bucket-size, --huffman-max and --skip-levels are knobs of the ECT index (--index ect), not of a blocked index");
+    }
+    return new BlockedIndexParameters(
+        options.getInt(
+            "keys-per-block",
+            BlockedIndexParameters.DEFAULT.keysPerBlock(),
+            BlockedIndexParameters.MIN_KEYS_PER_BLOCK,
+            BlockedIndexParameters.MAX_KEYS_PER_BLOCK));
   }
 
   /**

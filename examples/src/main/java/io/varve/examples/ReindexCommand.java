@@ -2,7 +2,7 @@ package io.varve.examples;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
-import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexParameters;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -21,7 +21,7 @@ import java.util.Set;
 final class ReindexCommand {
   private static final String USAGE =
       "usage: varve reindex DIR --out OUT (--block-size N | --dense)"
-          + " [--bucket-size G --huffman-max H --skip-levels L]";
+          + " [--index ect|blocked] [--bucket-size G --huffman-max H --skip-levels L | --keys-per-block K]";
 
   private ReindexCommand() {}
 
@@ -31,7 +31,7 @@ final class ReindexCommand {
     boolean dense = options.flag("dense");
     boolean blockSizeGiven = options.has("block-size");
     int blockBytes = blockBytes(options);
-    EctParameters knobs = BuildCommand.indexKnobs(options, dense ? StoreBuilder.DEFAULT_INDEX : StoreReindexer.DEFAULT_SPARSE_INDEX);
+    IndexParameters knobs = BuildCommand.indexKnobs(options, dense ? StoreBuilder.DEFAULT_ECT_INDEX : StoreReindexer.DEFAULT_SPARSE_INDEX);
     options.checkAllUsed();
     if (options.positional().size() != 1 || outDir == null) {
       throw new IllegalArgumentException(USAGE);
@@ -52,7 +52,7 @@ final class ReindexCommand {
       String kind =
           stats.blockBytes() != 0
               ? String.format("sparse index over %d-byte blocks", stats.blockBytes())
-              : "dense index";
+              : "dense " + stats.indexKind().label() + " index";
       out.printf("reindexed %s -> %s: %s, %,d records, index %.3f bits/key, %s %.3f bits/key%n",
           dir, outDir, kind, stats.records(), stats.indexBitsPerKey(),
           stats.blockBytes() != 0 ? "blocks" : "offsets", stats.offsetsBitsPerKey());

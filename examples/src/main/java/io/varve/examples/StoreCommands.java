@@ -1,5 +1,7 @@
 package io.varve.examples;
 
+import io.varve.core.blocked.BlockedIndexParameters;
+import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
@@ -95,13 +97,19 @@ final class StoreCommands {
       out.printf("  hashes           %,d bytes (the keys' hashes, for merge and reindex; lookups never read them)%n",
           store.meta().file(StoreFile.HASHES).size());
     }
-    out.printf("  index            %.3f bits/key (tries %.3f + directory %.3f; g=%d, hmax=%d, skip levels %d)%n",
-        stats.indexBitsPerKey(),
-        perKey(stats.trieBits(), stats.records()),
-        perKey(stats.directoryBits(), stats.records()),
-        store.meta().indexParameters().bucketSize(),
-        store.meta().indexParameters().huffmanMax(),
-        store.meta().indexParameters().skipLevels());
+    if (store.meta().indexParameters() instanceof EctParameters ect) {
+      out.printf("  index            %.3f bits/key (ECT: tries %.3f + directory %.3f; g=%d, hmax=%d, skip levels %d)%n",
+          stats.indexBitsPerKey(),
+          perKey(stats.trieBits(), stats.records()),
+          perKey(stats.directoryBits(), stats.records()),
+          ect.bucketSize(),
+          ect.huffmanMax(),
+          ect.skipLevels());
+    } else {
+      out.printf("  index            %.3f bits/key (blocked: %d keys per 1024-bit block on average)%n",
+          stats.indexBitsPerKey(),
+          ((BlockedIndexParameters) store.meta().indexParameters()).keysPerBlock());
+    }
     if (stats.blockBytes() != 0) {
       // A sparse index finds a key's block, not its record: the block size bounds what a lookup reads.
       out.printf("  sparse index     %d-byte blocks (a lookup searches one block)%n", stats.blockBytes());

@@ -3,7 +3,7 @@ package io.varve.examples;
 import io.varve.builder.BuildListener;
 import io.varve.builder.BuildSummary;
 import io.varve.builder.StoreBuilder;
-import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexParameters;
 import io.varve.reader.Store;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -40,8 +40,7 @@ final class StoreDemo {
     Options options = Options.parse(args, java.util.Set.of("keep"));
     long records = options.getLong("records", 10_000_000, 0, 1L << 40);
     long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
-    int bucketSize = options.getInt("bucket-size", StoreBuilder.DEFAULT_INDEX.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE);
-    int skipLevels = options.getInt("skip-levels", StoreBuilder.DEFAULT_INDEX.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS);
+    IndexParameters index = BuildCommand.indexKnobs(options, StoreBuilder.DEFAULT_ECT_INDEX);
     int lookups = options.getInt("lookups", 1_000_000, 0, Integer.MAX_VALUE);
     long seed = options.getLong("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE);
     String dirOption = options.getString("dir", null);
@@ -61,7 +60,7 @@ final class StoreDemo {
       try (StoreBuilder builder =
           StoreBuilder.create(dir)
               .memoryBudget(memory)
-              .indexParameters(new EctParameters(bucketSize, StoreBuilder.DEFAULT_INDEX.huffmanMax(), skipLevels))
+              .indexParameters(index != null ? index : StoreBuilder.DEFAULT_INDEX)
               .listener(progress)) {
         for (long i = 0; i < records; i++) {
           builder.put(key(i), value(i, seed));

@@ -96,12 +96,12 @@ class ReindexCommandTest extends CommandTestSupport {
 
     Path back = temp.resolve("back");
     assertEquals(0, run("reindex", sparse.toString(), "--out", back.toString(), "--dense", "--skip-levels", "2"), stderr());
-    assertTrue(stdout().startsWith("reindexed " + sparse + " -> " + back + ": dense index, 5,000 records, index "), stdout());
+    assertTrue(stdout().startsWith("reindexed " + sparse + " -> " + back + ": dense ect index, 5,000 records, index "), stdout());
     assertTrue(stdout().contains(" bits/key, offsets "), stdout());
     assertStore(back, records, 0, random);
     try (Store store = Store.open(back)) {
-      // One knob given: the others from the dense default.
-      EctParameters d = StoreBuilder.DEFAULT_INDEX;
+      // One knob given: an ECT index, the other knobs from the dense ECT default.
+      EctParameters d = StoreBuilder.DEFAULT_ECT_INDEX;
       assertEquals(new EctParameters(d.bucketSize(), d.huffmanMax(), 2), store.meta().indexParameters());
     }
 

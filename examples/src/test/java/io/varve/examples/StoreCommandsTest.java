@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The store commands end to end: build from each input format, get, stats, verify, dump, demo. */
@@ -38,7 +39,7 @@ class StoreCommandsTest extends CommandTestSupport {
     assertTrue(stderr().contains("nope: not found"), stderr());
 
     assertEquals(0, run("stats", store.toString(), "--json"));
-    for (String field : new String[] {"\"records\":5", "\"dataBytes\":", "\"indexBitsPerKey\":", "\"offsetsBitsPerKey\":", "\"memoryBitsPerKey\":", "\"formatVersion\":1"}) {
+    for (String field : new String[] {"\"records\":5", "\"dataBytes\":", "\"indexBitsPerKey\":", "\"offsetsBitsPerKey\":", "\"memoryBitsPerKey\":", "\"formatVersion\":3", "\"indexKind\":\"blocked\""}) {
       assertTrue(stdout().contains(field), stdout());
     }
     assertEquals(0, run("stats", store.toString()));
@@ -52,6 +53,51 @@ class StoreCommandsTest extends CommandTestSupport {
     assertEquals(5, dump.split("\n").length, dump);
     assertTrue(dump.contains("tab\\tkey\tline\\nbreak\n"), dump);
     assertTrue(dump.contains("\tempty key\n"), dump);
+  }
+
+  /** {@code --index} and the knobs of each kind; knobs alone name their kind; mixed kinds are refused. */
+  @Test
+  void indexKindAndKnobs() throws IOException {
+    StringBuilder tsv = new StringBuilder();
+    for (int i = 0; i < 3_000; i++) {
+      tsv.append("k").append(i).append('\t').append(i).append('\n');
+    }
+    Path input = write("kinds.tsv", tsv.toString());
+    String[][] cases = {
+      {"blocked-default", "blocked", "keysPerBlock=300"},
+      {"blocked-64", "blocked", "keysPerBlock=64", "--keys-per-block", "64"},
+      {"ect-default", "ect", "EctParameters[bucketSize=64, huffmanMax=64, skipLevels=3]", "--index", "ect"},
+      {"ect-knob", "ect", "EctParameters[bucketSize=128, huffmanMax=64, skipLevels=3]", "--bucket-size", "128"},
+      {"blocked-named", "blocked", "keysPerBlock=100", "--index", "BLOCKED", "--keys-per-block", "100"},
+    };
+    for (String[] c : cases) {
+      Path store = temp.resolve(c[0]);
+      List<String> args = new java.util.ArrayList<>(List.of("build", input.toString(), "--out", store.toString()));
+      args.addAll(List.of(c).subList(3, c.length));
+      assertEquals(0, run(args.toArray(String[]::new)), c[0] + ": " + stderr());
+      assertEquals(0, run("stats", store.toString(), "--json"), stderr());
+      assertTrue(stdout().contains("\"indexKind\":\"" + c[1] + "\""), c[0] + ": " + stdout());
+      assertEquals(0, run("stats", store.toString()), stderr());
+      assertTrue(stdout().contains(c[1].equals("ect") ? "(ECT: tries" : "(blocked: "), c[0] + ": " + stdout());
+      try (io.varve.reader.Store opened = io.varve.reader.Store.open(store)) {
+        assertTrue(opened.meta().indexParameters().toString().contains(c[2]), c[0] + ": " + opened.meta().indexParameters());
+      }
+      assertEquals(0, run("get", store.toString(), "k0", "k2999"), stderr());
+      assertEquals("0\n2999\n", stdout());
+    }
+    assertEquals(2, run("build", input.toString(), "--out", temp.resolve("mixed1").toString(), "--index", "blocked", "--bucket-size", "32"));
+    assertTrue(stderr().contains("knobs of the ECT index"), stderr());
+    assertEquals(2, run("build", input.toString(), "--out", temp.resolve("mixed2").toString(), "--skip-levels", "1", "--keys-per-block", "64"));
+    assertTrue(stderr().contains("--keys-per-block is a knob of the blocked index"), stderr());
+    assertEquals(2, run("build", input.toString(), "--out", temp.resolve("unknown").toString(), "--index", "trie"));
+    assertTrue(stderr().contains("unknown index kind 'trie' (known: ect, blocked)"), stderr());
+    assertEquals(2, run("build", input.toString(), "--out", temp.resolve("range").toString(), "--keys-per-block", "8"));
+    assertTrue(stderr().contains("--keys-per-block must be in [16, 640]"), stderr());
+    assertEquals(2, run("build", input.toString(), "--out", temp.resolve("sparse").toString(), "--block-size", "4k", "--index", "blocked"));
+    assertTrue(stderr().contains("a sparse index is an ECT index"), stderr());
+    for (String name : new String[] {"mixed1", "mixed2", "unknown", "range", "sparse"}) {
+      assertFalse(Files.exists(temp.resolve(name)), name + " left behind");
+    }
   }
 
   /** How the data file reaches the kernel changes nothing in the store's bytes. */

@@ -3,6 +3,9 @@ package io.varve.reader;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.RankIndex;
+import io.varve.core.index.RecordPrefetcher;
+import io.varve.core.store.IndexFile;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
@@ -22,9 +25,9 @@ import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A read-only store opened from a directory that {@code StoreBuilder} wrote: the index and the
- * offsets are loaded on the heap (a few bits per record), the data file is memory-mapped ({@link
- * #open}) or copied into memory ({@link #load}, see {@link DataAccess}), and a lookup reads one
+ * A read-only store opened from a directory that {@code StoreBuilder} wrote: the index (blocked or
+ * ECT, as the store's meta file says) and the offsets are loaded on the heap (a few bits per
+ * record), the data file is memory-mapped ({@link #open}) or copied into memory ({@link #load}, see {@link DataAccess}), and a lookup reads one
  * record. A store with a sparse index (built with {@code sparseIndex}, or given
  * one by {@code StoreReindexer}) holds a block table instead of offsets (a fraction of a bit per
  * record) and a lookup reads one block and searches it, comparing keys record by record.
@@ -59,7 +62,9 @@ public final class Store implements Closeable {
   private final Path directory;
   private final StoreMeta meta;
   private final KeyHasher hasher;
-  private final EctIndex index;
+  private final RankIndex index;
+  /** The index when it is an ECT index (every sparse index is), for what only ECT does; else null. */
+  private final EctIndex ectIndex;
   private final StoreMeta.KeyMode keyMode;
   private final EliasFano offsets;
   /** The blocks of a sparse index; null when the index is dense. */
@@ -75,14 +80,14 @@ public final class Store implements Closeable {
   private final long fileBytes;
   private final LongAdder readsInProgress = new LongAdder();
   /** Overlaps the record's cache misses with the index's, where the record's place is computable. */
-  private final EctIndex.RecordPrefetcher recordPrefetcher;
+  private final RecordPrefetcher recordPrefetcher;
   private final ReadAhead readAhead;
   private volatile boolean closed;
 
   private Store(
       Path directory,
       StoreMeta meta,
-      EctIndex index,
+      RankIndex index,
       EliasFano offsets,
       RecordBlocks blocks,
       RecordMemory data,
@@ -92,6 +97,7 @@ public final class Store implements Closeable {
     this.meta = meta;
     this.hasher = KeyHasher.withSeed(meta.seed());
     this.index = index;
+    this.ectIndex = index instanceof EctIndex ect ? ect : null;
     this.keyMode = meta.keyMode();
     this.offsets = offsets;
     this.blocks = blocks;
@@ -167,7 +173,7 @@ public final class Store implements Closeable {
     if (!Files.isDirectory(directory)) {
       throw new NoSuchFileException(directory.toString(), null, "not a store directory");
     }
-    StoreMeta storeMeta = StoreFileReader.read(meta, StoreFile.META, (in, length) -> StoreMeta.readFrom(in, length));
+    StoreMeta storeMeta = StoreMeta.read(meta);
     if (!withIndex && !storeMeta.keyMode().keepsKeys()) {
       throw new UnsupportedOperationException(
           directory + " keeps no full keys (key mode " + storeMeta.keyMode() + "): it cannot be searched without its index");
@@ -192,7 +198,7 @@ public final class Store implements Closeable {
               storeMeta,
               (in, length) -> RecordBlocks.readFrom(in, storeMeta.recordCount(), storeMeta.dataBytes(), storeMeta.pageBytes()));
     }
-    EctIndex index = withIndex ? readIndex(directory, storeMeta, blocks) : null;
+    RankIndex index = withIndex ? readIndex(directory, storeMeta, blocks) : null;
     EliasFano offsets = null;
     if (!storeMeta.isFixedSize() && blocks == null) {
       offsets = readChecked(directory, StoreFile.OFFSETS, storeMeta, (in, length) -> EliasFano.readFrom(in, storeMeta.recordCount() + 1));
@@ -213,23 +219,17 @@ public final class Store implements Closeable {
     return new Store(directory, storeMeta, index, offsets, blocks, data, access, fileBytes);
   }
 
-  private static EctIndex readIndex(Path directory, StoreMeta storeMeta, RecordBlocks blocks) throws IOException {
-    EctIndex index =
-        readChecked(
-            directory,
-            StoreFile.INDEX,
-            storeMeta,
-            (in, length) -> {
-              EctIndex read = EctIndex.readFrom(in, blocks == null ? null : blocks.boundaries());
-              // readFrom buffers ahead: bytes after the index would go unseen without this check.
-              CorruptStoreException.check(read.serializedBytes() == length, "unexpected bytes after the index");
-              return read;
-            });
-    CorruptStoreException.check(
-        index.size() == storeMeta.recordCount() && index.parameters().equals(storeMeta.indexParameters()),
-        directory.resolve(StoreFile.INDEX.fileName()) + ": index of " + index.size() + " keys with " + index.parameters()
-            + " does not match the meta file (" + storeMeta.recordCount() + " records, " + storeMeta.indexParameters() + ")");
-    return index;
+  private static RankIndex readIndex(Path directory, StoreMeta storeMeta, RecordBlocks blocks) throws IOException {
+    return readChecked(
+        directory,
+        StoreFile.INDEX,
+        storeMeta,
+        (in, length) -> {
+          RankIndex read = IndexFile.readFrom(in, storeMeta, blocks == null ? null : blocks.boundaries());
+          // readFrom buffers ahead: bytes after the index would go unseen without this check.
+          CorruptStoreException.check(read.serializedBytes() == length, "unexpected bytes after the index");
+          return read;
+        });
   }
 
   private static <T> T readChecked(Path directory, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
@@ -379,7 +379,7 @@ public final class Store implements Closeable {
       long[] hash = HASH.get();
       hasher.hash(key, 0, key.length, hash);
       if (blocks != null && index != null) {
-        return searchBlock(index.block(hash[0], hash[1]), key, 0, key.length, false);
+        return searchBlock(ectIndex.block(hash[0], hash[1]), key, 0, key.length, false);
       }
       long rank = rankOf(hash[0], hash[1]);
       if (rank < 0) {
@@ -610,19 +610,20 @@ public final class Store implements Closeable {
         (index == null ? 0 : index.ramBytesUsed())
             + (offsets == null ? 0 : offsets.ramBytesUsed())
             + (blocks == null ? 0 : blocks.ramBytesUsed());
-    long trieBits = index == null ? 0 : index.trieBits();
-    long directoryBits = index == null ? 0 : index.directoryBits();
+    long trieBits = ectIndex == null ? 0 : ectIndex.trieBits();
+    long directoryBits = ectIndex == null ? 0 : ectIndex.directoryBits();
     return new StoreStats(
         recordCount,
         dataBytes,
-        trieBits + directoryBits,
+        meta.indexKind(),
+        index == null ? 0 : index.encodedBits(),
         trieBits,
         directoryBits,
         offsetsBits,
         memory,
         access == DataAccess.LOADED ? data.length() : 0,
         fileBytes,
-        StoreFile.DATA.version(),
+        meta.formatVersion(),
         blocks == null ? 0 : blocks.blockBytes());
   }
 
@@ -661,7 +662,7 @@ public final class Store implements Closeable {
     long[] hash = HASH.get();
     hasher.hash(key, offset, length, hash);
     if (blocks != null && index != null) {
-      return searchBlock(index.block(hash[0], hash[1]), key, offset, length, true);
+      return searchBlock(ectIndex.block(hash[0], hash[1]), key, offset, length, true);
     }
     long rank = rankOf(hash[0], hash[1]);
     if (rank < 0) {
@@ -753,22 +754,29 @@ public final class Store implements Closeable {
 
   /**
    * How lookups read ahead for their record, or null where they cannot. The index guesses the
-   * record's rank before decoding the trie (off by about {@code sqrt(g) / 2} records); where that
+   * record's rank before decoding its own reads ({@link RankIndex#guessError()}: an ECT index
+   * within about {@code sqrt(g) / 2} records, a blocked one about 69 at its default); where that
    * guess, turned into a place in the data, lands within {@value #MAX_GUESS_ERROR_BYTES} bytes of
    * the record, the lines around the guessed place are read, so that the record's miss overlaps
-   * the trie's. Beyond that the reads would mostly miss the record and still cost their own
+   * the index's. Beyond that the reads would mostly miss the record and still cost their own
    * misses (a read that misses the cache holds up the lookup as much as a useful one): for
-   * variable-size records only the offsets' words are read ahead then, for fixed-size records
-   * nothing. Measured in alternating runs: 16-byte fixed records 0.85 of the time without
-   * read-ahead; variable records of 20 bytes on average 0.85 of the time with the offsets' words
-   * alone; pypi's records of 71 bytes on average 1.16 (so they read the offsets' words only);
-   * 120-byte fixed records no difference.
+   * variable-size records only the offsets' words are read ahead then. Fixed-size records whose
+   * guess lands within half a page read the guessed line alone: it is mostly another record's,
+   * but on the record's memory page, whose address translation (a walk of nested page tables on a
+   * VM, the costliest part of a first touch) then overlaps the index's miss. Measured in
+   * alternating runs: 16-byte fixed records 0.85 of the time without read-ahead (ECT); with a
+   * blocked index, the guessed line alone 0.82 of the time without read-ahead and 0.95 of the
+   * lines around it; variable records of 20 bytes on average 0.85 of the time with the offsets'
+   * words alone; pypi's records of 71 bytes on average 1.16 (so they read the offsets' words
+   * only); 120-byte fixed records no difference from the lines around the guess (with an ECT index
+   * they now read the guessed line alone, not measured separately).
    */
-  private EctIndex.RecordPrefetcher recordPrefetcher() {
+  private RecordPrefetcher recordPrefetcher() {
     return switch (readAhead) {
       case NONE -> null;
       case OFFSETS -> offsets::touch;
       case RECORD_LINES -> fixedRecordLength > 0 ? this::prefetchFixedRecord : this::prefetchVariableRecord;
+      case RECORD_PAGE -> this::touchFixedRecord;
     };
   }
 
@@ -779,7 +787,9 @@ public final class Store implements Closeable {
     /** The offsets' words that the record's offset will be read from. */
     OFFSETS,
     /** The lines around the guessed record (and, for variable-size records, the offsets' words). */
-    RECORD_LINES
+    RECORD_LINES,
+    /** The guessed fixed-size record's line alone: for its memory page, more than for the line. */
+    RECORD_PAGE
   }
 
   /** What lookups of this store read ahead; for tests. */
@@ -791,10 +801,13 @@ public final class Store implements Closeable {
     if (index == null || blocks != null || data.length() < dataStart + Long.BYTES || recordCount == 0) {
       return ReadAhead.NONE;
     }
-    double rankError = Math.sqrt(index.parameters().bucketSize()) / 2;
+    double rankError = index.guessError();
     if (fixedRecordLength >= 0) {
-      boolean close = fixedRecordLength > 0 && rankError * fixedRecordLength <= MAX_GUESS_ERROR_BYTES;
-      return close ? ReadAhead.RECORD_LINES : ReadAhead.NONE;
+      double errorBytes = rankError * fixedRecordLength;
+      if (fixedRecordLength == 0 || errorBytes > MAX_PAGE_GUESS_ERROR_BYTES) {
+        return ReadAhead.NONE;
+      }
+      return errorBytes <= MAX_GUESS_ERROR_BYTES ? ReadAhead.RECORD_LINES : ReadAhead.RECORD_PAGE;
     }
     double averageRecord = dataBytes / (double) recordCount;
     return rankError * averageRecord + medianEstimateError(offsets) <= MAX_GUESS_ERROR_BYTES
@@ -804,6 +817,9 @@ public final class Store implements Closeable {
 
   /** The farthest from its record (in bytes, typically) that a guessed record may be worth reading. */
   private static final int MAX_GUESS_ERROR_BYTES = 128;
+
+  /** The farthest from its record (in bytes, typically) that a guess is worth reading for its page. */
+  private static final int MAX_PAGE_GUESS_ERROR_BYTES = 2048;
 
   /** The median distance of {@link EliasFano#estimate} from the offset, over ranks spread evenly. */
   private static double medianEstimateError(EliasFano offsets) {
@@ -834,6 +850,12 @@ public final class Store implements Closeable {
    */
   private long prefetchFixedRecord(long expected) {
     return touchAround(dataStart + RecordFormat.fixedRecordOffset(expected, fixedRecordLength, pageBytes));
+  }
+
+  /** Reads the line where the fixed-size record of rank {@code expected} starts. */
+  private long touchFixedRecord(long expected) {
+    long start = dataStart + RecordFormat.fixedRecordOffset(expected, fixedRecordLength, pageBytes);
+    return data.readNativeLong(Math.min(start, data.length() - Long.BYTES));
   }
 
   /** Reads the line at {@code start} and the line on each side, all on start's memory page. */

@@ -1,25 +1,31 @@
 package io.varve.reader;
 
+import io.varve.core.index.IndexKind;
+
 /**
  * Sizes of an open {@link Store}. An immutable value; thread-safe.
  *
  * @param records the number of records
  * @param dataBytes bytes of records in the data file (its header and footer excluded)
- * @param indexBits bits of the ECT index: tries and bucket directory
- * @param trieBits bits of the tries alone
- * @param directoryBits bits of the bucket directory alone
+ * @param indexKind the kind of the store's index
+ * @param indexBits bits of the index as stored (0 for a store opened without it): tries and
+ *     bucket directory of an ECT index, blocks and spill stream of a blocked one
+ * @param trieBits bits of an ECT index's tries alone (0 for a blocked index)
+ * @param directoryBits bits of an ECT index's bucket directory alone (0 for a blocked index)
  * @param offsetsBits bits of the offsets (0 in a fixed-size store), or of the block table of a
  *     sparse index
  * @param memoryBytes heap bytes held by the open store (index and offsets or blocks)
  * @param loadedBytes bytes of the data file copied into memory outside the heap by {@link
  *     Store#load}; 0 for a mapped store, whose records stay in the page cache
  * @param fileBytes bytes of all the store's files
- * @param formatVersion the data file's format version
+ * @param formatVersion the store's format version (its meta file's: 1 to 3, see {@code
+ *     docs/FORMAT.md})
  * @param blockBytes the block size of a sparse index, 0 for a dense one
  */
 public record StoreStats(
     long records,
     long dataBytes,
+    IndexKind indexKind,
     long indexBits,
     long trieBits,
     long directoryBits,
@@ -53,11 +59,12 @@ public record StoreStats(
   public String toJson() {
     return String.format(
         java.util.Locale.ROOT,
-        "{\"records\":%d,\"dataBytes\":%d,\"indexBits\":%d,\"trieBits\":%d,\"directoryBits\":%d,"
+        "{\"records\":%d,\"dataBytes\":%d,\"indexKind\":\"%s\",\"indexBits\":%d,\"trieBits\":%d,\"directoryBits\":%d,"
             + "\"offsetsBits\":%d,\"memoryBytes\":%d,\"loadedBytes\":%d,\"fileBytes\":%d,\"formatVersion\":%d,\"blockBytes\":%d,"
             + "\"indexBitsPerKey\":%.4f,\"offsetsBitsPerKey\":%.4f,\"memoryBitsPerKey\":%.4f}",
         records,
         dataBytes,
+        indexKind.label(),
         indexBits,
         trieBits,
         directoryBits,

@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,8 @@ final class GoldenStoreFiles {
   static final String SPARSE = "store-meta2-sparse";
   /** Meta version 2: 12-bit key signatures and a hashes file (the fixed sample's records). */
   static final String SIGNATURE = "store-meta2-signature";
+  /** Meta version 3: a blocked index of 100 keys per block on average (the variable sample's records). */
+  static final String BLOCKED = "store-meta3-blocked";
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
@@ -65,7 +68,7 @@ final class GoldenStoreFiles {
   }
 
   static void writeFixed(Path dir) throws IOException {
-    try (StoreBuilder builder = StoreBuilder.create(dir).seed(42)) {
+    try (StoreBuilder builder = StoreBuilder.create(dir).seed(42).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(fixedKey(i), fixedValue(i));
       }
@@ -84,9 +87,20 @@ final class GoldenStoreFiles {
   }
 
   static void writeSignature(Path dir) throws IOException {
-    try (StoreBuilder builder = StoreBuilder.create(dir).seed(7).keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(12))) {
+    try (StoreBuilder builder =
+        StoreBuilder.create(dir).seed(7).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX).keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(12))) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(fixedKey(i), fixedValue(i));
+      }
+      builder.build();
+    }
+  }
+
+  static void writeBlocked(Path dir) throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(dir).seed(3).indexParameters(new BlockedIndexParameters(100)).metadata("sample", "blocked")) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(variableKey(i), variableValue(i));
       }
       builder.build();
     }
@@ -105,6 +119,9 @@ final class GoldenStoreFiles {
     }
     if (args.length == 1 || args[1].equals(SIGNATURE)) {
       writeSignature(folder.resolve(SIGNATURE));
+    }
+    if (args.length == 1 || args[1].equals(BLOCKED)) {
+      writeBlocked(folder.resolve(BLOCKED));
     }
   }
 }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.blocked.BlockedIndexParameters;
+import io.varve.core.index.IndexKind;
+import io.varve.core.store.StoreFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Reads the committed golden stores of format version 1 and checks every record, and checks that
- * today's builder still writes the same data, offsets and index bytes (meta differs only in its
- * creation time).
+ * Reads the committed golden stores of each meta format version (1, 2 and 3) and checks every
+ * record, and checks that today's builder still writes the same data, offsets and index bytes
+ * (meta differs only in its creation time).
  */
 class GoldenStoreTest {
   private static final Path GOLDEN = Path.of("src/test/resources/golden");
@@ -54,11 +57,41 @@ class GoldenStoreTest {
   }
 
   @Test
+  void readsBlockedIndexSample() throws IOException {
+    Path dir = GOLDEN.resolve(GoldenStoreFiles.BLOCKED);
+    check(dir, GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
+    try (Store store = Store.open(dir)) {
+      assertEquals(new BlockedIndexParameters(100), store.meta().indexParameters());
+      assertEquals(3, store.meta().formatVersion());
+      assertEquals(3, store.stats().formatVersion());
+      assertEquals(IndexKind.BLOCKED, store.stats().indexKind());
+      assertTrue(store.stats().indexBitsPerKey() >= 1024.0 / 100, store.stats().toJson());
+    }
+  }
+
+  @Test
+  void samplesCarryTheMetaVersionTheyNeed() throws IOException {
+    String[][] expected = {
+      {GoldenStoreFiles.VARIABLE, "1"}, {GoldenStoreFiles.FIXED, "1"}, {GoldenStoreFiles.SPARSE, "2"},
+      {GoldenStoreFiles.SIGNATURE, "2"}, {GoldenStoreFiles.BLOCKED, "3"}
+    };
+    for (String[] sample : expected) {
+      Path meta = GOLDEN.resolve(sample[0]).resolve(StoreFile.META.fileName());
+      int version = StoreFile.META.checkHeader(Files.readAllBytes(meta), meta.toString());
+      assertEquals(Integer.parseInt(sample[1]), version, sample[0]);
+    }
+  }
+
+  @Test
   void todaysBuilderWritesTheSameBytes() throws IOException {
     GoldenStoreFiles.writeVariable(temp.resolve("variable"));
     GoldenStoreFiles.writeFixed(temp.resolve("fixed"));
     GoldenStoreFiles.writeSparse(temp.resolve("sparse"));
     GoldenStoreFiles.writeSignature(temp.resolve("signature"));
+    GoldenStoreFiles.writeBlocked(temp.resolve("blocked"));
+    for (String file : new String[] {"data", "offsets", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.BLOCKED).resolve(file), temp.resolve("blocked").resolve(file));
+    }
     for (String file : new String[] {"data", "hashes", "index"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SIGNATURE).resolve(file), temp.resolve("signature").resolve(file));
     }

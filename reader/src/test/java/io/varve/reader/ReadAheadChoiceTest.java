@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.index.IndexParameters;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -22,7 +24,7 @@ class ReadAheadChoiceTest {
 
   @TempDir Path temp;
 
-  private Store build(String name, int records, int keyLength, int minValue, int maxValue, EctParameters index)
+  private Store build(String name, int records, int keyLength, int minValue, int maxValue, IndexParameters index)
       throws IOException {
     Path dir = temp.resolve(name);
     SplittableRandom random = new SplittableRandom(SEED);
@@ -59,12 +61,27 @@ class ReadAheadChoiceTest {
         Store fixedLong = build("fixed120", 20_000, 20, 100, 100, g64);
         Store variableShort = build("var20", 20_000, 8, 4, 16, g64);
         Store variableLong = build("var70", 20_000, 10, 0, 120, g64);
-        Store fixedShortWideBuckets = build("fixed16g1024", 20_000, 8, 8, 8, new EctParameters(1024, 64, 0))) {
+        Store fixedShortWideBuckets = build("fixed16g1024", 20_000, 8, 8, 8, new EctParameters(1024, 64, 0));
+        Store fixedLongG4096 = build("fixed120g4096", 20_000, 20, 100, 100, new EctParameters(4096, 64, 0))) {
       assertEquals(Store.ReadAhead.RECORD_LINES, fixedShort.readAhead(), "16-byte records at g = 64: 4 records = 64 bytes off");
-      assertEquals(Store.ReadAhead.NONE, fixedLong.readAhead(), "120-byte records: 480 bytes off");
+      assertEquals(Store.ReadAhead.RECORD_PAGE, fixedLong.readAhead(), "120-byte records: 480 bytes off");
       assertEquals(Store.ReadAhead.RECORD_LINES, variableShort.readAhead(), "about 20-byte records");
       assertEquals(Store.ReadAhead.OFFSETS, variableLong.readAhead(), "about 70-byte records of 10 to 130 bytes");
-      assertEquals(Store.ReadAhead.NONE, fixedShortWideBuckets.readAhead(), "g = 1024: 16 records = 256 bytes off");
+      assertEquals(Store.ReadAhead.RECORD_PAGE, fixedShortWideBuckets.readAhead(), "g = 1024: 16 records = 256 bytes off");
+      assertEquals(Store.ReadAhead.NONE, fixedLongG4096.readAhead(), "g = 4096: 32 records of 120 bytes = 3840 bytes off");
+    }
+  }
+
+  @Test
+  void blockedIndexGuessesWithinABlock() throws IOException {
+    try (Store fixedShort = build("blocked16", 20_000, 8, 8, 8, BlockedIndexParameters.DEFAULT);
+        Store fixedLong = build("blocked120", 20_000, 20, 100, 100, BlockedIndexParameters.DEFAULT);
+        Store fixedTiny = build("blocked8", 20_000, 4, 4, 4, new BlockedIndexParameters(16));
+        Store variableShort = build("blockedVar20", 20_000, 8, 4, 16, BlockedIndexParameters.DEFAULT)) {
+      assertEquals(Store.ReadAhead.RECORD_PAGE, fixedShort.readAhead(), "16-byte records: about 9 records = 139 bytes off");
+      assertEquals(Store.ReadAhead.RECORD_PAGE, fixedLong.readAhead(), "120-byte records: 1,039 bytes off");
+      assertEquals(Store.ReadAhead.RECORD_LINES, fixedTiny.readAhead(), "8-byte records, 16 keys per block: 16 bytes off");
+      assertEquals(Store.ReadAhead.OFFSETS, variableShort.readAhead(), "about 20-byte records: 170 bytes off and more");
     }
   }
 }

@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.varve.builder.StoreBuilder;
-import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
+import io.varve.core.index.RankIndex;
+import io.varve.core.store.IndexFile;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
@@ -104,9 +107,22 @@ class StoreCorruptionTest {
       List<byte[]> absent,
       boolean fixedSize,
       int metaDataBytesAt,
-      int metaCreatedAt) {
+      int metaCreatedAt,
+      boolean blockedIndex) {
     int n() {
       return keys.length;
+    }
+
+    int metaKeyModeAt() {
+      return metaKnobsEnd(blockedIndex);
+    }
+
+    int metaKeyLengthAt() {
+      return metaKnobsEnd(blockedIndex) + 1;
+    }
+
+    int metaValueLengthAt() {
+      return metaKnobsEnd(blockedIndex) + 5;
     }
 
     long dataBytes() {
@@ -169,7 +185,7 @@ class StoreCorruptionTest {
   }
 
   /** Builds a store ({@code pageBytes} -1: the builder's default alignment) and decodes its layout. */
-  static Fixture build(Path dir, String name, Map<ByteBuffer, byte[]> records, EctParameters parameters, int pageBytes, long seed)
+  static Fixture build(Path dir, String name, Map<ByteBuffer, byte[]> records, IndexParameters parameters, int pageBytes, long seed)
       throws IOException {
     try (StoreBuilder builder =
         StoreBuilder.create(dir).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).indexParameters(parameters).metadata("origin", name)) {
@@ -230,7 +246,8 @@ class StoreCorruptionTest {
     assertEquals(starts[n], n == 0 ? 0 : ends[n - 1], "the payload ends with the last record");
     // Where the meta payload keeps dataBytes and createdMillis (after the fixed-position fields).
     byte[] metaPayload = payloadOf(files.get(StoreFile.META.fileName()), StoreFile.META);
-    int dataBytesAt = find(metaPayload, ByteBuffer.allocate(8).putLong(meta.dataBytes()).array(), META_VALUE_LENGTH + 4);
+    boolean blocked = meta.indexKind() == IndexKind.BLOCKED;
+    int dataBytesAt = find(metaPayload, ByteBuffer.allocate(8).putLong(meta.dataBytes()).array(), metaKnobsEnd(blocked) + 9);
     int createdAt = find(metaPayload, ByteBuffer.allocate(8).putLong(meta.createdMillis()).array(), dataBytesAt + 8);
     assertEquals(dataBytesAt + 8, createdAt, "meta layout: createdMillis follows dataBytes");
     SplittableRandom random = new SplittableRandom(seed + 1);
@@ -245,7 +262,7 @@ class StoreCorruptionTest {
         absent.add(key);
       }
     }
-    return new Fixture(name, Map.copyOf(files), keys, values, starts, ends, List.copyOf(absent), meta.isFixedSize(), dataBytesAt, createdAt);
+    return new Fixture(name, Map.copyOf(files), keys, values, starts, ends, List.copyOf(absent), meta.isFixedSize(), dataBytesAt, createdAt, blocked);
   }
 
   /** The first position at or after {@code from} where {@code pattern} occurs in {@code bytes}. */
@@ -300,7 +317,8 @@ class StoreCorruptionTest {
 
   static StoreMeta parseMeta(byte[] metaFile) throws IOException {
     byte[] payload = payloadOf(metaFile, StoreFile.META);
-    return StoreMeta.readFrom(new DataInputStream(new ByteArrayInputStream(payload)), payload.length);
+    int version = StoreFile.META.checkHeader(metaFile, "meta");
+    return StoreMeta.readFrom(new DataInputStream(new ByteArrayInputStream(payload)), payload.length, version);
   }
 
   static byte[] writeMeta(StoreMeta meta) throws IOException {
@@ -367,12 +385,18 @@ class StoreCorruptionTest {
   // Payload offsets of the meta fields (StoreMeta's layout).
   static final int META_RECORD_COUNT = 0;
   static final int META_SEED = 8;
+  // Versions 1 and 2: the ECT knobs.
   static final int META_BUCKET_SIZE = 16;
   static final int META_HUFFMAN_MAX = 20;
   static final int META_SKIP_LEVELS = 24;
-  static final int META_KEY_MODE = 28;
-  static final int META_KEY_LENGTH = 29;
-  static final int META_VALUE_LENGTH = 33;
+  // Version 3 with a blocked index: the index kind, then the one knob.
+  static final int META_INDEX_KIND = 16;
+  static final int META_KEYS_PER_BLOCK = 17;
+
+  /** Where the fields after the index knobs start (keyMode, then keyLength, valueLength). */
+  static int metaKnobsEnd(boolean blockedIndex) {
+    return blockedIndex ? META_KEYS_PER_BLOCK + 4 : META_SKIP_LEVELS + 4;
+  }
   // dataBytes, createdMillis and what follows: found per store (Fixture.metaDataBytesAt).
 
   static EliasFano readOffsets(byte[] offsetsFile, long n) throws IOException {
@@ -388,7 +412,7 @@ class StoreCorruptionTest {
     return envelope(StoreFile.OFFSETS, bytes.toByteArray());
   }
 
-  /** The index file with its payload's own trailing ECT checksum and the file footer recomputed. */
+  /** The index file with its payload's own trailing checksum (ECT's or the blocked index's) and the file footer recomputed. */
   static byte[] refooterIndex(byte[] index) {
     byte[] copy = index.clone();
     int payloadStart = StoreFile.INDEX.payloadOffset();
@@ -858,21 +882,35 @@ class StoreCorruptionTest {
           p.putLong(dataBytesAt, d + 24);
         }
       });
-      rejected.put("bucketSize + 1", p -> p.putInt(META_BUCKET_SIZE, p.getInt(META_BUCKET_SIZE) + 1));
-      rejected.put("bucketSize 0", p -> p.putInt(META_BUCKET_SIZE, 0));
-      rejected.put("bucketSize -1", p -> p.putInt(META_BUCKET_SIZE, -1));
-      rejected.put("huffmanMax 100000", p -> p.putInt(META_HUFFMAN_MAX, 100_000));
-      rejected.put("huffmanMax - 1", p -> p.putInt(META_HUFFMAN_MAX, p.getInt(META_HUFFMAN_MAX) - 1));
-      rejected.put("skipLevels 17", p -> p.putInt(META_SKIP_LEVELS, 17));
-      rejected.put("skipLevels - 1", p -> p.putInt(META_SKIP_LEVELS, p.getInt(META_SKIP_LEVELS) - 1));
-      rejected.put("keyMode 1", p -> p.put(META_KEY_MODE, (byte) 1));
-      rejected.put("keyMode 255", p -> p.put(META_KEY_MODE, (byte) 255));
-      rejected.put("keyLength -2", p -> p.putInt(META_KEY_LENGTH, -2));
-      rejected.put("valueLength -2", p -> p.putInt(META_VALUE_LENGTH, -2));
-      rejected.put("keyLength MIN_VALUE", p -> p.putInt(META_KEY_LENGTH, Integer.MIN_VALUE));
+      if (f.blockedIndex()) {
+        rejected.put("index kind 0 (ECT)", p -> p.put(META_INDEX_KIND, (byte) 0));
+        rejected.put("index kind 2", p -> p.put(META_INDEX_KIND, (byte) 2));
+        rejected.put("index kind 255", p -> p.put(META_INDEX_KIND, (byte) 255));
+        rejected.put("keysPerBlock + 1", p -> p.putInt(META_KEYS_PER_BLOCK, p.getInt(META_KEYS_PER_BLOCK) + 1));
+        rejected.put("keysPerBlock - 1", p -> p.putInt(META_KEYS_PER_BLOCK, p.getInt(META_KEYS_PER_BLOCK) - 1));
+        rejected.put("keysPerBlock 0", p -> p.putInt(META_KEYS_PER_BLOCK, 0));
+        rejected.put("keysPerBlock 641", p -> p.putInt(META_KEYS_PER_BLOCK, 641));
+        rejected.put("keysPerBlock MIN_VALUE", p -> p.putInt(META_KEYS_PER_BLOCK, Integer.MIN_VALUE));
+      } else {
+        rejected.put("bucketSize + 1", p -> p.putInt(META_BUCKET_SIZE, p.getInt(META_BUCKET_SIZE) + 1));
+        rejected.put("bucketSize 0", p -> p.putInt(META_BUCKET_SIZE, 0));
+        rejected.put("bucketSize -1", p -> p.putInt(META_BUCKET_SIZE, -1));
+        rejected.put("huffmanMax 100000", p -> p.putInt(META_HUFFMAN_MAX, 100_000));
+        rejected.put("huffmanMax - 1", p -> p.putInt(META_HUFFMAN_MAX, p.getInt(META_HUFFMAN_MAX) - 1));
+        rejected.put("skipLevels 17", p -> p.putInt(META_SKIP_LEVELS, 17));
+        rejected.put("skipLevels - 1", p -> p.putInt(META_SKIP_LEVELS, p.getInt(META_SKIP_LEVELS) - 1));
+      }
+      int keyModeAt = f.metaKeyModeAt();
+      int keyLengthAt = f.metaKeyLengthAt();
+      int valueLengthAt = f.metaValueLengthAt();
+      rejected.put("keyMode 1", p -> p.put(keyModeAt, (byte) 1));
+      rejected.put("keyMode 255", p -> p.put(keyModeAt, (byte) 255));
+      rejected.put("keyLength -2", p -> p.putInt(keyLengthAt, -2));
+      rejected.put("valueLength -2", p -> p.putInt(valueLengthAt, -2));
+      rejected.put("keyLength MIN_VALUE", p -> p.putInt(keyLengthAt, Integer.MIN_VALUE));
       Map<String, Consumer<ByteBuffer>> pageLies = new LinkedHashMap<>();
-      if (dataBytesAt == META_VALUE_LENGTH + 8) { // pageBytes:int32 between valueLength and dataBytes
-        int pageBytesAt = META_VALUE_LENGTH + 4;
+      if (dataBytesAt == valueLengthAt + 8) { // pageBytes:int32 between valueLength and dataBytes
+        int pageBytesAt = valueLengthAt + 4;
         rejected.put("pageBytes 1000", p -> p.putInt(pageBytesAt, 1000));
         rejected.put("pageBytes -4096", p -> p.putInt(pageBytesAt, -4096));
         rejected.put("pageBytes 8192", p -> p.putInt(pageBytesAt, 8192));
@@ -884,20 +922,20 @@ class StoreCorruptionTest {
       }
       if (f.fixedSize()) {
         rejected.put("variable sizes without offsets", p -> {
-          p.putInt(META_KEY_LENGTH, -1);
-          p.putInt(META_VALUE_LENGTH, -1);
+          p.putInt(keyLengthAt, -1);
+          p.putInt(valueLengthAt, -1);
         });
-        rejected.put("keyLength 17", p -> p.putInt(META_KEY_LENGTH, 17));
-        rejected.put("keyLength MAX_VALUE", p -> p.putInt(META_KEY_LENGTH, Integer.MAX_VALUE));
-        rejected.put("valueLength -1", p -> p.putInt(META_VALUE_LENGTH, -1));
+        rejected.put("keyLength 17", p -> p.putInt(keyLengthAt, 17));
+        rejected.put("keyLength MAX_VALUE", p -> p.putInt(keyLengthAt, Integer.MAX_VALUE));
+        rejected.put("valueLength -1", p -> p.putInt(valueLengthAt, -1));
       } else {
         rejected.put("fixed 16+8 with offsets", p -> {
-          p.putInt(META_KEY_LENGTH, 16);
-          p.putInt(META_VALUE_LENGTH, 8);
+          p.putInt(keyLengthAt, 16);
+          p.putInt(valueLengthAt, 8);
         });
         rejected.put("fixed sizes adding up to dataBytes with offsets", p -> {
-          p.putInt(META_KEY_LENGTH, 0);
-          p.putInt(META_VALUE_LENGTH, 0);
+          p.putInt(keyLengthAt, 0);
+          p.putInt(valueLengthAt, 0);
           p.putLong(dataBytesAt, 0);
         });
       }
@@ -946,8 +984,8 @@ class StoreCorruptionTest {
       if (f.fixedSize()) {
         for (int[] kv : new int[][] {{24, 0}, {0, 24}, {8, 16}, {23, 1}}) {
           run(f, "lying meta", "fixed sizes " + kv[0] + "+" + kv[1], editMeta(f.files(), p -> {
-            p.putInt(META_KEY_LENGTH, kv[0]);
-            p.putInt(META_VALUE_LENGTH, kv[1]);
+            p.putInt(keyLengthAt, kv[0]);
+            p.putInt(valueLengthAt, kv[1]);
           }), misses, false);
         }
       }
@@ -1236,8 +1274,8 @@ class StoreCorruptionTest {
     files.put("meta", writeMeta(new StoreMeta(1, meta.seed(), meta.indexParameters(), meta.keyMode(), validKey, validValue,
         meta.pageBytes(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
     files = editMeta(files, p -> {
-      p.putInt(META_KEY_LENGTH, keyLength);
-      p.putInt(META_VALUE_LENGTH, valueLength);
+      p.putInt(f.metaKeyLengthAt(), keyLength);
+      p.putInt(f.metaValueLengthAt(), valueLength);
       p.putLong(f.metaDataBytesAt(), dataBytes);
     });
     Path dir = writeStore(files);
@@ -1280,7 +1318,7 @@ class StoreCorruptionTest {
    */
   @Test
   void garbageAtTheEndOfTheTrie() throws IOException {
-    for (EctParameters parameters : new EctParameters[] {StoreBuilder.DEFAULT_INDEX, new EctParameters(16, 8, 2)}) {
+    for (EctParameters parameters : new EctParameters[] {StoreBuilder.DEFAULT_ECT_INDEX, new EctParameters(16, 8, 2)}) {
       Fixture f = null;
       long seed = DAMAGE_SEED + 6;
       for (int n = 120; f == null && n < 400; n++) {
@@ -1329,7 +1367,7 @@ class StoreCorruptionTest {
   void offsetsThatHideARecord() throws IOException {
     Fixture f = variable;
     byte[] index = f.files().get("index");
-    EctIndex ect = EctIndex.readFrom(new ByteArrayInputStream(payloadOf(index, StoreFile.INDEX)));
+    RankIndex ect = IndexFile.readFrom(new ByteArrayInputStream(payloadOf(index, StoreFile.INDEX)), parseMeta(f.files().get("meta")), null);
     KeyHasher hasher = KeyHasher.withSeed(parseMeta(f.files().get("meta")).seed());
     byte[] data = f.files().get("data");
     int h = StoreFile.DATA.payloadOffset();

@@ -16,6 +16,7 @@ import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
 import io.varve.core.bits.BitWriter;
 import io.varve.core.bits.LongBigArray;
 import io.varve.core.ect.HashFeed;
+import io.varve.core.index.RankIndexBuilder;
 import java.util.Arrays;
 
 /**
@@ -33,7 +34,7 @@ import java.util.Arrays;
  * <p>Use in that order: {@link #add} exactly {@code keyCount} times (or at most {@code maxKeyCount}
  * for {@link BlockedIndex#builderUpTo}), then {@link #finish()} once. Not thread-safe.
  */
-public final class BlockedIndexBuilder {
+public final class BlockedIndexBuilder implements RankIndexBuilder {
   private final HashFeed feed;
   private final BlockedIndexParameters parameters;
   private final long blockCount;
@@ -81,6 +82,7 @@ public final class BlockedIndexBuilder {
    *     order")
    * @throws IllegalStateException after {@link #finish()}, or past the declared key count
    */
+  @Override
   public void add(long hi, long lo) {
     feed.accept(hi, lo);
     long subRange = BlockedLayout.subRange(hi, lo, multiplier);
@@ -100,9 +102,19 @@ public final class BlockedIndexBuilder {
     pending++;
   }
 
-  /** Hashes added so far. */
+  @Override
   public long added() {
     return feed.accepted();
+  }
+
+  @Override
+  public long declared() {
+    return feed.declared();
+  }
+
+  @Override
+  public boolean exactCount() {
+    return feed.exact();
   }
 
   /**
@@ -111,6 +123,7 @@ public final class BlockedIndexBuilder {
    * @throws IllegalStateException if called twice, or if fewer hashes than declared were added to
    *     an exact-count builder
    */
+  @Override
   public BlockedIndex finish() {
     feed.finish();
     while (block < blockCount) {

@@ -1,5 +1,8 @@
 package io.varve.core.blocked;
 
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
+
 /**
  * The knob of a {@link BlockedIndex}.
  *
@@ -8,7 +11,7 @@ package io.varve.core.blocked;
  *     that overflow) and more blocks whose content spills to a second read
  *     <p>An immutable value; thread-safe.
  */
-public record BlockedIndexParameters(int keysPerBlock) {
+public record BlockedIndexParameters(int keysPerBlock) implements IndexParameters {
   /** About 3.4 bits per key with one block in a few hundred spilling (measured in the README). */
   public static final BlockedIndexParameters DEFAULT = new BlockedIndexParameters(300);
 
@@ -30,6 +33,23 @@ public record BlockedIndexParameters(int keysPerBlock) {
       throw new IllegalArgumentException(
           "keysPerBlock must be in [" + MIN_KEYS_PER_BLOCK + ", " + MAX_KEYS_PER_BLOCK + "]: " + keysPerBlock);
     }
+  }
+
+  @Override
+  public IndexKind kind() {
+    return IndexKind.BLOCKED;
+  }
+
+  /** {@link BlockedIndex#builder}. */
+  @Override
+  public BlockedIndexBuilder builder(long keyCount) {
+    return BlockedIndex.builder(keyCount, this);
+  }
+
+  /** {@link BlockedIndex#builderUpTo}. */
+  @Override
+  public BlockedIndexBuilder builderUpTo(long maxKeyCount) {
+    return BlockedIndex.builderUpTo(maxKeyCount, this);
   }
 
   /** The number of blocks for {@code keyCount} keys: {@code max(1, ceil(keyCount / keysPerBlock))}. */

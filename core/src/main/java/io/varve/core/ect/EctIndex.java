@@ -5,6 +5,8 @@ import io.varve.core.bits.LongWords;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.WordsIO;
+import io.varve.core.index.RankIndex;
+import io.varve.core.index.RecordPrefetcher;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -60,7 +62,7 @@ import java.util.zip.CheckedOutputStream;
  * <p>Instances are immutable and thread-safe: single lookups allocate nothing and may run from any
  * number of threads.
  */
-public final class EctIndex {
+public final class EctIndex implements RankIndex {
   static final int MAGIC = 0x56454354;
   /** The version whose bucket count follows from the key count. */
   static final int VERSION_EXACT_BUCKETS = 1;
@@ -146,11 +148,13 @@ public final class EctIndex {
   }
 
   /** The number of indexed hashes. */
+  @Override
   public long size() {
     return keyCount;
   }
 
   /** The parameters the index was built with. */
+  @Override
   public EctParameters parameters() {
     return parameters;
   }
@@ -168,25 +172,12 @@ public final class EctIndex {
    * @throws IllegalStateException on a sparse index (use {@link #block})
    * @throws CorruptStoreException when the trie bits are found damaged
    */
+  @Override
   public long rank(long hi, long lo) {
     if (blocks != null) {
       throw new IllegalStateException("rank() on a sparse index; use block()");
     }
     return locate(hi, lo);
-  }
-
-  /**
-   * Reads memory ahead of need for the record a lookup will read next, given the rank the record
-   * probably has. {@link EctIndex#rank(long, long, RecordPrefetcher)} calls it once the bucket is
-   * known and before its trie is decoded, so that the record's cache misses overlap the trie's and
-   * its decoding instead of following them. Implementations read (they cannot write) and return
-   * what they read, which the index consumes so that the reads are not optimized away; they must
-   * accept any rank in {@code [0, size())} and must not throw. Called from the looking-up thread.
-   */
-  @FunctionalInterface
-  public interface RecordPrefetcher {
-    /** Touches the memory of the record at about {@code expectedRank}; returns any value read. */
-    long prefetch(long expectedRank);
   }
 
   /**
@@ -198,6 +189,7 @@ public final class EctIndex {
    * @throws IllegalStateException on a sparse index
    * @throws CorruptStoreException when the trie bits are found damaged
    */
+  @Override
   public long rank(long hi, long lo, RecordPrefetcher prefetcher) {
     if (blocks != null) {
       throw new IllegalStateException("rank() on a sparse index; use block()");
@@ -218,6 +210,12 @@ public final class EctIndex {
       throw new AssertionError("never: ranks are at least -1");
     }
     return rank;
+  }
+
+  /** About {@code sqrt(g) / 2}: the deviation of a binomial count over a bucket. */
+  @Override
+  public double guessError() {
+    return Math.sqrt(parameters.bucketSize()) / 2;
   }
 
   /** Any value: compared with what a prefetcher read only so that the JIT keeps the reads. */
@@ -248,6 +246,7 @@ public final class EctIndex {
    * @throws IllegalStateException on a sparse index
    * @throws CorruptStoreException when the trie bits are found damaged
    */
+  @Override
   public void rank(long[] hi, long[] lo, long[] ranks, int from, int to) {
     if (blocks != null) {
       throw new IllegalStateException("rank() on a sparse index; use block()");
@@ -467,24 +466,34 @@ public final class EctIndex {
     return directory.encodedBits();
   }
 
+  /** Bits of the tries plus the bucket directory. */
+  @Override
+  public long encodedBits() {
+    return trieBits + directoryBits();
+  }
+
   /** Index bits per key: tries plus directory, as stored. */
+  @Override
   public double bitsPerKey() {
-    return keyCount == 0 ? 0 : (double) (trieBits + directoryBits()) / keyCount;
+    return keyCount == 0 ? 0 : (double) encodedBits() / keyCount;
   }
 
   /** Bytes of heap held by this index (tries, directory and select samples; shared code tables excluded). */
+  @Override
   public long ramBytesUsed() {
     return 96 + trie.ramBytesUsed() + directory.ramBytesUsed();
   }
 
-  /** Writes the serialized form (see the class documentation); does not close {@code out}. */
   /** The number of bytes {@link #writeTo} writes. */
+  @Override
   public long serializedBytes() {
     long header = 6 * Integer.BYTES + 3 * Long.BYTES;
     long trieBytes = Long.BYTES + Long.BYTES * trie.length();
     return header + directory.serializedBytes() + trieBytes + Integer.BYTES;
   }
 
+  /** Writes the serialized form (see the class documentation); does not close {@code out}. */
+  @Override
   public void writeTo(OutputStream out) throws IOException {
     CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
     DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));

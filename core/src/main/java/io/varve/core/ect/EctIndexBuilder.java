@@ -3,7 +3,7 @@ package io.varve.core.ect;
 import io.varve.core.bits.BitWriter;
 import io.varve.core.bits.LongBigArray;
 import io.varve.core.codes.TrieCodes;
-import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.RankIndexBuilder;
 import java.util.Arrays;
 
 /**
@@ -23,7 +23,7 @@ import java.util.Arrays;
  * EctIndex#builderUpTo}), must be added before {@link #finish()}, which may be called once. Not
  * thread-safe.
  */
-public final class EctIndexBuilder {
+public final class EctIndexBuilder implements RankIndexBuilder {
   private final EctParameters parameters;
   private final HashFeed feed;
   private final long bucketCount;
@@ -64,6 +64,7 @@ public final class EctIndexBuilder {
   }
 
   /** Adds the next hash; hashes must come in strictly increasing hash order. */
+  @Override
   public void add(long hi, long lo) {
     feed.accept(hi, lo);
     long bucket = VirtualBuckets.bucketOf(hi, bucketCount);
@@ -84,16 +85,19 @@ public final class EctIndexBuilder {
   }
 
   /** The number of hashes added so far. */
+  @Override
   public long added() {
     return feed.accepted();
   }
 
   /** The number of hashes declared when the builder was created (exact, or an upper bound). */
+  @Override
   public long declared() {
     return feed.declared();
   }
 
   /** Whether {@link #finish()} needs exactly {@link #declared()} hashes (or accepts fewer). */
+  @Override
   public boolean exactCount() {
     return feed.exact();
   }
@@ -102,6 +106,7 @@ public final class EctIndexBuilder {
    * Finishes the index; call once, after exactly the declared number of hashes (or, for a builder
    * from {@link EctIndex#builderUpTo}, at most that many).
    */
+  @Override
   public EctIndex finish() {
     feed.finish();
     long added = feed.accepted();

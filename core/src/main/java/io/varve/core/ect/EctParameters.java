@@ -1,6 +1,8 @@
 package io.varve.core.ect;
 
 import io.varve.core.codes.TrieCodes;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
 
 /**
  * The knobs of an entropy-coded-trie index.
@@ -15,7 +17,7 @@ import io.varve.core.codes.TrieCodes;
  *     at that level; 0 is the paper's plain representation
  *     <p>An immutable value; thread-safe.
  */
-public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) {
+public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) implements IndexParameters {
   /** The paper's setting: {@code g = 256, hmax = 64}, no skip lengths. */
   public static final EctParameters DEFAULT = new EctParameters(256, 64, 0);
 
@@ -44,6 +46,23 @@ public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) {
   /** Parameters without skip lengths. */
   public EctParameters(int bucketSize, int huffmanMax) {
     this(bucketSize, huffmanMax, 0);
+  }
+
+  @Override
+  public IndexKind kind() {
+    return IndexKind.ECT;
+  }
+
+  /** A dense-index builder: {@link EctIndex#builder}. */
+  @Override
+  public EctIndexBuilder builder(long keyCount) {
+    return EctIndex.builder(keyCount, this);
+  }
+
+  /** A dense-index builder for at most {@code maxKeyCount} hashes: {@link EctIndex#builderUpTo}. */
+  @Override
+  public EctIndexBuilder builderUpTo(long maxKeyCount) {
+    return EctIndex.builderUpTo(maxKeyCount, this);
   }
 
   /** The number of virtual buckets for {@code keyCount} keys: {@code max(1, ceil(n / g))}. */

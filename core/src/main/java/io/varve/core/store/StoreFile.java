@@ -23,8 +23,8 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * The payloads are described by the classes that own them: {@link StoreMeta} ({@code meta}),
- * {@link RecordFormat} ({@code data}), {@code EliasFano} ({@code offsets}) and {@code EctIndex}
- * ({@code index}). Immutable and thread-safe.
+ * {@link RecordFormat} ({@code data}), {@code EliasFano} ({@code offsets}), {@code EctIndex} or
+ * {@code BlockedIndex} ({@code index}). Immutable and thread-safe.
  */
 public enum StoreFile {
   /** The records in hash order ({@link RecordFormat}). */
@@ -34,7 +34,11 @@ public enum StoreFile {
    * a store with a sparse index.
    */
   OFFSETS("offsets", "varve-offsets", 1, 1, 0),
-  /** The ECT index: rank of each key in hash order (dense), or its block (sparse). */
+  /**
+   * The index: rank of each key in hash order (dense), or its block (sparse). The payload is the
+   * serialized index of the kind the meta file names: {@code EctIndex} or {@code BlockedIndex}, each
+   * with its own magic, version and checksum.
+   */
   INDEX("index", "varve-index", 1, 1, 0),
   /** The blocks of a sparse index: first rank and first record start of each ({@link RecordBlocks}). */
   BLOCKS("blocks", "varve-blocks", 1, 1, 0),
@@ -45,9 +49,10 @@ public enum StoreFile {
   HASHES("hashes", "varve-hashes", 1, 1, 0),
   /**
    * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
-   * may have a sparse index (a {@code blocks} file instead of {@code offsets}); written only then.
+   * may have a sparse index (a {@code blocks} file instead of {@code offsets}) or keep no full keys;
+   * version 3: the meta names the index kind (ECT or blocked). Each is written only when needed.
    */
-  META("meta", "varve-meta", 1, 2, 0);
+  META("meta", "varve-meta", 1, 3, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;

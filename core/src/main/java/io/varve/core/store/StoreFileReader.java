@@ -6,7 +6,6 @@ import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -28,6 +27,12 @@ public final class StoreFileReader {
   @FunctionalInterface
   public interface PayloadParser<T> {
     T parse(DataInputStream payload, long payloadLength) throws IOException;
+  }
+
+  /** Parses a payload of a format whose versions differ in layout: told the version found. */
+  @FunctionalInterface
+  public interface VersionedPayloadParser<T> {
+    T parse(DataInputStream payload, long payloadLength, int version) throws IOException;
   }
 
   /**
@@ -86,15 +91,23 @@ public final class StoreFileReader {
    *     exactly or ends early
    */
   public static <T> T read(Path path, StoreFile kind, PayloadParser<T> parser) throws IOException {
+    return read(path, kind, (VersionedPayloadParser<T>) (payload, payloadLength, version) -> parser.parse(payload, payloadLength));
+  }
+
+  /** {@link #read(Path, StoreFile, PayloadParser)}, telling the parser the file's format version. */
+  public static <T> T read(Path path, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
     verify(path, kind);
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       long payloadLength = channel.size() - kind.envelopeLength();
+      ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
+      readFully(channel, header, 0, path);
+      int version = kind.checkHeader(header.array(), path.toString());
       channel.position(kind.payloadOffset());
       BoundedInputStream bounded =
           new BoundedInputStream(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
       T parsed;
       try {
-        parsed = parser.parse(new DataInputStream(bounded), payloadLength);
+        parsed = parser.parse(new DataInputStream(bounded), payloadLength, version);
       } catch (EOFException e) {
         throw new CorruptStoreException(path + ": payload ends early", e);
       } catch (CorruptStoreException e) {

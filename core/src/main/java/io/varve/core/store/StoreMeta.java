@@ -1,11 +1,15 @@
 package io.varve.core.store;
 
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,8 +22,7 @@ import java.util.TreeMap;
  * other files, and their sizes and checksums so that it can validate them.
  *
  * <pre>
- * Payload     := recordCount:int64 seed:int64
- *                bucketSize:int32 huffmanMax:int32 skipLevels:int32
+ * Payload     := recordCount:int64 seed:int64 Index
  *                keyMode:uint8                           (0 = full keys stored with each record,
  *                                                          1 = signatures, 2 = no keys; version 2)
  *                signatureBits:uint8                     (only when keyMode = 1: 1 to 64)
@@ -30,17 +33,24 @@ import java.util.TreeMap;
  *                fileCount:uint8 FileEntry^fileCount     (data; offsets if record sizes vary and the index
  *                                                          is dense, blocks if it is sparse; index)
  *                entryCount:int32 UserEntry^entryCount   (sorted by key, keys distinct)
+ * Index       := EctKnobs                               (versions 1 and 2: always an ECT index)
+ *              | indexKind:uint8 (EctKnobs | BlockedKnobs) (version 3: 0 = ECT, 1 = blocked)
+ * EctKnobs    := bucketSize:int32 huffmanMax:int32 skipLevels:int32
+ * BlockedKnobs:= keysPerBlock:int32
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
  * UserEntry   := key:String value:String
  * String      := length:int32 bytes:UTF-8[length]
  * </pre>
  *
- * The meta file is format version 1, or 2 when it lists a {@code blocks} file (a sparse index) or
- * the store keeps no full keys, which version-1 readers cannot serve. An immutable value; thread-safe.
+ * The meta file is written in the oldest version that holds it, so that older readers read what
+ * they can: version 1; 2 when it lists a {@code blocks} file (a sparse index) or the store keeps no
+ * full keys, which version-1 readers cannot serve; 3 when the index is a blocked index, which
+ * readers of versions 1 and 2 do not know. An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
- * @param indexParameters the ECT index knobs
+ * @param indexParameters the index's kind and knobs ({@link EctParameters} or {@link
+ *     BlockedIndexParameters}; a sparse index is an ECT index)
  * @param keyMode how keys are kept
  * @param keyLength every key's length in fixed-size mode, else -1
  * @param valueLength every value's length in fixed-size mode, else -1
@@ -53,7 +63,7 @@ import java.util.TreeMap;
 public record StoreMeta(
     long recordCount,
     long seed,
-    EctParameters indexParameters,
+    IndexParameters indexParameters,
     KeyMode keyMode,
     int keyLength,
     int valueLength,
@@ -200,6 +210,10 @@ public record StoreMeta(
       throw new IllegalArgumentException(
           "an offsets file is needed exactly when record sizes vary and the index is dense (sparse: a blocks file)");
     }
+    java.util.Objects.requireNonNull(indexParameters, "indexParameters");
+    if (indexKind(indexParameters) == IndexKind.BLOCKED && hasBlocks) {
+      throw new IllegalArgumentException("a sparse index is an ECT index, not " + indexParameters);
+    }
     if (hasBlocks && !keyMode.keepsKeys()) {
       throw new IllegalArgumentException("a sparse index needs full keys to search its blocks");
     }
@@ -216,9 +230,34 @@ public record StoreMeta(
     return hasFile(StoreFile.BLOCKS);
   }
 
-  /** The version of the meta format this meta needs: 2 for a sparse store or one without full keys, else 1. */
+  /**
+   * The version of the meta format this meta needs: 3 with a blocked index, 2 for a sparse store
+   * or one without full keys, else 1.
+   */
   public int formatVersion() {
+    if (indexKind(indexParameters) != IndexKind.ECT) {
+      return 3;
+    }
     return isSparse() || !keyMode.keepsKeys() ? 2 : 1;
+  }
+
+  /** The kind of the store's index. */
+  public IndexKind indexKind() {
+    return indexKind(indexParameters);
+  }
+
+  /**
+   * The kind of {@code parameters}, checking that it is one this format can record: only the
+   * parameter classes of this library, whose knobs the meta file lays out.
+   */
+  private static IndexKind indexKind(IndexParameters parameters) {
+    if (parameters instanceof EctParameters) {
+      return IndexKind.ECT;
+    }
+    if (parameters instanceof BlockedIndexParameters) {
+      return IndexKind.BLOCKED;
+    }
+    throw new IllegalArgumentException("a store records ECT or blocked index parameters, not " + parameters.getClass().getName());
   }
 
   /** Whether the store has a file of {@code kind} (every store has data and index). */
@@ -240,9 +279,7 @@ public record StoreMeta(
   public void writeTo(DataOutput out) throws IOException {
     out.writeLong(recordCount);
     out.writeLong(seed);
-    out.writeInt(indexParameters.bucketSize());
-    out.writeInt(indexParameters.huffmanMax());
-    out.writeInt(indexParameters.skipLevels());
+    writeIndexParameters(out);
     out.writeByte(keyMode.kind().code);
     if (keyMode.kind() == KeyMode.Kind.SIGNATURE) {
       out.writeByte(keyMode.signatureBits());
@@ -265,17 +302,56 @@ public record StoreMeta(
     }
   }
 
+  /** The index kind's code in meta version 3. */
+  private static final int ECT_CODE = 0;
+  private static final int BLOCKED_CODE = 1;
+
+  private void writeIndexParameters(DataOutput out) throws IOException {
+    if (formatVersion() >= 3) {
+      out.writeByte(indexKind() == IndexKind.ECT ? ECT_CODE : BLOCKED_CODE);
+    }
+    if (indexParameters instanceof EctParameters ect) {
+      out.writeInt(ect.bucketSize());
+      out.writeInt(ect.huffmanMax());
+      out.writeInt(ect.skipLevels());
+    } else {
+      out.writeInt(((BlockedIndexParameters) indexParameters).keysPerBlock());
+    }
+  }
+
+  private static IndexParameters readIndexParameters(DataInput in, int version) throws IOException {
+    int kind = version >= 3 ? in.readUnsignedByte() : ECT_CODE;
+    try {
+      if (kind == ECT_CODE) {
+        int bucketSize = in.readInt();
+        int huffmanMax = in.readInt();
+        return new EctParameters(bucketSize, huffmanMax, in.readInt());
+      }
+      CorruptStoreException.check(kind == BLOCKED_CODE, "unknown index kind " + kind);
+      return new BlockedIndexParameters(in.readInt());
+    } catch (IllegalArgumentException e) {
+      throw new CorruptStoreException("invalid index parameters: " + e.getMessage(), e);
+    }
+  }
+
   /**
-   * Reads and validates a payload of {@code payloadLength} bytes.
+   * Reads and checks the meta file {@code path} (envelope, checksum, payload).
+   *
+   * @throws CorruptStoreException naming the file on any defect
+   */
+  public static StoreMeta read(Path path) throws IOException {
+    return StoreFileReader.read(path, StoreFile.META, StoreMeta::readFrom);
+  }
+
+  /**
+   * Reads and validates a payload of {@code payloadLength} bytes of meta format {@code version}.
    *
    * @throws CorruptStoreException on any invalid field
    */
-  public static StoreMeta readFrom(DataInput in, long payloadLength) throws IOException {
+  public static StoreMeta readFrom(DataInput in, long payloadLength, int version) throws IOException {
     long recordCount = in.readLong();
     long seed = in.readLong();
-    int bucketSize = in.readInt();
-    int huffmanMax = in.readInt();
-    int skipLevels = in.readInt();
+    IndexParameters indexParameters = readIndexParameters(in, version);
     int keyModeCode = in.readUnsignedByte();
     KeyMode keyMode;
     if (keyModeCode == KeyMode.Kind.FULL.code) {
@@ -315,11 +391,12 @@ public record StoreMeta(
       String key = readString(in, payloadLength);
       CorruptStoreException.check(user.put(key, readString(in, payloadLength)) == null, "repeated user metadata key");
     }
+    StoreMeta meta;
     try {
-      return new StoreMeta(
+      meta = new StoreMeta(
           recordCount,
           seed,
-          new EctParameters(bucketSize, huffmanMax, skipLevels),
+          indexParameters,
           keyMode,
           keyLength,
           valueLength,
@@ -331,6 +408,9 @@ public record StoreMeta(
     } catch (IllegalArgumentException e) {
       throw new CorruptStoreException("invalid meta: " + e.getMessage(), e);
     }
+    CorruptStoreException.check(
+        meta.formatVersion() <= version, "a version-" + version + " meta file cannot describe this store (version " + meta.formatVersion() + " can)");
+    return meta;
   }
 
   private static boolean isDataFileName(String name) {

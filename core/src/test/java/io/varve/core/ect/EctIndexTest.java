@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.RecordPrefetcher;
 import io.varve.core.succinct.EliasFano;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -200,7 +201,7 @@ class EctIndexTest {
         EctIndex index = hashes.buildDense(parameters);
         long[] calls = new long[1];
         long[] guess = new long[1];
-        EctIndex.RecordPrefetcher prefetcher = expected -> {
+        RecordPrefetcher prefetcher = expected -> {
           calls[0]++;
           guess[0] = expected;
           assertTrue(expected >= 0 && expected < index.size(), "guess " + expected + " outside [0, " + index.size() + ")");
