@@ -1,6 +1,7 @@
 package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.index.IndexKind;
 import io.varve.reader.Store;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,13 +15,14 @@ import java.util.SplittableRandom;
  * <pre>
  * java --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED \
  *     --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     io.varve.benchmarks.ColdLookups DIR RECORDS MAX_VALUE_BYTES [LOOKUPS]
+ *     io.varve.benchmarks.ColdLookups DIR RECORDS MAX_VALUE_BYTES [LOOKUPS [INDEX]]
  * </pre>
  *
  * Builds a store of {@code RECORDS} records (8-byte keys; values of {@code MAX_VALUE_BYTES}
  * bytes, or random sizes up to it when followed by {@code r}, e.g. {@code 4000r}) in {@code DIR}
  * unless it exists, then opens it, drops the page cache and looks up {@code LOOKUPS} random member
- * keys (default 10000), checking each value's length.
+ * keys (default 10000), checking each value's length. {@code INDEX} is {@code blocked} (the
+ * builder's default) or {@code ect} (g = 64, hmax = 64, 3 skip levels), for a store built here.
  */
 public final class ColdLookups {
   private ColdLookups() {}
@@ -31,9 +33,11 @@ public final class ColdLookups {
     boolean randomSizes = args[2].endsWith("r");
     int valueBytes = Integer.parseInt(randomSizes ? args[2].substring(0, args[2].length() - 1) : args[2]);
     int lookups = args.length > 3 ? Integer.parseInt(args[3]) : 10_000;
+    IndexKind index = args.length > 4 ? IndexKind.fromLabel(args[4]) : IndexKind.BLOCKED;
     if (!Files.exists(dir)) {
       long start = System.nanoTime();
-      try (StoreBuilder builder = StoreBuilder.create(dir)) {
+      try (StoreBuilder builder =
+          StoreBuilder.create(dir).indexParameters(index == IndexKind.ECT ? StoreBuilder.DEFAULT_ECT_INDEX : StoreBuilder.DEFAULT_INDEX)) {
         for (long i = 0; i < records; i++) {
           builder.put(StoreLookupBenchmark.key(i), new byte[valueLength(i, valueBytes, randomSizes)]);
         }
@@ -42,7 +46,8 @@ public final class ColdLookups {
       System.out.printf("built %s in %.1f s%n", dir, (System.nanoTime() - start) / 1e9);
     }
     try (Store store = Store.open(dir)) {
-      System.out.printf("store: %,d records, %,d data bytes (%.0f bytes/record)%n",
+      System.out.printf("store: %s index, %,d records, %,d data bytes (%.0f bytes/record)%n",
+          store.stats().indexKind().label(),
           store.size(), store.stats().dataBytes(), store.stats().dataBytes() / (double) Math.max(1, store.size()));
       dropPageCache();
       SplittableRandom random = new SplittableRandom(BenchmarkData.LOOKUP_SEED);

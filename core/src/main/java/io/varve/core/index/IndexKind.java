@@ -2,7 +2,7 @@ package io.varve.core.index;
 
 import java.util.Locale;
 
-/** The kinds of {@link RankIndex}: which structure maps a store's key hashes to ranks. */
+/** The kinds of {@link RankIndex}: which structure maps a store's key hashes to ranks. Thread-safe. */
 public enum IndexKind {
   /**
    * The entropy-coded trie index ({@code io.varve.core.ect.EctIndex}): about 2.5 bits per key, a few
