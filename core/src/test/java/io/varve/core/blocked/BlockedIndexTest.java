@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.core.ect.DuplicateHashException;
 import io.varve.core.ect.SortedHashes;
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.index.RecordPrefetcher;
+import io.varve.core.index.PrefetchGuesses;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -156,29 +156,11 @@ class BlockedIndexTest {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
       for (BlockedIndexParameters parameters : new BlockedIndexParameters[] {BlockedIndexParameters.DEFAULT, new BlockedIndexParameters(16)}) {
         BlockedIndex index = build(hashes, parameters);
-        long[] calls = new long[1];
-        long[] guess = new long[1];
-        RecordPrefetcher prefetcher = expected -> {
-          calls[0]++;
-          guess[0] = expected;
-          assertTrue(expected >= 0 && expected < index.size(), "guess " + expected + " outside [0, " + index.size() + ")");
-          return expected;
-        };
-        double absoluteError = 0;
-        for (int i = 0; i < hashes.size(); i++) {
-          long before = calls[0];
-          assertEquals(i, index.rank(hashes.hi[i], hashes.lo[i], prefetcher), "member " + i + " with " + parameters);
-          assertEquals(before + 1, calls[0], "one guess per member lookup");
-          absoluteError += Math.abs(guess[0] - i);
-        }
-        for (int t = 0; t < 1000; t++) {
-          long hi = random.nextLong();
-          long lo = random.nextLong();
-          assertEquals(index.rank(hi, lo), index.rank(hi, lo, prefetcher), "non-member " + t);
-        }
+        PrefetchGuesses.Outcome outcome = PrefetchGuesses.check(index, hashes, random, parameters.toString());
+        assertEquals(n, outcome.guesses(), "one guess per member lookup");
         if (n >= 1000) {
-          // Interpolating within a group of 64 blocks: off by about half the root of its key count.
-          double mean = absoluteError / n;
+          // Interpolating within a block: off by about half the root of its key count.
+          double mean = outcome.meanError();
           assertTrue(mean < index.guessError(), "mean guess error " + mean + " against " + index.guessError() + " with " + parameters);
           assertTrue(mean > index.guessError() / 10, "mean guess error " + mean + " suspiciously small with " + parameters);
         }

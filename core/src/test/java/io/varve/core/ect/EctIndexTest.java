@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
-import io.varve.core.index.RecordPrefetcher;
+import io.varve.core.index.PrefetchGuesses;
 import io.varve.core.succinct.EliasFano;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -199,34 +199,12 @@ class EctIndexTest {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
       for (EctParameters parameters : new EctParameters[] {new EctParameters(64, 64, 3), new EctParameters(16, 8, 0)}) {
         EctIndex index = hashes.buildDense(parameters);
-        long[] calls = new long[1];
-        long[] guess = new long[1];
-        RecordPrefetcher prefetcher = expected -> {
-          calls[0]++;
-          guess[0] = expected;
-          assertTrue(expected >= 0 && expected < index.size(), "guess " + expected + " outside [0, " + index.size() + ")");
-          return expected;
-        };
-        double absoluteError = 0;
-        long guesses = 0;
-        for (int i = 0; i < hashes.size(); i++) {
-          long before = calls[0];
-          assertEquals(i, index.rank(hashes.hi[i], hashes.lo[i], prefetcher), "member " + i + " with " + parameters);
-          assertTrue(calls[0] - before <= 1, "one guess per lookup at most");
-          if (calls[0] > before) {
-            absoluteError += Math.abs(guess[0] - i);
-            guesses++;
-          }
-        }
-        for (int t = 0; t < 1000 && n > 0; t++) {
-          long hi = random.nextLong();
-          long lo = random.nextLong();
-          assertEquals(index.rank(hi, lo), index.rank(hi, lo, prefetcher), "non-member " + t);
-        }
+        PrefetchGuesses.Outcome outcome = PrefetchGuesses.check(index, hashes, random, parameters.toString());
+        double mean = outcome.meanError();
+        long guesses = outcome.guesses();
         if (n >= 1000) {
           // A member's place in its bucket's hash range predicts its rank to about sqrt(g) / 2.
-          double mean = absoluteError / guesses;
-          assertTrue(mean < Math.sqrt(parameters.bucketSize()) / 2, "mean guess error " + mean + " with " + parameters);
+          assertTrue(mean < index.guessError(), "mean guess error " + mean + " against " + index.guessError() + " with " + parameters);
           assertTrue(guesses > n / 2, guesses + " guesses for " + n + " keys");
         }
       }
