@@ -108,6 +108,8 @@ public class StoreLookupBenchmark {
   byte[][] queries;
   /** The record number of each query (for tests: the value is {@link #value} of it). */
   long[] queryIds;
+  /** Keys of no record ({@link #key} of numbers past the last record), in lookup order. */
+  byte[][] absentQueries;
 
   /** The key of record {@code i}: 8 bytes derived from {@code i}. */
   static byte[] key(long i) {
@@ -152,6 +154,10 @@ public class StoreLookupBenchmark {
       queryIds[i] = random.nextInt(keys);
       queries[i] = key(queryIds[i]);
     }
+    absentQueries = new byte[queries.length][];
+    for (int i = 0; i < absentQueries.length; i++) {
+      absentQueries[i] = key(keys + (long) i);
+    }
     StoreStats stats = store.stats();
     System.out.printf(
         "%n[space] store %s n=%d %s: index %.3f bits/key (ECT tries %.3f + directory %.3f), offsets %.3f bits/key,"
@@ -189,6 +195,18 @@ public class StoreLookupBenchmark {
   public byte[] get(Cursor cursor) {
     byte[] value = store.get(queries[cursor.next]);
     cursor.next = BenchmarkData.nextLookup(cursor.next, queries.length);
+    return value;
+  }
+
+  /**
+   * One lookup of an absent key (null): a blocked index turns a third of them away without reading
+   * a record (their sub-range is empty); the others, and every one with an ECT index, read the
+   * record the index names and compare its key.
+   */
+  @Benchmark
+  public byte[] getAbsent(Cursor cursor) {
+    byte[] value = store.get(absentQueries[cursor.next]);
+    cursor.next = BenchmarkData.nextLookup(cursor.next, absentQueries.length);
     return value;
   }
 

@@ -33,6 +33,10 @@ class StoreLookupBenchmarkTest {
         assertArrayEquals(StoreLookupBenchmark.value(bench.queryIds[query]), bench.get(cursor), "get " + call);
         assertEquals(query + 1, cursor.next);
       }
+      for (int call = 0; call < 1_000; call++) {
+        assertEquals(null, bench.getAbsent(cursor), "getAbsent " + call);
+      }
+      cursor.next = 3_000;
       StoreLookupBenchmark.Batch batch = new StoreLookupBenchmark.Batch();
       int first = cursor.next;
       byte[][] values = bench.getAll(cursor, batch);

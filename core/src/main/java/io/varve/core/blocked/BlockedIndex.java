@@ -24,6 +24,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
@@ -255,6 +256,35 @@ public final class BlockedIndex implements RankIndex {
       throw new AssertionError("never: ranks are at least -1");
     }
     return rank;
+  }
+
+  /** Lookups of {@link #rank(long[], long[], long[], int, int)} whose block reads are issued together. */
+  private static final int BATCH = 16;
+
+  /**
+   * Ranks many hashes: {@code ranks[i] = rank(hi[i], lo[i])} for {@code i} in {@code [from, to)}.
+   * Lookups go in groups of {@value #BATCH} whose blocks (both cache lines of each) are read before
+   * any is decoded, so that their cache misses overlap instead of following one another.
+   */
+  @Override
+  public void rank(long[] hi, long[] lo, long[] ranks, int from, int to) {
+    Objects.checkFromToIndex(from, to, Math.min(hi.length, Math.min(lo.length, ranks.length)));
+    long touched = 0;
+    for (int start = from; start < to; start += BATCH) {
+      int end = Math.min(to, start + BATCH);
+      for (int i = start; i < end; i++) {
+        long block = BlockedLayout.subRange(hi[i], lo[i], multiplier) >>> SUB_RANGE_SHIFT;
+        long[] words = chunks[BlockedLayout.chunkOf(block)];
+        int first = BlockedLayout.wordInChunk(block);
+        touched += words[first] ^ words[first + HEADER_WORD];
+      }
+      for (int i = start; i < end; i++) {
+        ranks[i] = rank(hi[i], lo[i]);
+      }
+    }
+    if (touched == TOUCH_SENTINEL && to < from) {
+      throw new AssertionError("never: to >= from was checked");
+    }
   }
 
   /** The rank of the first key of {@code block} (of the next key when it is empty). */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.core.ect.DuplicateHashException;
 import io.varve.core.ect.SortedHashes;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.index.BatchRanks;
 import io.varve.core.index.PrefetchGuesses;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -145,6 +146,18 @@ class BlockedIndexTest {
     assertEquals(BlockedIndexParameters.DEFAULT.blockCount(20_000), index.blockCount());
     assertRanksExact(hashes, index);
     assertRanksExact(hashes, roundTrip(index));
+  }
+
+  @Test
+  void batchRankAgreesWithSingleRank() {
+    long seed = 0xBA7C8L;
+    System.out.println("BlockedIndexTest batch seed " + seed);
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int n : new int[] {0, 1, 5, 1000, 100_000}) {
+      SortedHashes hashes = SortedHashes.random(n, seed + n);
+      BatchRanks.check(build(hashes, BlockedIndexParameters.DEFAULT), hashes, random);
+      BatchRanks.check(build(hashes, new BlockedIndexParameters(16)), hashes, random);
+    }
   }
 
   @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.BatchRanks;
 import io.varve.core.index.PrefetchGuesses;
 import io.varve.core.succinct.EliasFano;
 import java.io.ByteArrayInputStream;
@@ -167,27 +168,8 @@ class EctIndexTest {
     SplittableRandom random = new SplittableRandom(seed);
     for (int n : new int[] {0, 1, 5, 1000, 100_000}) {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
-      EctIndex index = hashes.buildDense(new EctParameters(64, 64, 2));
-      int queries = n + 37;
-      long[] hi = new long[queries];
-      long[] lo = new long[queries];
-      for (int i = 0; i < queries; i++) {
-        boolean member = n > 0 && random.nextInt(4) != 0;
-        int k = member ? random.nextInt(n) : 0;
-        hi[i] = member ? hashes.hi[k] : random.nextLong();
-        lo[i] = member ? hashes.lo[k] : random.nextLong();
-      }
-      long[] ranks = new long[queries];
-      int from = Math.min(3, queries);
-      index.rank(hi, lo, ranks, from, queries);
-      for (int i = 0; i < queries; i++) {
-        long expected = i < from ? 0 : index.rank(hi[i], lo[i]);
-        assertEquals(expected, ranks[i], "query " + i + " of " + queries);
-      }
+      BatchRanks.check(hashes.buildDense(new EctParameters(64, 64, 2)), hashes, random);
     }
-    EctIndex index = SortedHashes.random(10, 1).buildDense(EctParameters.DEFAULT);
-    assertThrows(IndexOutOfBoundsException.class, () -> index.rank(new long[4], new long[4], new long[3], 0, 4));
-    assertThrows(IndexOutOfBoundsException.class, () -> index.rank(new long[4], new long[4], new long[4], 3, 2));
   }
 
   @Test
