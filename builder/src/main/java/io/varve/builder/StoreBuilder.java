@@ -437,7 +437,7 @@ public final class StoreBuilder implements Closeable {
   }
 
   /** Refuses a sparse store with a blocked index: blocks of records are indexed by ECT tries. */
-  private static void checkSparseKind(int blockBytes, IndexParameters parameters) {
+  static void checkSparseKind(int blockBytes, IndexParameters parameters) {
     if (blockBytes != StoreReindexer.DENSE && parameters != null && parameters.kind() != IndexKind.ECT) {
       throw new IllegalArgumentException("a sparse index is an ECT index: it cannot be " + parameters);
     }

@@ -45,8 +45,8 @@ import java.util.function.LongFunction;
  * it sparse again).
  *
  * <p>The new store keeps the newest old store's index kind and knobs ({@link
- * StoreBuilder#DEFAULT_INDEX} when that index is sparse), and the old stores' page alignment and user metadata
- * (newer entries win), unless set here; it is fixed-size when every old store is, with one record
+ * StoreBuilder#DEFAULT_INDEX} when that index is sparse), and the old stores' page alignment and
+ * user metadata (newer entries win), unless set here; it is fixed-size when every old store is, with one record
  * size, and every upsert has that size. Its index is sized for the most records the merge could
  * produce, since deletes and replacements show only as it goes (see {@code docs/FORMAT.md}: ECT
  * index version 2, or a blocked index with some emptier blocks); when fewer than half of those

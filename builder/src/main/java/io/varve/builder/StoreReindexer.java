@@ -2,14 +2,13 @@ package io.varve.builder;
 
 import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctParameters;
-import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreFileWriter.FileSummary;
 import io.varve.core.store.StoreFileWriter;
+import io.varve.core.store.StoreFileWriter.FileSummary;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.DataOutputStream;
@@ -68,9 +67,7 @@ public final class StoreReindexer {
     StoreBuilder.checkNewStoreDirectory(to);
     StoreMeta meta = StoreScan.readMeta(from);
     boolean sameKind = meta.isSparse() == (blockBytes != DENSE);
-    if (blockBytes != DENSE && parameters != null && parameters.kind() != IndexKind.ECT) {
-      throw new IllegalArgumentException("a sparse index is an ECT index: it cannot be " + parameters);
-    }
+    StoreBuilder.checkSparseKind(blockBytes, parameters);
     IndexParameters knobs =
         parameters != null
             ? parameters
@@ -149,13 +146,7 @@ public final class StoreReindexer {
             System.currentTimeMillis(),
             files,
             meta.userMetadata());
-    try (StoreFileWriter out =
-        StoreFileWriter.create(staging.resolve(StoreFile.META.fileName()), StoreFile.META, result.formatVersion())) {
-      DataOutputStream payload = new DataOutputStream(out);
-      result.writeTo(payload);
-      payload.flush();
-      out.finish();
-    }
+    result.write(staging.resolve(StoreFile.META.fileName()));
     return result;
   }
 

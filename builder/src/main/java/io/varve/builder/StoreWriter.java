@@ -6,8 +6,8 @@ import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreFileWriter.FileSummary;
 import io.varve.core.store.StoreFileWriter;
+import io.varve.core.store.StoreFileWriter.FileSummary;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.BufferedInputStream;
@@ -297,12 +297,7 @@ final class StoreWriter {
             System.currentTimeMillis(),
             files,
             userMetadata);
-    try (StoreFileWriter out = StoreFileWriter.create(directory.resolve(StoreFile.META.fileName()), StoreFile.META, meta.formatVersion())) {
-      DataOutputStream payload = new DataOutputStream(out);
-      meta.writeTo(payload);
-      payload.flush();
-      out.finish();
-    }
+    meta.write(directory.resolve(StoreFile.META.fileName()));
     return meta;
   }
 

@@ -326,7 +326,9 @@ class StoreCorruptionTest {
     DataOutputStream out = new DataOutputStream(bytes);
     meta.writeTo(out);
     out.flush();
-    return envelope(StoreFile.META, bytes.toByteArray());
+    // The payload's layout depends on the version, which must be the one the meta needs.
+    byte[] header = Arrays.copyOf(StoreFile.META.header(meta.formatVersion()), StoreFile.META.payloadOffset());
+    return withFooterOver(concat(header, bytes.toByteArray()));
   }
 
   /**

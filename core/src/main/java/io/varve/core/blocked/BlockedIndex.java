@@ -205,8 +205,12 @@ public final class BlockedIndex implements RankIndex {
    */
   @Override
   public long rank(long hi, long lo) {
+    return rankInSubRange(hi, lo, BlockedLayout.subRange(hi, lo, multiplier));
+  }
+
+  /** {@link #rank(long, long)} of the hash {@code hi:lo}, whose sub-range is {@code subRange}. */
+  private long rankInSubRange(long hi, long lo, long subRange) {
     long m = multiplier;
-    long subRange = BlockedLayout.subRange(hi, lo, m);
     long placeHi = BlockedLayout.placeHigh(hi, lo, m);
     long placeLo = BlockedLayout.placeLow(lo, m);
     long block = subRange >>> SUB_RANGE_SHIFT;
@@ -251,7 +255,7 @@ public final class BlockedIndex implements RankIndex {
     long keys = (block + 1 < blockCount ? firstRank(block + 1) : keyCount) - first;
     long expected = first + ((keys * (subRange & (SUB_RANGES - 1))) >>> SUB_RANGE_SHIFT);
     long touched = prefetcher.prefetch(Math.min(expected, keyCount - 1));
-    long rank = rank(hi, lo);
+    long rank = rankInSubRange(hi, lo, subRange);
     if (touched == TOUCH_SENTINEL && rank < -1) {
       throw new AssertionError("never: ranks are at least -1");
     }

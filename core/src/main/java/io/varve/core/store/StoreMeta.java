@@ -7,6 +7,7 @@ import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import java.io.DataInput;
 import java.io.DataOutput;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -331,6 +332,19 @@ public record StoreMeta(
       return new BlockedIndexParameters(in.readInt());
     } catch (IllegalArgumentException e) {
       throw new CorruptStoreException("invalid index parameters: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes this meta as the meta file {@code path}, in the format version it needs ({@link
+   * #formatVersion()}), whose layout the payload follows; returns the file's size and checksum.
+   */
+  public StoreFileWriter.FileSummary write(Path path) throws IOException {
+    try (StoreFileWriter out = StoreFileWriter.create(path, StoreFile.META, formatVersion())) {
+      DataOutputStream payload = new DataOutputStream(out);
+      writeTo(payload);
+      payload.flush();
+      return out.finish();
     }
   }
 
