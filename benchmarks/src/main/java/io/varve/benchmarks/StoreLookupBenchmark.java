@@ -123,11 +123,33 @@ public class StoreLookupBenchmark {
 
   /** The value of record {@code i}: its number, 8 bytes little-endian. */
   static byte[] value(long i) {
-    byte[] value = new byte[8];
-    for (int j = 0; j < 8; j++) {
-      value[j] = (byte) (i >>> (8 * j));
+    return value(i, 8, 8);
+  }
+
+  /**
+   * The value of record {@code i} with lengths from {@code min} to {@code max} bytes: its number
+   * little-endian, repeated, over a length that {@code i} determines.
+   */
+  static byte[] value(long i, int min, int max) {
+    int length = min + (int) Long.remainderUnsigned(i * 0xC2B2AE3D27D4EB4FL, max - min + 1);
+    byte[] value = new byte[length];
+    for (int j = 0; j < length; j++) {
+      value[j] = (byte) (i >>> (8 * (j % 8)));
     }
     return value;
+  }
+
+  /**
+   * Value lengths: {@code 8} (every value 8 bytes: fixed-size records, no offsets file) or a range
+   * such as {@code 4-36} (variable-size records, found through the offsets).
+   */
+  @Param("8")
+  public String values = "8";
+
+  /** The value of record {@code i} as {@link #values} says. */
+  byte[] valueOf(long i) {
+    String[] range = values.split("-");
+    return value(i, Integer.parseInt(range[0]), Integer.parseInt(range[range.length - 1]));
   }
 
   @Setup(Level.Trial)
@@ -140,7 +162,7 @@ public class StoreLookupBenchmark {
             : StoreBuilder.create(directory).sparseIndex(blockBytes);
     try (StoreBuilder builder = configured.dataWrites(dataWrites)) {
       for (long i = 0; i < keys; i++) {
-        builder.put(key(i), value(i));
+        builder.put(key(i), valueOf(i));
       }
       builder.build();
     }

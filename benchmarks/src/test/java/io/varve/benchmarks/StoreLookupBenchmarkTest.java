@@ -13,11 +13,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The store lookup benchmark looks up what it claims to and gets the right values. */
 class StoreLookupBenchmarkTest {
   @ParameterizedTest
-  @CsvSource({"MAPPED, SMALL, blocked", "MAPPED, HUGE_PAGES, blocked", "LOADED, SMALL, blocked", "MAPPED, SMALL, ect"})
-  void getAndGetAllReturnEachQueryValue(DataAccess access, PageCacheWrites dataWrites, String index) throws IOException {
+  @CsvSource({
+    "MAPPED, SMALL, blocked, 8", "MAPPED, HUGE_PAGES, blocked, 8", "LOADED, SMALL, blocked, 8", "MAPPED, SMALL, ect, 8",
+    "MAPPED, SMALL, blocked, 4-36", "MAPPED, SMALL, ect, 0-40"
+  })
+  void getAndGetAllReturnEachQueryValue(DataAccess access, PageCacheWrites dataWrites, String index, String valueLengths) throws IOException {
     StoreLookupBenchmark bench = new StoreLookupBenchmark();
     bench.keys = 5_000;
     bench.index = index;
+    bench.values = valueLengths;
     bench.bucketSize = 64;
     bench.skipLevels = 3;
     bench.access = access;
@@ -26,11 +30,12 @@ class StoreLookupBenchmarkTest {
     try {
       assertEquals(5_000, bench.store.size());
       assertEquals(index, bench.store.stats().indexKind().label());
+      assertEquals(valueLengths.equals("8"), bench.store.meta().isFixedSize());
       StoreLookupBenchmark.Cursor cursor = new StoreLookupBenchmark.Cursor();
       cursor.next = 0;
       for (int call = 0; call < 3_000; call++) {
         int query = cursor.next;
-        assertArrayEquals(StoreLookupBenchmark.value(bench.queryIds[query]), bench.get(cursor), "get " + call);
+        assertArrayEquals(bench.valueOf(bench.queryIds[query]), bench.get(cursor), "get " + call);
         assertEquals(query + 1, cursor.next);
       }
       for (int call = 0; call < 1_000; call++) {
@@ -41,7 +46,7 @@ class StoreLookupBenchmarkTest {
       int first = cursor.next;
       byte[][] values = bench.getAll(cursor, batch);
       for (int i = 0; i < StoreLookupBenchmark.BATCH; i++) {
-        assertArrayEquals(StoreLookupBenchmark.value(bench.queryIds[first + i]), values[i], "getAll " + i);
+        assertArrayEquals(bench.valueOf(bench.queryIds[first + i]), values[i], "getAll " + i);
       }
       assertEquals(first + StoreLookupBenchmark.BATCH, cursor.next);
     } finally {
