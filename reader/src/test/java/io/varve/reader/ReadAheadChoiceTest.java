@@ -62,7 +62,9 @@ class ReadAheadChoiceTest {
         Store variableShort = build("var20", 20_000, 8, 4, 16, g64);
         Store variableLong = build("var70", 20_000, 10, 0, 120, g64);
         Store fixedShortWideBuckets = build("fixed16g1024", 20_000, 8, 8, 8, new EctParameters(1024, 64, 0));
-        Store fixedLongG4096 = build("fixed120g4096", 20_000, 20, 100, 100, new EctParameters(4096, 64, 0))) {
+        Store fixedLongG4096 = build("fixed120g4096", 20_000, 20, 100, 100, new EctParameters(4096, 64, 0));
+        Store variableMiddle = build("var30", 20_000, 8, 4, 36, g64)) {
+      assertEquals(Store.ReadAhead.OFFSETS, variableMiddle.readAhead(), "about 30-byte records: 120 bytes off, plus the estimate's error");
       assertEquals(Store.ReadAhead.RECORD_LINES, fixedShort.readAhead(), "16-byte records at g = 64: 4 records = 64 bytes off");
       assertEquals(Store.ReadAhead.RECORD_PAGE, fixedLong.readAhead(), "120-byte records: 480 bytes off");
       assertEquals(Store.ReadAhead.RECORD_LINES, variableShort.readAhead(), "about 20-byte records");
