@@ -45,7 +45,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code get} is one lookup per call; {@code getAll} a multi-get of {@value #BATCH} keys, scored
  * per key. {@code -p index=blocked,ect} compares the two dense indexes in one run; {@code -p
  * blockBytes=4096} measures a sparse index instead (a lookup searches a block);
- * {@code -p access=LOADED} a store loaded into memory ({@link Store#load}).
+ * {@code -p access=LOADED} a store loaded into memory ({@link Store#load}); {@code -p
+ * recordChecksums=true,false} stores with and without record checksums.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -101,6 +102,13 @@ public class StoreLookupBenchmark {
    */
   @Param("SMALL")
   public PageCacheWrites dataWrites = PageCacheWrites.SMALL;
+
+  /**
+   * Whether records end with checksums that every lookup checks (the builder's default), or not
+   * ({@code -p recordChecksums=true,false} measures what the checks cost).
+   */
+  @Param("true")
+  public boolean recordChecksums = true;
 
   Path directory;
   Store store;
@@ -160,7 +168,7 @@ public class StoreLookupBenchmark {
         blockBytes == 0
             ? StoreBuilder.create(directory).indexParameters(denseIndex())
             : StoreBuilder.create(directory).sparseIndex(blockBytes);
-    try (StoreBuilder builder = configured.dataWrites(dataWrites)) {
+    try (StoreBuilder builder = configured.dataWrites(dataWrites).recordChecksums(recordChecksums)) {
       for (long i = 0; i < keys; i++) {
         builder.put(key(i), valueOf(i));
       }
@@ -182,11 +190,12 @@ public class StoreLookupBenchmark {
     }
     StoreStats stats = store.stats();
     System.out.printf(
-        "%n[space] store %s n=%d %s: index %.3f bits/key (ECT tries %.3f + directory %.3f), offsets %.3f bits/key,"
+        "%n[space] store %s n=%d %s, record checksums %s: index %.3f bits/key (ECT tries %.3f + directory %.3f), offsets %.3f bits/key,"
             + " heap %.3f bits/key; built and verified in %.1f s%n",
         blockBytes == 0 ? denseIndex() : "sparse " + blockBytes,
         keys,
         access,
+        recordChecksums,
         stats.indexBitsPerKey(),
         stats.trieBits() / (double) keys,
         stats.directoryBits() / (double) keys,

@@ -14,11 +14,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class StoreLookupBenchmarkTest {
   @ParameterizedTest
   @CsvSource({
-    "MAPPED, SMALL, blocked, 8", "MAPPED, HUGE_PAGES, blocked, 8", "LOADED, SMALL, blocked, 8", "MAPPED, SMALL, ect, 8",
-    "MAPPED, SMALL, blocked, 4-36", "MAPPED, SMALL, ect, 0-40"
+    "MAPPED, SMALL, blocked, 8, true", "MAPPED, HUGE_PAGES, blocked, 8, true", "LOADED, SMALL, blocked, 8, true",
+    "MAPPED, SMALL, ect, 8, true", "MAPPED, SMALL, blocked, 4-36, true", "MAPPED, SMALL, ect, 0-40, true",
+    "MAPPED, SMALL, blocked, 8, false", "MAPPED, SMALL, blocked, 4-36, false"
   })
-  void getAndGetAllReturnEachQueryValue(DataAccess access, PageCacheWrites dataWrites, String index, String valueLengths) throws IOException {
+  void getAndGetAllReturnEachQueryValue(
+      DataAccess access, PageCacheWrites dataWrites, String index, String valueLengths, boolean recordChecksums) throws IOException {
     StoreLookupBenchmark bench = new StoreLookupBenchmark();
+    bench.recordChecksums = recordChecksums;
     bench.keys = 5_000;
     bench.index = index;
     bench.values = valueLengths;
@@ -31,6 +34,7 @@ class StoreLookupBenchmarkTest {
       assertEquals(5_000, bench.store.size());
       assertEquals(index, bench.store.stats().indexKind().label());
       assertEquals(valueLengths.equals("8"), bench.store.meta().isFixedSize());
+      assertEquals(recordChecksums, bench.store.meta().recordChecksums());
       StoreLookupBenchmark.Cursor cursor = new StoreLookupBenchmark.Cursor();
       cursor.next = 0;
       for (int call = 0; call < 3_000; call++) {

@@ -1,6 +1,7 @@
 package io.varve.builder;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import java.io.Closeable;
 import java.io.IOException;
@@ -27,6 +28,8 @@ class DataFileCursor extends RecordCursor {
   private final int fixedKeyLength;
   private final int fixedValueLength;
   private final int pageBytes;
+  /** Bytes of the checksum after each record, checked as records are read; 0 when there is none. */
+  private final int checkBytes;
   private final RecordHasher hasher;
   private final Closeable resources;
   private final long[] hash = new long[2];
@@ -43,6 +46,7 @@ class DataFileCursor extends RecordCursor {
    * @param payload the payload, positioned at its first byte; read in large blocks
    * @param starts the records' starts, or null for fixed-size records
    * @param fixedKeyLength every key's length when {@code starts} is null
+   * @param checkBytes bytes of the {@link RecordChecksum} after each record, or 0
    * @param resources closed with the cursor
    */
   DataFileCursor(
@@ -52,6 +56,7 @@ class DataFileCursor extends RecordCursor {
       int fixedKeyLength,
       int fixedValueLength,
       int pageBytes,
+      int checkBytes,
       RecordHasher hasher,
       Closeable resources) {
     this.payload = payload;
@@ -60,6 +65,7 @@ class DataFileCursor extends RecordCursor {
     this.fixedKeyLength = fixedKeyLength;
     this.fixedValueLength = fixedValueLength;
     this.pageBytes = pageBytes;
+    this.checkBytes = checkBytes;
     this.hasher = hasher;
     this.resources = resources;
   }
@@ -105,7 +111,7 @@ class DataFileCursor extends RecordCursor {
       return false;
     }
     boolean fixed = starts == null;
-    int fixedLength = fixedKeyLength + fixedValueLength;
+    int fixedLength = fixedKeyLength + fixedValueLength + checkBytes;
     // For fixed sizes this is RecordFormat.fixedRecordOffset(read, ...), without its divisions.
     long start = fixed ? RecordFormat.alignedStart(position, fixedLength, pageBytes) : starts.start(read, position);
     if (start < position) {
@@ -125,13 +131,19 @@ class DataFileCursor extends RecordCursor {
       int available = (int) Math.min(limit, at + (long) RecordFormat.MAX_HEADER_LENGTH);
       long key = RecordFormat.decodeVarint(buffer, at, available);
       long value = RecordFormat.decodeVarint(buffer, at + (int) (key >>> 32), available);
-      long total = (key >>> 32) + (value >>> 32) + (int) key + (int) value;
+      long total = (key >>> 32) + (value >>> 32) + (int) key + (int) value + checkBytes;
       if (total > RecordFormat.MAX_LENGTH) {
         throw new CorruptStoreException("record " + read + " claims " + total + " bytes");
       }
       length = (int) total;
       at = ensure(start, length);
       record.decode(buffer, at);
+    }
+    if (checkBytes > 0) {
+      int checkAt = record.offset + record.length();
+      CorruptStoreException.check(
+          RecordChecksum.of(buffer, record.offset, record.length(), start) == RecordChecksum.read(buffer, checkAt),
+          "record " + read + " (at payload byte " + start + ") does not match its checksum (damaged)");
     }
     recordStart = start;
     position = start + length;

@@ -142,6 +142,7 @@ public final class StoreReindexer {
             meta.keyLength(),
             meta.valueLength(),
             meta.pageBytes(),
+            meta.recordChecksums(),
             meta.dataBytes(),
             System.currentTimeMillis(),
             files,

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
@@ -47,6 +48,7 @@ final class StoreScan extends DataFileCursor {
         meta.keyLength(),
         meta.valueLength(),
         meta.pageBytes(),
+        meta.checkBytes(),
         hasher,
         () -> Closeables.closeAll(data, hashes));
     this.meta = meta;
@@ -65,6 +67,10 @@ final class StoreScan extends DataFileCursor {
    * keys with {@code hasher} (which must be the store's: its seed orders the records).
    */
   static StoreScan open(Path directory, StoreMeta meta, RecordHasher hasher) throws IOException {
+    for (StoreMeta.FileEntry entry : meta.files()) {
+      Path file = directory.resolve(entry.name());
+      CorruptStoreException.check(Files.exists(file), file + ": missing, but the meta file lists it (damaged store)");
+    }
     Starts starts = null;
     if (meta.isSparse()) {
       Path blocksPath = directory.resolve(StoreFile.BLOCKS.fileName());
@@ -107,7 +113,7 @@ final class StoreScan extends DataFileCursor {
       throw e;
     }
     try {
-      int stored = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA);
+      int stored = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA, meta.dataFormatVersion());
       StoreMeta.FileEntry entry = meta.file(StoreFile.DATA);
       CorruptStoreException.check(
           entry != null && entry.size() == channel.size() && entry.checksum() == stored,

@@ -4,6 +4,7 @@ import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.PageCacheWrites;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileWriter;
@@ -51,6 +52,11 @@ final class StoreWriter {
   private final StoreFileWriter hashFile;
   private final DataOutputStream hashes;
   private final byte[] storedKey = new byte[Long.BYTES];
+  /** Bytes of the checksum after each record ({@link RecordChecksum}), or 0. */
+  private final int checkBytes;
+  private final byte[] check = new byte[RecordChecksum.BYTES];
+  /** A record given in parts, joined to be checksummed. */
+  private byte[] joined = new byte[256];
 
   /**
    * @param expectedRecords the records expected (the index is sized by it; fewer can be added, see
@@ -62,6 +68,7 @@ final class StoreWriter {
    * @param pageBytes the page size records are aligned to, or 0
    * @param keyMode what records keep of their keys: every {@code add} then writes that
    * @param dataWrites how the data file goes to the kernel
+   * @param recordChecksums whether each record ends with a {@link RecordChecksum}
    */
   StoreWriter(
       Path directory,
@@ -74,8 +81,10 @@ final class StoreWriter {
       int pageBytes,
       IndexParameters parameters,
       StoreMeta.KeyMode keyMode,
-      PageCacheWrites dataWrites)
+      PageCacheWrites dataWrites,
+      boolean recordChecksums)
       throws IOException {
+    this.checkBytes = recordChecksums ? RecordChecksum.BYTES : 0;
     this.keyMode = keyMode;
     this.fixedKeyLength = fixedKeyLength;
     this.fixedValueLength = fixedValueLength;
@@ -87,7 +96,8 @@ final class StoreWriter {
     this.index = exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords);
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
-    this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataWrites);
+    this.data =
+        StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, recordChecksums ? 2 : 1, dataWrites);
     this.hashFile = keyMode.keepsKeys() ? null : create(StoreFile.HASHES);
     this.hashes = hashFile == null ? null : new DataOutputStream(new BufferedOutputStream(hashFile, 1 << 16));
   }
@@ -99,20 +109,28 @@ final class StoreWriter {
       return;
     }
     int length = fixedSize ? record.keyLength + record.valueLength : record.length();
+    int from = fixedSize ? record.keyOffset() : record.offset;
     if (records == expectedRecords) {
       throw new IllegalStateException("more records than the " + expectedRecords + " expected");
     }
     // For fixed sizes this is RecordFormat.fixedRecordOffset(records, ...), without divisions.
-    long start = RecordFormat.alignedStart(payloadEnd, length, pageBytes);
+    long start = RecordFormat.alignedStart(payloadEnd, length + checkBytes, pageBytes);
     pad(start - payloadEnd);
-    if (fixedSize) {
-      data.write(record.bytes, record.keyOffset(), length);
-    } else {
+    if (!fixedSize) {
       starts.writeLong(start);
-      data.write(record.bytes, record.offset, length);
     }
+    data.write(record.bytes, from, length);
+    writeCheck(record.bytes, from, length, start);
     records++;
-    payloadEnd = start + length;
+    payloadEnd = start + length + checkBytes;
+  }
+
+  /** Writes the checksum of the record just written from {@code bytes[from, from + length)}. */
+  private void writeCheck(byte[] bytes, int from, int length, long start) throws IOException {
+    if (checkBytes > 0) {
+      RecordChecksum.write(RecordChecksum.of(bytes, from, length, start), check, 0);
+      data.write(check, 0, checkBytes);
+    }
   }
 
   /**
@@ -143,16 +161,28 @@ final class StoreWriter {
       headerLength = RecordFormat.writeVarint(header, headerLength, valueLength);
     }
     long length = (long) headerLength + keyLength + valueLength;
-    long start = RecordFormat.alignedStart(payloadEnd, length, pageBytes);
+    long start = RecordFormat.alignedStart(payloadEnd, length + checkBytes, pageBytes);
     pad(start - payloadEnd);
     if (!fixedSize) {
       starts.writeLong(start);
-      data.write(header, 0, headerLength);
     }
-    data.write(key, keyOffset, keyLength);
-    data.write(value, valueOffset, valueLength);
+    if (checkBytes == 0) {
+      data.write(header, 0, headerLength);
+      data.write(key, keyOffset, keyLength);
+      data.write(value, valueOffset, valueLength);
+    } else {
+      // The checksum covers the record as one run of bytes: join the parts.
+      if (joined.length < length) {
+        joined = new byte[(int) Math.max(length, Math.min(RecordFormat.MAX_LENGTH, 2L * joined.length))];
+      }
+      System.arraycopy(header, 0, joined, 0, headerLength);
+      System.arraycopy(key, keyOffset, joined, headerLength, keyLength);
+      System.arraycopy(value, valueOffset, joined, headerLength + keyLength, valueLength);
+      data.write(joined, 0, (int) length);
+      writeCheck(joined, 0, (int) length, start);
+    }
     records++;
-    payloadEnd = start + length;
+    payloadEnd = start + length + checkBytes;
   }
 
   /** Whether records are written without headers, all of one size. */
@@ -242,6 +272,7 @@ final class StoreWriter {
         fixedKeyLength,
         fixedValueLength,
         pageBytes,
+        checkBytes,
         hasher,
         () -> Closeables.closeAll(in, startsStream, extra));
   }
@@ -293,6 +324,7 @@ final class StoreWriter {
             fixedSize ? keyLength : -1,
             fixedSize ? valueLength : -1,
             pageBytes,
+            checkBytes > 0,
             payloadEnd,
             System.currentTimeMillis(),
             files,

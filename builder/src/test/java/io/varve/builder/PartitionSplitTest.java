@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.index.RankIndex;
 import io.varve.core.store.IndexFile;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -81,7 +82,7 @@ class PartitionSplitTest {
       assertTrue(rank == 0 || Long.compareUnsigned(previousHi, hash[0]) <= 0, "hash order at " + rank);
       previousHi = hash[0];
       assertEquals(rank, index.rank(hash[0], hash[1]), "rank of record " + rank);
-      int end = keyStart + (int) key + (int) value;
+      int end = keyStart + (int) key + (int) value + RecordChecksum.BYTES;
       assertTrue(end - start > 4096 || start / 4096 == (end - 1) / 4096, "record " + rank + " crosses a page");
       position = end;
     }

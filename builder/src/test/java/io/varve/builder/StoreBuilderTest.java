@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
@@ -238,7 +239,7 @@ class StoreBuilderTest {
     assertEquals(puts - expected.size(), summary.duplicatesDropped());
     StoreMeta meta = summary.meta();
     assertTrue(meta.isFixedSize());
-    assertEquals(RecordFormat.fixedPayloadBytes(expected.size(), 24, meta.pageBytes()), meta.dataBytes());
+    assertEquals(RecordFormat.fixedPayloadBytes(expected.size(), 24 + RecordChecksum.BYTES, meta.pageBytes()), meta.dataBytes());
     assertContents(expected, StoreFiles.read(target()));
     StoreFiles.assertNoLeftovers(parent);
   }
@@ -738,7 +739,7 @@ class StoreBuilderTest {
     assertEquals(1, contents.keys().size());
     assertEquals(0, contents.keys().get(0).length);
     assertEquals(0, contents.values().get(0).length);
-    assertEquals(0, contents.meta().dataBytes());
+    assertEquals(RecordChecksum.BYTES, contents.meta().dataBytes(), "an empty record is its checksum alone");
 
     Path mixed = parent.resolve("mixed");
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
@@ -785,7 +786,7 @@ class StoreBuilderTest {
     assertTrue(meta.isFixedSize());
     assertEquals(16, meta.keyLength());
     assertEquals(8, meta.valueLength());
-    assertEquals(RecordFormat.fixedPayloadBytes(50_000, 24, meta.pageBytes()), meta.dataBytes());
+    assertEquals(RecordFormat.fixedPayloadBytes(50_000, 24 + RecordChecksum.BYTES, meta.pageBytes()), meta.dataBytes());
     assertEquals(new EctParameters(16, 8, 1), meta.indexParameters());
     assertEquals(page, meta.pageBytes());
     assertFalse(Files.exists(target().resolve(StoreFile.OFFSETS.fileName())));

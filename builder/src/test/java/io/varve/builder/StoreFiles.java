@@ -101,6 +101,7 @@ final class StoreFiles {
     List<byte[]> keys = new ArrayList<>();
     List<byte[]> values = new ArrayList<>();
     int page = meta.pageBytes();
+    int checkBytes = meta.checkBytes();
     int position = 0;
     for (long i = 0; i < n; i++) {
       int keyStart;
@@ -110,7 +111,7 @@ final class StoreFiles {
       if (meta.isFixedSize()) {
         keyLength = meta.keyLength();
         valueLength = meta.valueLength();
-        start = (int) RecordFormat.fixedRecordOffset(i, keyLength + valueLength, page);
+        start = (int) RecordFormat.fixedRecordOffset(i, keyLength + valueLength + checkBytes, page);
         keyStart = start;
       } else {
         assertTrue(offsets.get(i) >= position, "offsets increase");
@@ -120,16 +121,21 @@ final class StoreFiles {
         keyLength = (int) key;
         valueLength = (int) value;
         keyStart = start + (int) (key >>> 32) + (int) (value >>> 32);
-        long length = keyStart - start + (long) keyLength + valueLength;
+        long length = keyStart - start + (long) keyLength + valueLength + checkBytes;
         assertEquals(RecordFormat.alignedStart(position, length, page), start, "record " + i + " placed by the page alignment");
       }
       for (int p = position; p < start; p++) {
         assertEquals(0, data[p], "padding is zero before record " + i);
       }
-      assertTrue((long) keyStart + keyLength + valueLength <= data.length, "record " + i + " within the data");
+      assertTrue((long) keyStart + keyLength + valueLength + checkBytes <= data.length, "record " + i + " within the data");
       byte[] k = Arrays.copyOfRange(data, keyStart, keyStart + keyLength);
       byte[] v = Arrays.copyOfRange(data, keyStart + keyLength, keyStart + keyLength + valueLength);
       position = keyStart + keyLength + valueLength;
+      if (checkBytes > 0) {
+        assertEquals(expectedCheck(data, start, position), ByteBuffer.wrap(data, position, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
+            "checksum of record " + i);
+        position += checkBytes;
+      }
       int length = position - start;
       if (page > 0 && length > 0 && length <= page) {
         assertEquals(start / page, (position - 1) / page, "record " + i + " within one page");
@@ -146,6 +152,14 @@ final class StoreFiles {
     }
     assertEquals(data.length, position, "data ends after the last record");
     return new Contents(meta, keys, values);
+  }
+
+  /**
+   * The record checksum as docs/FORMAT.md specifies it, computed here independently of {@code
+   * RecordChecksum}: XXH3-64 of the record's bytes, XOR its payload offset times the golden ratio.
+   */
+  static int expectedCheck(byte[] payload, int start, int end) {
+    return (int) (net.openhft.hashing.LongHashFunction.xx3().hashBytes(payload, start, end - start) ^ start * 0x9E3779B97F4A7C15L);
   }
 
   /** Names in {@code parent} left by a build: temporary or staging directories. */

@@ -89,8 +89,8 @@ public final class FollowingStore implements Closeable {
       Version version = current.get();
       try {
         return lookup.apply(version.store());
-      } catch (IllegalStateException closedUnderUs) {
-        if (closed || current.get() == version || !version.store().isClosed()) {
+      } catch (StoreClosedException closedUnderUs) {
+        if (closed || current.get() == version) {
           throw closedUnderUs;
         }
       }
@@ -105,7 +105,7 @@ public final class FollowingStore implements Closeable {
    */
   public synchronized boolean refresh() throws IOException {
     if (closed) {
-      throw new IllegalStateException("FollowingStore of " + root.directory() + " is closed");
+      throw new StoreClosedException("FollowingStore of " + root.directory());
     }
     String name = root.current().orElseThrow(() -> new NoSuchFileException(root.directory().resolve(StoreRoot.CURRENT).toString()));
     Version old = current.get();

@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.RecordChecksum;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -117,6 +118,17 @@ final class RecordMemory {
   /** The eight bytes at {@code position} in native order. */
   long readNativeLong(long position) {
     return MEMORY.readLong(address + position);
+  }
+
+  /** The four bytes at {@code position} as a little-endian int (byte 0 lowest). */
+  int readLittleEndianInt(long position) {
+    int value = MEMORY.readInt(address + position);
+    return LITTLE_ENDIAN ? value : Integer.reverseBytes(value);
+  }
+
+  /** The {@link RecordChecksum} of the {@code length} bytes at {@code position}, a record starting at {@code payloadOffset}. */
+  int checksum(long position, long length, long payloadOffset) {
+    return RecordChecksum.ofMemory(address + position, length, payloadOffset);
   }
 
   byte readByte(long position) {

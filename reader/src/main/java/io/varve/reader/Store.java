@@ -7,6 +7,7 @@ import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
 import io.varve.core.store.IndexFile;
 import io.varve.core.store.RecordBlocks;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -22,7 +23,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
 import java.util.Objects;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A read-only store opened from a directory that {@code StoreBuilder} wrote: the index (blocked or
@@ -47,9 +47,9 @@ import java.util.concurrent.atomic.LongAdder;
  * key's record (the stored key is compared) but may return damaged value bytes; any corruption
  * found surfaces as {@link CorruptStoreException}.
  *
- * <p>Thread-safe: any number of threads may read at once. {@link #close()} waits for lookups in
- * progress to finish, then unmaps the data; later calls throw {@link IllegalStateException}, so
- * closing while other threads read never touches unmapped memory.
+ * <p>Thread-safe: any number of threads may read at once. {@link #close()} waits for every lookup
+ * in progress to finish, exactly ({@link LookupGuard}), then unmaps the data; later calls throw
+ * {@link StoreClosedException}, so closing while other threads read never touches unmapped memory.
  *
  * <p>Memory-mapping goes through Chronicle Bytes, which on JDK 17+ needs the JVM options in
  * {@link ChronicleAccess#JVM_OPTIONS}; without them {@link #open} fails with a message naming them.
@@ -76,13 +76,16 @@ public final class Store implements Closeable {
   private final long dataBytes;
   private final long recordCount;
   private final int fixedKeyLength;
+  /** Bytes of each record, its checksum included, when all have one size; else -1. */
   private final int fixedRecordLength;
+  private final int fixedValueLength;
+  /** Bytes of the checksum after each record ({@link RecordChecksum}), 0 in stores without. */
+  private final int checkBytes;
   private final long fileBytes;
-  private final LongAdder readsInProgress = new LongAdder();
+  private final LookupGuard guard;
   /** Overlaps the record's cache misses with the index's, where the record's place is computable. */
   private final RecordPrefetcher recordPrefetcher;
   private final ReadAhead readAhead;
-  private volatile boolean closed;
 
   private Store(
       Path directory,
@@ -108,8 +111,11 @@ public final class Store implements Closeable {
     this.dataBytes = meta.dataBytes();
     this.recordCount = meta.recordCount();
     this.fixedKeyLength = meta.keyLength();
-    this.fixedRecordLength = meta.isFixedSize() ? meta.keyLength() + meta.valueLength() : -1;
+    this.fixedRecordLength = meta.fixedRecordLength();
+    this.fixedValueLength = meta.valueLength();
+    this.checkBytes = meta.checkBytes();
     this.fileBytes = fileBytes;
+    this.guard = new LookupGuard(directory.toString());
     this.readAhead = chooseReadAhead();
     this.recordPrefetcher = recordPrefetcher();
   }
@@ -117,9 +123,9 @@ public final class Store implements Closeable {
   /**
    * Opens and validates the store in {@code directory}.
    *
-   * @throws CorruptStoreException when a file is damaged, truncated, missing a part, or of an
-   *     unsupported version
-   * @throws NoSuchFileException when the directory or one of its files does not exist
+   * @throws CorruptStoreException when a file is damaged, truncated, missing a part, of an
+   *     unsupported version, or missing although the meta file lists it
+   * @throws NoSuchFileException when the directory or its meta file does not exist
    * @throws IllegalStateException when the JVM lacks the options Chronicle Bytes needs
    */
   public static Store open(Path directory) throws IOException {
@@ -141,9 +147,9 @@ public final class Store implements Closeable {
    * }
    * }</pre>
    *
-   * @throws CorruptStoreException when a file is damaged, truncated, missing a part, or of an
-   *     unsupported version
-   * @throws NoSuchFileException when the directory or one of its files does not exist
+   * @throws CorruptStoreException when a file is damaged, truncated, missing a part, of an
+   *     unsupported version, or missing although the meta file lists it
+   * @throws NoSuchFileException when the directory or its meta file does not exist
    * @throws OutOfMemoryError when the data file does not fit in memory
    */
   public static Store load(Path directory) throws IOException {
@@ -174,20 +180,17 @@ public final class Store implements Closeable {
       throw new NoSuchFileException(directory.toString(), null, "not a store directory");
     }
     StoreMeta storeMeta = StoreMeta.read(meta);
-    if (!withIndex && !storeMeta.keyMode().keepsKeys()) {
-      throw new UnsupportedOperationException(
-          directory + " keeps no full keys (key mode " + storeMeta.keyMode() + "): it cannot be searched without its index");
-    }
     long fileBytes = Files.size(meta);
     for (StoreMeta.FileEntry entry : storeMeta.files()) {
       if (!withIndex && entry.name().equals(StoreFile.INDEX.fileName())) {
         continue;
       }
-      Path file = directory.resolve(entry.name());
-      long size = Files.size(file);
-      CorruptStoreException.check(
-          size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
+      long size = listedFileSize(directory, entry);
       fileBytes += size;
+    }
+    if (!withIndex && !storeMeta.keyMode().keepsKeys()) {
+      throw new UnsupportedOperationException(
+          directory + " keeps no full keys (key mode " + storeMeta.keyMode() + "): it cannot be searched without its index");
     }
     RecordBlocks blocks = null;
     if (storeMeta.isSparse()) {
@@ -210,13 +213,30 @@ public final class Store implements Closeable {
         storeMeta.file(StoreFile.DATA).size() == dataFileLength,
         dataPath + ": " + storeMeta.file(StoreFile.DATA).size() + " bytes cannot hold " + storeMeta.dataBytes() + " bytes of records");
     try (FileChannel channel = FileChannel.open(dataPath, StandardOpenOption.READ)) {
-      int footer = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA);
+      int footer = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA, storeMeta.dataFormatVersion());
       CorruptStoreException.check(
           footer == storeMeta.file(StoreFile.DATA).checksum(), dataPath + ": checksum differs from the meta file's");
     }
     RecordMemory data =
         access == DataAccess.LOADED ? RecordMemory.load(dataPath, dataFileLength) : RecordMemory.map(dataPath, dataFileLength);
     return new Store(directory, storeMeta, index, offsets, blocks, data, access, fileBytes);
+  }
+
+  /**
+   * The size of a file the meta lists, which must match: a listed file that is missing or of
+   * another size is a damaged store (a missing meta file, or directory, is no store at all).
+   */
+  private static long listedFileSize(Path directory, StoreMeta.FileEntry entry) throws IOException {
+    Path file = directory.resolve(entry.name());
+    long size;
+    try {
+      size = Files.size(file);
+    } catch (NoSuchFileException missing) {
+      throw new CorruptStoreException(file + ": missing, but the meta file lists it (damaged store)", missing);
+    }
+    CorruptStoreException.check(
+        size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
+    return size;
   }
 
   private static RankIndex readIndex(Path directory, StoreMeta storeMeta, RecordBlocks blocks) throws IOException {
@@ -259,15 +279,17 @@ public final class Store implements Closeable {
 
   /** The value of {@code key}, or null when the store does not hold it. */
   public byte[] get(byte[] key) {
-    enter();
+    int slot = guard.enter();
     try {
       long position = recordOf(key, 0, key.length);
       if (position < 0) {
         return null;
       }
       return valueBytes(position);
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
@@ -280,7 +302,7 @@ public final class Store implements Closeable {
   public int get(byte[] key, int keyOffset, int keyLength, byte[] target, int targetOffset) {
     Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
     Objects.checkIndex(targetOffset, target.length + 1);
-    enter();
+    int slot = guard.enter();
     try {
       long position = recordOf(key, keyOffset, keyLength);
       if (position < 0) {
@@ -292,8 +314,10 @@ public final class Store implements Closeable {
         data.read(keyStart(position, lengths) + keyLength(lengths), target, targetOffset, length);
       }
       return length;
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
@@ -324,7 +348,7 @@ public final class Store implements Closeable {
     long[] lo = new long[GET_ALL_GROUP];
     long[] ranks = new long[GET_ALL_GROUP];
     long[] hash = new long[2];
-    enter();
+    int slot = guard.enter();
     try {
       for (int from = 0; from < keys.length; from += GET_ALL_GROUP) {
         int count = Math.min(GET_ALL_GROUP, keys.length - from);
@@ -359,8 +383,10 @@ public final class Store implements Closeable {
           throw new AssertionError();
         }
       }
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
@@ -374,7 +400,7 @@ public final class Store implements Closeable {
    * absent: a dense, stable id of the key within this store (Indeed's "link by hashes").
    */
   public long indexOf(byte[] key) {
-    enter();
+    int slot = guard.enter();
     try {
       long[] hash = HASH.get();
       hasher.hash(key, 0, key.length, hash);
@@ -386,8 +412,10 @@ public final class Store implements Closeable {
         return -1;
       }
       return recordMatches(recordStart(rank), key, 0, key.length, hash[1]) ? rank : -1;
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
@@ -395,28 +423,32 @@ public final class Store implements Closeable {
   public byte[] keyAt(long i) {
     Objects.checkIndex(i, recordCount);
     checkKeysKept();
-    enter();
+    int slot = guard.enter();
     try {
-      return keyBytes(recordStart(i));
+      return keyBytes(checked(recordStart(i)));
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
   /** The value of the record at position {@code i} in hash order. */
   public byte[] valueAt(long i) {
     Objects.checkIndex(i, recordCount);
-    enter();
+    int slot = guard.enter();
     try {
-      return valueBytes(recordStart(i));
+      return valueBytes(checked(recordStart(i)));
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
   /** A cursor over all records in hash order (each cursor belongs to one thread). */
   public Cursor cursor() {
-    checkOpen();
+    guard.checkOpen();
     return new Cursor();
   }
 
@@ -455,22 +487,26 @@ public final class Store implements Closeable {
     public byte[] key() {
       checkCurrent();
       checkKeysKept();
-      enter();
+      int slot = guard.enter();
       try {
         return keyBytes(locate());
+      } catch (InternalError fault) {
+        throw dataFault(fault);
       } finally {
-        exit();
+        guard.exit(slot);
       }
     }
 
     /** The current record's value. */
     public byte[] value() {
       checkCurrent();
-      enter();
+      int slot = guard.enter();
       try {
         return valueBytes(locate());
+      } catch (InternalError fault) {
+        throw dataFault(fault);
       } finally {
-        exit();
+        guard.exit(slot);
       }
     }
 
@@ -479,7 +515,8 @@ public final class Store implements Closeable {
       if (positionRank != current) {
         long start = positionRank >= 0 && positionRank == current - 1 ? nextRecordStart(current, positionEnd) : recordStart(current);
         long lengths = lengthsAt(start);
-        positionEnd = keyStart(start, lengths) + keyLength(lengths) + valueLength(lengths);
+        checkRecord(start, lengths);
+        positionEnd = recordEnd(start, lengths);
         position = start;
         positionRank = current;
       }
@@ -500,7 +537,7 @@ public final class Store implements Closeable {
    * @throws CorruptStoreException naming the file and the damage found
    */
   public void verify() throws IOException {
-    checkOpen();
+    guard.checkOpen();
     for (StoreMeta.FileEntry entry : meta.files()) {
       StoreFile kind = kindOf(entry.name());
       if (kind == StoreFile.INDEX && index == null) {
@@ -537,7 +574,7 @@ public final class Store implements Closeable {
       in.skipNBytes(StoreFile.HASHES.payloadOffset());
       long previousHi = 0;
       long previousLo = 0;
-      enter();
+      int slot = guard.enter();
       try {
         for (long i = 0; i < recordCount; i++) {
           long hi = in.readLong();
@@ -551,8 +588,10 @@ public final class Store implements Closeable {
             throw new CorruptStoreException(directory + ": record " + i + " is not found by its key's hash");
           }
         }
+      } catch (InternalError fault) {
+        throw dataFault(fault);
       } finally {
-        exit();
+        guard.exit(slot);
       }
     }
   }
@@ -568,7 +607,7 @@ public final class Store implements Closeable {
     if (fixedRecordLength >= 0) {
       return; // fixed-size records are where RecordFormat.fixedRecordOffset says by construction
     }
-    enter();
+    int slot = guard.enter();
     try {
       long end = 0; // where the previous record ends, in the payload
       for (long i = 0; i < recordCount; i++) {
@@ -577,7 +616,7 @@ public final class Store implements Closeable {
           throw new CorruptStoreException(directory + ": record " + i + " lies outside its block " + blocks.blockOf(i));
         }
         long lengths = lengthsAt(start);
-        long length = keyStart(start, lengths) - start + keyLength(lengths) + valueLength(lengths);
+        long length = recordEnd(start, lengths) - start;
         long expected = dataStart + RecordFormat.alignedStart(end, length, pageBytes);
         if (start != expected) {
           throw new CorruptStoreException(
@@ -588,8 +627,10 @@ public final class Store implements Closeable {
       if (end != dataBytes) {
         throw new CorruptStoreException(directory + ": the records end at payload byte " + end + " of " + dataBytes);
       }
+    } catch (InternalError fault) {
+      throw dataFault(fault);
     } finally {
-      exit();
+      guard.exit(slot);
     }
   }
 
@@ -604,7 +645,7 @@ public final class Store implements Closeable {
 
   /** Sizes of the store's parts. */
   public StoreStats stats() {
-    checkOpen();
+    guard.checkOpen();
     long offsetsBits = offsets != null ? offsets.encodedBits() : blocks != null ? blocks.encodedBits() : 0;
     long memory =
         (index == null ? 0 : index.ramBytesUsed())
@@ -632,19 +673,16 @@ public final class Store implements Closeable {
     return directory;
   }
 
-  /** Waits for lookups in progress, then unmaps the data (or frees a loaded copy). Idempotent. */
+  /**
+   * Refuses new calls, waits for the lookups in flight to end, then unmaps the data (or frees a
+   * loaded copy). Idempotent; a concurrent second call returns once the first is done. Calls that
+   * begin after this one throw {@link StoreClosedException}.
+   */
   @Override
-  public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
+  public synchronized void close() {
+    if (guard.close()) {
+      data.close();
     }
-    while (readsInProgress.sum() != 0) {
-      Thread.onSpinWait();
-    }
-    data.close();
   }
 
   /** How this store reaches its records: mapped ({@link #open}) or loaded ({@link #load}). */
@@ -654,7 +692,7 @@ public final class Store implements Closeable {
 
   /** Whether {@link #close()} was called. */
   public boolean isClosed() {
-    return closed;
+    return guard.isClosed();
   }
 
   // The record position of key, or -1 if absent.
@@ -696,6 +734,7 @@ public final class Store implements Closeable {
       BLOCK.set(block);
     }
     data.read(start, block, 0, span);
+    long firstRank = rank;
     int p = 0;
     for (; rank < end; rank++) {
       long lengths = lengthsIn(block, p, span);
@@ -704,20 +743,52 @@ public final class Store implements Closeable {
       }
       int keyLength = keyLength(lengths);
       int keyAt = p + (fixedRecordLength >= 0 ? 0 : RecordFormat.headerLength(keyLength, valueLength(lengths)));
+      int checkAt = keyAt + keyLength + valueLength(lengths);
       if (keyLength == length && java.util.Arrays.equals(block, keyAt, keyAt + keyLength, key, offset, offset + length)) {
-        return wantPosition ? start + p : rank;
+        checkRecordIn(block, p, checkAt, start + p);
+        return wantPosition ? start + p : checkedRank(firstRank, rank, start, start + p);
       }
-      p = keyAt + keyLength + valueLength(lengths);
+      p = checkAt + checkBytes;
     }
     long position = start + p;
     for (; rank < end; rank++) {
       long lengths = lengthsAt(position);
       if (keyMatches(position, lengths, key, offset, length)) {
-        return wantPosition ? position : rank;
+        checkRecord(position, lengths);
+        return wantPosition ? position : checkedRank(firstRank, rank, start, position);
       }
-      position = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
+      position = recordEnd(position, lengths);
     }
+    checkBlockRecords(firstRank, end, start);
     return -1;
+  }
+
+  /**
+   * Checks the records of a block a search did not find its key in: the key is absent unless a
+   * damaged record hid it, and only the records searched can tell. Only absent keys pay this.
+   * Returns where the records end.
+   */
+  private long checkBlockRecords(long firstRank, long end, long start) {
+    long position = start;
+    for (long rank = firstRank; rank < end; rank++) {
+      long lengths = lengthsAt(position);
+      checkRecord(position, lengths);
+      position = recordEnd(position, lengths);
+    }
+    return position;
+  }
+
+  /**
+   * {@code rank}, the count of records a block search walked past to its key's intact record at
+   * {@code found}: a damaged record before it could have miscounted them, so a search that answers
+   * with the rank ({@link #indexOf}) checks them. A search for the value needs not: the record
+   * itself is intact and in its place.
+   */
+  private long checkedRank(long firstRank, long rank, long start, long found) {
+    if (checkBytes > 0 && checkBlockRecords(firstRank, rank, start) != found) {
+      throw damagedRecord(found);
+    }
+    return rank;
   }
 
   /** The lengths of the record at {@code block[p]} as {@link #lengthsAt}, or -1 unless it lies in {@code [0, span)}. */
@@ -727,7 +798,7 @@ public final class Store implements Closeable {
     int header;
     if (fixedRecordLength >= 0) {
       keyLength = fixedKeyLength;
-      valueLength = fixedRecordLength - fixedKeyLength;
+      valueLength = fixedValueLength;
       header = 0;
     } else {
       if (p + Long.BYTES > span) {
@@ -741,7 +812,7 @@ public final class Store implements Closeable {
       valueLength = RecordFormat.shortValueLength(decoded);
       header = RecordFormat.shortHeaderLength(decoded);
     }
-    return p + header + keyLength + valueLength <= span ? keyLength << 32 | valueLength : -1;
+    return p + header + keyLength + valueLength + checkBytes <= span ? keyLength << 32 | valueLength : -1;
   }
 
   /** The candidate rank of a hash: the index's answer, or a binary search without an index. */
@@ -881,7 +952,7 @@ public final class Store implements Closeable {
     long high = recordCount - 1;
     while (low <= high) {
       long middle = (low + high) >>> 1;
-      byte[] key = keyBytes(recordStart(middle));
+      byte[] key = keyBytes(checked(recordStart(middle)));
       hasher.hash(key, 0, key.length, hash);
       int order = KeyHasher.compare(hash[0], hash[1], hi, lo);
       if (order < 0) {
@@ -920,9 +991,12 @@ public final class Store implements Closeable {
   private long sparseRecordStart(long rank) {
     long b = blocks.blockOf(rank);
     long position = dataStart + blocks.firstStart(b);
+    // Each record walked past is checked: a damaged one could end elsewhere and land the walk on
+    // an intact record of another rank.
     for (long r = blocks.firstRank(b); r < rank; r++) {
       long lengths = lengthsAt(position);
-      position = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
+      checkRecord(position, lengths);
+      position = recordEnd(position, lengths);
     }
     return position;
   }
@@ -939,35 +1013,114 @@ public final class Store implements Closeable {
     return blocks.firstRank(b) == rank ? dataStart + blocks.firstStart(b) : previousEnd;
   }
 
-  private boolean keyMatches(long position, byte[] key, int offset, int length) {
-    return keyMatches(position, lengthsAt(position), key, offset, length);
-  }
-
   /**
    * Whether the record at {@code position} is the key's, as far as the store can tell: its full key
    * is equal, or its signature equals the key's (hash low word {@code lo}), or, keeping no keys,
    * always.
    */
   private boolean recordMatches(long position, byte[] key, int offset, int length, long lo) {
-    switch (keyMode.kind()) {
-      case FULL:
-        return keyMatches(position, key, offset, length);
-      case NONE:
-        lengthsAt(position); // still checks that the record lies in the data
-        return true;
-      default:
-        long lengths = lengthsAt(position);
-        int stored = keyLength(lengths);
-        if (stored != keyMode.storedKeyLength()) {
-          return false;
-        }
-        long start = keyStart(position, lengths);
-        long signature = 0;
-        for (int i = 0; i < stored; i++) {
-          signature |= (data.readByte(start + i) & 0xFFL) << (8 * i);
-        }
-        return signature == keyMode.signature(lo);
+    long lengths = lengthsAt(position);
+    boolean matches =
+        switch (keyMode.kind()) {
+          case FULL -> keyMatches(position, lengths, key, offset, length);
+          case NONE -> true;
+          case SIGNATURE -> signatureMatches(position, lengths, lo);
+        };
+    // Whether or not it matches: a damaged key must not turn a present key into an absent one.
+    checkRecord(position, lengths);
+    return matches;
+  }
+
+  private boolean signatureMatches(long position, long lengths, long lo) {
+    int stored = keyLength(lengths);
+    if (stored != keyMode.storedKeyLength()) {
+      return false;
     }
+    long start = keyStart(position, lengths);
+    long signature = 0;
+    for (int i = 0; i < stored; i++) {
+      signature |= (data.readByte(start + i) & 0xFFL) << (8 * i);
+    }
+    return signature == keyMode.signature(lo);
+  }
+
+  /**
+   * Throws {@link CorruptStoreException} unless the record at {@code position} (of {@code
+   * lengths}) matches the checksum that follows it; nothing to check in stores without checksums.
+   */
+  private void checkRecord(long position, long lengths) {
+    if (checkBytes == 0) {
+      return;
+    }
+    long checkAt = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
+    if (data.checksum(position, checkAt - position, position - dataStart) != data.readLittleEndianInt(checkAt)) {
+      throw damagedRecord(position);
+    }
+  }
+
+  /** {@link #checkRecord} for a record copied to {@code block[p, checkAt)}, found at {@code position}. */
+  private void checkRecordIn(byte[] block, int p, int checkAt, long position) {
+    if (checkBytes > 0 && RecordChecksum.of(block, p, checkAt - p, position - dataStart) != RecordChecksum.read(block, checkAt)) {
+      throw damagedRecord(position);
+    }
+  }
+
+  private CorruptStoreException damagedRecord(long position) {
+    return new CorruptStoreException(
+        directory.resolve(StoreFile.DATA.fileName()) + ": the record at byte " + position + " does not match its checksum (damaged)");
+  }
+
+  /**
+   * What a fault reading the records becomes: the JVM reports a read of a mapped page that the
+   * file no longer holds (it was truncated or replaced in place, which a published store never
+   * is) as an {@link InternalError}, which is the store's damage, not the JVM's. The store then
+   * refuses later lookups, so that they stop touching the mapping. Other errors pass unchanged.
+   */
+  private RuntimeException dataFault(InternalError fault) {
+    String message = fault.getMessage();
+    if (message == null || !message.contains("unsafe memory access")) {
+      throw fault;
+    }
+    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
+    String size;
+    try {
+      size = Files.size(dataPath) + " bytes now";
+    } catch (IOException | RuntimeException gone) {
+      size = "gone now";
+    }
+    CorruptStoreException damage =
+        new CorruptStoreException(
+            dataPath + ": the records can no longer be read (" + size + ", " + data.length() + " when the store was opened):"
+                + " the file was truncated or rewritten under the open store; publish a new version instead of changing one in place",
+            fault);
+    guard.fail(damage);
+    absorbLateFaults();
+    return damage;
+  }
+
+  /**
+   * The JVM may still hold an error for another faulting read of the same lookup and deliver it at
+   * its next check, in the caller's code: give it checks here, where it is known for what it is.
+   */
+  private static void absorbLateFaults() {
+    for (int i = 0; i < 4; i++) {
+      try {
+        Thread.yield();
+      } catch (InternalError late) {
+        // The same truncation, already reported.
+      }
+    }
+  }
+
+  /** {@code position}, once the record there is checked ({@link #checkRecord}). */
+  private long checked(long position) {
+    checkRecord(position, lengthsAt(position));
+    return position;
+  }
+
+  /** Where the record at {@code position} (of {@code lengths}) ends, its checksum included. */
+  private long recordEnd(long position, long lengths) {
+    return keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths) + checkBytes;
   }
 
   private boolean keyMatches(long position, long lengths, byte[] key, int offset, int length) {
@@ -1027,7 +1180,7 @@ public final class Store implements Closeable {
    */
   private long lengthsAt(long position) {
     if (fixedRecordLength >= 0) {
-      return (long) fixedKeyLength << 32 | (fixedRecordLength - fixedKeyLength);
+      return (long) fixedKeyLength << 32 | fixedValueLength;
     }
     long decoded = RecordFormat.decodeShortHeader(data.readLittleEndianLong(position));
     long keyLength;
@@ -1044,23 +1197,11 @@ public final class Store implements Closeable {
       keyLength = (int) key;
       valueLength = (int) value;
     }
-    if (position + RecordFormat.headerLength((int) keyLength, (int) valueLength) + keyLength + valueLength
+    if (position + RecordFormat.headerLength((int) keyLength, (int) valueLength) + keyLength + valueLength + checkBytes
         > dataStart + dataBytes) {
       throw new CorruptStoreException(directory + ": record at byte " + position + " of the data file runs past its end");
     }
     return keyLength << 32 | valueLength;
-  }
-
-  private void enter() {
-    readsInProgress.increment();
-    if (closed) {
-      readsInProgress.decrement();
-      throw new IllegalStateException("store " + directory + " is closed");
-    }
-  }
-
-  private void exit() {
-    readsInProgress.decrement();
   }
 
   private void checkKeysKept() {
@@ -1069,14 +1210,8 @@ public final class Store implements Closeable {
     }
   }
 
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("store " + directory + " is closed");
-    }
-  }
-
   @Override
   public String toString() {
-    return "Store[" + directory + ", " + recordCount + " records" + (closed ? ", closed" : "") + "]";
+    return "Store[" + directory + ", " + recordCount + " records" + (guard.isClosed() ? ", closed" : "") + "]";
   }
 }

@@ -26,6 +26,10 @@ final class GoldenStoreFiles {
   static final String SIGNATURE = "store-meta2-signature";
   /** Meta version 3: a blocked index of 100 keys per block on average (the variable sample's records). */
   static final String BLOCKED = "store-meta3-blocked";
+  /** Meta version 4: record checksums, variable sizes, a blocked index (the variable sample's records). */
+  static final String CHECKED_VARIABLE = "store-meta4-checked-variable";
+  /** Meta version 4: record checksums, fixed sizes, an ECT index (the fixed sample's records). */
+  static final String CHECKED_FIXED = "store-meta4-checked-fixed";
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
@@ -59,7 +63,7 @@ final class GoldenStoreFiles {
   }
 
   static void writeVariable(Path dir) throws IOException {
-    try (StoreBuilder builder = StoreBuilder.create(dir).indexParameters(new EctParameters(16, 64, 2)).metadata("sample", "variable")) {
+    try (StoreBuilder builder = StoreBuilder.create(dir).recordChecksums(false).indexParameters(new EctParameters(16, 64, 2)).metadata("sample", "variable")) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(variableKey(i), variableValue(i));
       }
@@ -68,7 +72,7 @@ final class GoldenStoreFiles {
   }
 
   static void writeFixed(Path dir) throws IOException {
-    try (StoreBuilder builder = StoreBuilder.create(dir).seed(42).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
+    try (StoreBuilder builder = StoreBuilder.create(dir).recordChecksums(false).seed(42).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(fixedKey(i), fixedValue(i));
       }
@@ -78,7 +82,7 @@ final class GoldenStoreFiles {
 
   static void writeSparse(Path dir) throws IOException {
     try (StoreBuilder builder =
-        StoreBuilder.create(dir).pageAlignment(512).sparseIndex(512).indexParameters(new EctParameters(64, 64, 1))) {
+        StoreBuilder.create(dir).recordChecksums(false).pageAlignment(512).sparseIndex(512).indexParameters(new EctParameters(64, 64, 1))) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(variableKey(i), variableValue(i));
       }
@@ -88,7 +92,11 @@ final class GoldenStoreFiles {
 
   static void writeSignature(Path dir) throws IOException {
     try (StoreBuilder builder =
-        StoreBuilder.create(dir).seed(7).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX).keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(12))) {
+        StoreBuilder.create(dir)
+            .recordChecksums(false)
+            .seed(7)
+            .indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)
+            .keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(12))) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(fixedKey(i), fixedValue(i));
       }
@@ -98,9 +106,28 @@ final class GoldenStoreFiles {
 
   static void writeBlocked(Path dir) throws IOException {
     try (StoreBuilder builder =
-        StoreBuilder.create(dir).seed(3).indexParameters(new BlockedIndexParameters(100)).metadata("sample", "blocked")) {
+        StoreBuilder.create(dir).recordChecksums(false).seed(3).indexParameters(new BlockedIndexParameters(100)).metadata("sample", "blocked")) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(variableKey(i), variableValue(i));
+      }
+      builder.build();
+    }
+  }
+
+  static void writeCheckedVariable(Path dir) throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(dir).seed(4).indexParameters(new BlockedIndexParameters(100)).metadata("sample", "checked")) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(variableKey(i), variableValue(i));
+      }
+      builder.build();
+    }
+  }
+
+  static void writeCheckedFixed(Path dir) throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(dir).seed(43).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(fixedKey(i), fixedValue(i));
       }
       builder.build();
     }
@@ -122,6 +149,12 @@ final class GoldenStoreFiles {
     }
     if (args.length == 1 || args[1].equals(BLOCKED)) {
       writeBlocked(folder.resolve(BLOCKED));
+    }
+    if (args.length == 1 || args[1].equals(CHECKED_VARIABLE)) {
+      writeCheckedVariable(folder.resolve(CHECKED_VARIABLE));
+    }
+    if (args.length == 1 || args[1].equals(CHECKED_FIXED)) {
+      writeCheckedFixed(folder.resolve(CHECKED_FIXED));
     }
   }
 }

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Reads the committed golden stores of each meta format version (1, 2 and 3) and checks every
+ * Reads the committed golden stores of each meta format version (1 to 4) and checks every
  * record, and checks that today's builder still writes the same data, offsets and index bytes
- * (meta differs only in its creation time).
+ * (meta differs only in its creation time). Versions 1 to 3 have no record checksums (data
+ * format version 1); version 4 has them (data format version 2).
  */
 class GoldenStoreTest {
   private static final Path GOLDEN = Path.of("src/test/resources/golden");
@@ -70,15 +71,50 @@ class GoldenStoreTest {
   }
 
   @Test
-  void samplesCarryTheMetaVersionTheyNeed() throws IOException {
+  void readsCheckedSamples() throws IOException {
+    check(GOLDEN.resolve(GoldenStoreFiles.CHECKED_VARIABLE), GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
+    check(GOLDEN.resolve(GoldenStoreFiles.CHECKED_FIXED), GoldenStoreFiles::fixedKey, GoldenStoreFiles::fixedValue, true);
+    for (String sample : new String[] {GoldenStoreFiles.CHECKED_VARIABLE, GoldenStoreFiles.CHECKED_FIXED}) {
+      try (Store store = Store.open(GOLDEN.resolve(sample))) {
+        assertTrue(store.meta().recordChecksums(), sample);
+        assertEquals(4, store.stats().formatVersion(), sample);
+      }
+    }
+  }
+
+  /**
+   * The checksums of the fixed-size checked sample, computed here from docs/FORMAT.md alone: XXH3-64
+   * of the record's 24 bytes, XOR its payload offset times 0x9E3779B97F4A7C15, low 32 bits, little-endian.
+   */
+  @Test
+  void checkedSampleFollowsTheSpec() throws IOException {
+    byte[] file = Files.readAllBytes(GOLDEN.resolve(GoldenStoreFiles.CHECKED_FIXED).resolve(StoreFile.DATA.fileName()));
+    net.openhft.hashing.LongHashFunction xxh3 = net.openhft.hashing.LongHashFunction.xx3();
+    java.nio.ByteBuffer payload =
+        java.nio.ByteBuffer.wrap(file, StoreFile.DATA.payloadOffset(), file.length - (int) StoreFile.DATA.envelopeLength())
+            .slice()
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < GoldenStoreFiles.RECORDS; i++) {
+      int start = (i / (4096 / 28)) * 4096 + (i % (4096 / 28)) * 28;
+      byte[] record = new byte[24];
+      payload.get(start, record);
+      int expected = (int) (xxh3.hashBytes(record) ^ start * 0x9E3779B97F4A7C15L);
+      assertEquals(expected, payload.getInt(start + 24), "checksum of record " + i);
+    }
+  }
+
+  @Test
+  void samplesCarryTheVersionsTheyNeed() throws IOException {
     String[][] expected = {
-      {GoldenStoreFiles.VARIABLE, "1"}, {GoldenStoreFiles.FIXED, "1"}, {GoldenStoreFiles.SPARSE, "2"},
-      {GoldenStoreFiles.SIGNATURE, "2"}, {GoldenStoreFiles.BLOCKED, "3"}
+      {GoldenStoreFiles.VARIABLE, "1", "1"}, {GoldenStoreFiles.FIXED, "1", "1"}, {GoldenStoreFiles.SPARSE, "2", "1"},
+      {GoldenStoreFiles.SIGNATURE, "2", "1"}, {GoldenStoreFiles.BLOCKED, "3", "1"},
+      {GoldenStoreFiles.CHECKED_VARIABLE, "4", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "4", "2"}
     };
     for (String[] sample : expected) {
       Path meta = GOLDEN.resolve(sample[0]).resolve(StoreFile.META.fileName());
-      int version = StoreFile.META.checkHeader(Files.readAllBytes(meta), meta.toString());
-      assertEquals(Integer.parseInt(sample[1]), version, sample[0]);
+      assertEquals(Integer.parseInt(sample[1]), StoreFile.META.checkHeader(Files.readAllBytes(meta), meta.toString()), sample[0]);
+      Path data = GOLDEN.resolve(sample[0]).resolve(StoreFile.DATA.fileName());
+      assertEquals(Integer.parseInt(sample[2]), StoreFile.DATA.checkHeader(Files.readAllBytes(data), data.toString()), sample[0]);
     }
   }
 
@@ -89,6 +125,14 @@ class GoldenStoreTest {
     GoldenStoreFiles.writeSparse(temp.resolve("sparse"));
     GoldenStoreFiles.writeSignature(temp.resolve("signature"));
     GoldenStoreFiles.writeBlocked(temp.resolve("blocked"));
+    GoldenStoreFiles.writeCheckedVariable(temp.resolve("checked-variable"));
+    GoldenStoreFiles.writeCheckedFixed(temp.resolve("checked-fixed"));
+    for (String file : new String[] {"data", "offsets", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.CHECKED_VARIABLE).resolve(file), temp.resolve("checked-variable").resolve(file));
+    }
+    for (String file : new String[] {"data", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.CHECKED_FIXED).resolve(file), temp.resolve("checked-fixed").resolve(file));
+    }
     for (String file : new String[] {"data", "offsets", "index"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.BLOCKED).resolve(file), temp.resolve("blocked").resolve(file));
     }

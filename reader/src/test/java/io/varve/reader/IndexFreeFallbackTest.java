@@ -85,7 +85,7 @@ class IndexFreeFallbackTest {
       StoreRoundTripTest.checkAgainst(fallback, records, 7, 500);
     }
     Files.delete(index);
-    assertThrows(NoSuchFileException.class, () -> Store.open(dir));
+    assertThrows(CorruptStoreException.class, () -> Store.open(dir), "the meta file lists the index");
     try (Store fallback = Store.openWithoutIndex(dir)) {
       StoreRoundTripTest.checkAgainst(fallback, records, 8, 500);
     }
@@ -98,5 +98,39 @@ class IndexFreeFallbackTest {
       assertEquals(0, fallback.size());
       assertEquals(-1, fallback.indexOf(new byte[] {1}));
     }
+  }
+
+  /**
+   * A meta file of another store (here one without full keys) is a damaged store, found by the
+   * file sizes before anything else: before issue 19's fix the key mode was checked first and the
+   * caller got UnsupportedOperationException, as if the store were intact.
+   */
+  @Test
+  void aForeignMetaIsDamageNotAnUnsupportedStore() throws IOException {
+    Path dir = build(StoreRoundTripTest.randomRecords(300, 0xF0E1L, 12, 20));
+    Path other = temp.resolve("signature-store");
+    try (StoreBuilder builder = StoreBuilder.create(other).keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(16))) {
+      for (Map.Entry<ByteBuffer, byte[]> e : StoreRoundTripTest.randomRecords(40, 0xF0E2L, 12, 20).entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    Files.copy(other.resolve("meta"), dir.resolve("meta"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(other.resolve("hashes"), dir.resolve("hashes"));
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> Store.openWithoutIndex(dir));
+    assertTrue(e.getMessage().contains("the meta file says"), e.getMessage());
+    assertThrows(CorruptStoreException.class, () -> Store.open(dir));
+  }
+
+  /** A file the meta lists but the directory lacks is damage (exit 1 in the command), not a wrong path. */
+  @Test
+  void aMissingListedFileIsDamage() throws IOException {
+    Path dir = build(StoreRoundTripTest.randomRecords(300, 0xF0E3L, 12, 20));
+    Files.delete(dir.resolve("offsets"));
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> Store.open(dir));
+    assertTrue(e.getMessage().contains("missing, but the meta file lists it"), e.getMessage());
+    assertThrows(CorruptStoreException.class, () -> Store.openWithoutIndex(dir));
+    Files.delete(dir.resolve("meta"));
+    assertThrows(NoSuchFileException.class, () -> Store.open(dir), "no meta file: not a store");
   }
 }

@@ -12,6 +12,7 @@ import io.varve.builder.StoreMerger;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta.KeyMode;
 import java.io.IOException;
@@ -109,7 +110,10 @@ class KeyModeTest {
     try (Store store = Store.open(none)) {
       assertMembersRight(store, records);
       store.verify();
-      assertEquals(8L * records.size(), store.stats().dataBytes(), "8-byte values, nothing else");
+      assertEquals(
+          io.varve.core.store.RecordFormat.fixedPayloadBytes(records.size(), 8 + RecordChecksum.BYTES, 4096),
+          store.stats().dataBytes(),
+          "8-byte values and their checksums, nothing else");
       Store.Cursor cursor = store.cursor();
       assertTrue(cursor.next());
       assertThrows(UnsupportedOperationException.class, cursor::key);

@@ -3,6 +3,7 @@ package io.varve.reader;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -108,7 +109,8 @@ class StoreCorruptionTest {
       boolean fixedSize,
       int metaDataBytesAt,
       int metaCreatedAt,
-      boolean blockedIndex) {
+      boolean blockedIndex,
+      int checkBytes) {
     int n() {
       return keys.length;
     }
@@ -160,7 +162,8 @@ class StoreCorruptionTest {
     while (records.size() < RECORDS) {
       records.put(ByteBuffer.wrap(randomBytes(random, 16)), randomBytes(random, 8));
     }
-    fixed = build(dir.resolve("fixed"), "fixed", records, new EctParameters(16, 8, 2), 512, FIXED_SEED);
+    // Without record checksums, as stores of meta versions 1 to 3 are: damaged data may be served.
+    fixed = build(dir.resolve("fixed"), "fixed", records, new EctParameters(16, 8, 2), 512, FIXED_SEED, false);
     assertTrue(fixed.fixedSize() && !variable.fixedSize());
     System.out.println("StoreCorruptionTest: file sizes variable=" + sizes(variable) + " fixed=" + sizes(fixed));
   }
@@ -187,8 +190,18 @@ class StoreCorruptionTest {
   /** Builds a store ({@code pageBytes} -1: the builder's default alignment) and decodes its layout. */
   static Fixture build(Path dir, String name, Map<ByteBuffer, byte[]> records, IndexParameters parameters, int pageBytes, long seed)
       throws IOException {
+    return build(dir, name, records, parameters, pageBytes, seed, true);
+  }
+
+  static Fixture build(
+      Path dir, String name, Map<ByteBuffer, byte[]> records, IndexParameters parameters, int pageBytes, long seed, boolean checked)
+      throws IOException {
     try (StoreBuilder builder =
-        StoreBuilder.create(dir).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).indexParameters(parameters).metadata("origin", name)) {
+        StoreBuilder.create(dir)
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .indexParameters(parameters)
+            .recordChecksums(checked)
+            .metadata("origin", name)) {
       if (pageBytes >= 0) {
         builder.pageAlignment(pageBytes);
       }
@@ -228,7 +241,7 @@ class StoreCorruptionTest {
     long[] ends = new long[n];
     for (int r = 0; r < n; r++) {
       if (meta.isFixedSize()) {
-        int length = meta.keyLength() + meta.valueLength();
+        int length = meta.fixedRecordLength();
         starts[r] = RecordFormat.fixedRecordOffset(r, length, meta.pageBytes());
         ends[r] = starts[r] + length;
       } else {
@@ -238,7 +251,7 @@ class StoreCorruptionTest {
         long value = RecordFormat.decodeVarint(data, at + (int) (key >>> 32), end);
         assertEquals(keys[r].length, (int) key);
         assertEquals(values[r].length, (int) value);
-        ends[r] = starts[r] + (int) (key >>> 32) + (int) (value >>> 32) + (int) key + (int) value;
+        ends[r] = starts[r] + (int) (key >>> 32) + (int) (value >>> 32) + (int) key + (int) value + meta.checkBytes();
       }
       assertTrue(r == 0 ? starts[0] == 0 : starts[r] >= ends[r - 1], "record " + r + " overlaps the previous one");
     }
@@ -262,7 +275,9 @@ class StoreCorruptionTest {
         absent.add(key);
       }
     }
-    return new Fixture(name, Map.copyOf(files), keys, values, starts, ends, List.copyOf(absent), meta.isFixedSize(), dataBytesAt, createdAt, blocked);
+    return new Fixture(
+        name, Map.copyOf(files), keys, values, starts, ends, List.copyOf(absent), meta.isFixedSize(), dataBytesAt, createdAt, blocked,
+        meta.checkBytes());
   }
 
   /** The first position at or after {@code from} where {@code pattern} occurs in {@code bytes}. */
@@ -354,6 +369,7 @@ class StoreCorruptionTest {
             meta.keyLength(),
             meta.valueLength(),
             meta.pageBytes(),
+            meta.recordChecksums(),
             newDataBytes,
             meta.createdMillis(),
             entries,
@@ -427,20 +443,27 @@ class StoreCorruptionTest {
   // Running one case
 
   /** What a damaged store that opens may do. */
-  record Damage(LongPredicate damagedRanks, boolean mayMiss, boolean verifyMustFail, boolean mustDetect, boolean verifyPassMeansIntact) {
-    /** Corruption of data payload bytes: only these records may read wrong, and verify() must notice. */
+  record Damage(
+      LongPredicate damagedRanks, boolean mayMiss, boolean verifyMustFail, boolean mustDetect, boolean verifyPassMeansIntact, boolean inData) {
+    /**
+     * Corruption of data payload bytes: only these records may read wrong (none, with record
+     * checksums: a lookup of a damaged record must throw), and verify() must notice.
+     */
     static Damage dataCorruption(LongPredicate ranks) {
-      return new Damage(ranks, false, true, true, true);
+      return new Damage(ranks, false, true, true, true, true);
     }
 
-    /** A hostile edit (checksums recomputed) of the data payload: only these records may read wrong. */
+    /**
+     * A hostile edit (file checksums recomputed) of the data payload: only these records may read
+     * wrong (none, with record checksums, which the edit leaves wrong).
+     */
     static Damage dataLie(LongPredicate ranks, boolean mustDetect) {
-      return new Damage(ranks, false, false, mustDetect, false);
+      return new Damage(ranks, false, false, mustDetect, false, true);
     }
 
     /** A hostile structure (meta, index, offsets) of unknown effect. */
     static Damage structureLie(LongPredicate ranks, boolean mayMiss, boolean mustDetect) {
-      return new Damage(ranks, mayMiss, false, mustDetect, true);
+      return new Damage(ranks, mayMiss, false, mustDetect, true, false);
     }
   }
 
@@ -532,6 +555,9 @@ class StoreCorruptionTest {
   }
 
   void checkDamagedStore(Fixture f, String label, String category, Store store, Damage d) {
+    // Records that carry checksums are checked by every lookup that reads them: damage in the data
+    // must surface as CorruptStoreException, never as a wrong value or a miss.
+    boolean checked = d.inData() && f.checkBytes() > 0;
     boolean detected = false;
     List<String> wrong = new ArrayList<>();
     byte[] target = new byte[40];
@@ -539,7 +565,7 @@ class StoreCorruptionTest {
       final int r = rank;
       byte[] key = f.keys()[r];
       byte[] expected = f.values()[r];
-      boolean damaged = d.damagedRanks().test(r);
+      boolean damaged = !checked && d.damagedRanks().test(r);
       String of = " of the key of record " + r;
 
       Result<byte[]> got = attempt(label, "get" + of, () -> store.get(key));
@@ -547,12 +573,12 @@ class StoreCorruptionTest {
         detected = true;
       } else if (got.value() == null) {
         if (!damaged && !d.mayMiss()) {
-          fail(label + ": get" + of + " returned null although that record is intact");
+          fail(label + ": get" + of + " returned null although that record is intact or checksummed");
         }
         wrong.add("get " + r + " missed");
       } else if (!Arrays.equals(got.value(), expected)) {
         if (!damaged) {
-          fail(label + ": get" + of + " returned a wrong value " + Arrays.toString(got.value()) + " (expected "
+          fail(label + ": get" + of + " returned a wrong value " + Arrays.toString(got.value()) + " (intact or checksummed record; expected "
               + Arrays.toString(expected) + "): another key's record?");
         }
         wrong.add("get " + r + " damaged value");
@@ -563,7 +589,7 @@ class StoreCorruptionTest {
         detected = true;
       } else if (index.value() == -1) {
         if (!damaged && !d.mayMiss()) {
-          fail(label + ": indexOf" + of + " returned -1 although that record is intact");
+          fail(label + ": indexOf" + of + " returned -1 although that record is intact or checksummed");
         }
         wrong.add("indexOf " + r + " missed");
       } else if (index.value() != r) {
@@ -575,7 +601,7 @@ class StoreCorruptionTest {
         detected = true;
       } else if (length.value() == -1) {
         if (!damaged && !d.mayMiss()) {
-          fail(label + ": get(key, target)" + of + " returned -1 although that record is intact");
+          fail(label + ": get(key, target)" + of + " returned -1 although that record is intact or checksummed");
         }
       } else {
         int l = length.value();
@@ -613,7 +639,7 @@ class StoreCorruptionTest {
               || (length.corrupt() == null && length.value() != -1);
       if (found) {
         // Possible only if damage turned a record's key into this one: that record must be damaged.
-        boolean explained = index.corrupt() == null && index.value() >= 0 && d.damagedRanks().test(index.value());
+        boolean explained = !checked && index.corrupt() == null && index.value() >= 0 && d.damagedRanks().test(index.value());
         if (!explained) {
           fail(label + ": absent key " + Arrays.toString(key) + " was found (indexOf " + index + ")");
         }
@@ -664,7 +690,7 @@ class StoreCorruptionTest {
     for (Fixture f : fixtures()) {
       Path dir = writeStore(f.files());
       try (Store store = Store.open(dir)) {
-        checkDamagedStore(f, "[" + f.name() + "] untouched", "untouched", store, new Damage(NONE, false, false, false, true));
+        checkDamagedStore(f, "[" + f.name() + "] untouched", "untouched", store, new Damage(NONE, false, false, false, true, false));
         store.verify();
       }
     }
@@ -838,7 +864,9 @@ class StoreCorruptionTest {
   void missingFilesAreReported() throws IOException {
     for (Fixture f : fixtures()) {
       for (String name : f.files().keySet()) {
-        run(f, "deleted file", name, with(f.files(), name, null), null, true);
+        // Without its meta file a directory is no store (a wrong path); without a file its meta
+        // lists it is a damaged store (issue 19: it was reported as a missing file, a usage error).
+        run(f, "deleted file", name, with(f.files(), name, null), null, name.equals(StoreFile.META.fileName()));
       }
       run(f, "deleted file", "all files", Map.of(), null, true);
       // The directory itself missing.
@@ -1270,11 +1298,11 @@ class StoreCorruptionTest {
     }
     // A valid meta of the same layout (one record of Integer.MAX_VALUE bytes), then the lie.
     int validKey = RecordFormat.MAX_LENGTH;
-    int validValue = Integer.MAX_VALUE - validKey;
+    int validValue = Integer.MAX_VALUE - validKey - meta.checkBytes();
     Map<String, byte[]> files = new HashMap<>(f.files());
     files.remove("data");
     files.put("meta", writeMeta(new StoreMeta(1, meta.seed(), meta.indexParameters(), meta.keyMode(), validKey, validValue,
-        meta.pageBytes(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
+        meta.pageBytes(), meta.recordChecksums(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
     files = editMeta(files, p -> {
       p.putInt(f.metaKeyLengthAt(), keyLength);
       p.putInt(f.metaValueLengthAt(), valueLength);
@@ -1367,7 +1395,13 @@ class StoreCorruptionTest {
    */
   @Test
   void offsetsThatHideARecord() throws IOException {
-    Fixture f = variable;
+    // The hiding needs records without checksums (stores of meta versions 1 to 3): a checksum is
+    // bound to where its record starts, so a shifted offset fails it (offsetsOffByAFewBytesFailTheChecksum).
+    Map<ByteBuffer, byte[]> records = new LinkedHashMap<>();
+    for (int r = 0; r < variable.n(); r++) {
+      records.put(ByteBuffer.wrap(variable.keys()[r]), variable.values()[r]);
+    }
+    Fixture f = build(temp.resolve("unchecked"), "variable-unchecked", records, StoreBuilder.DEFAULT_INDEX, -1, VARIABLE_SEED, false);
     byte[] index = f.files().get("index");
     RankIndex ect = IndexFile.readFrom(new ByteArrayInputStream(payloadOf(index, StoreFile.INDEX)), parseMeta(f.files().get("meta")), null);
     KeyHasher hasher = KeyHasher.withSeed(parseMeta(f.files().get("meta")).seed());
@@ -1411,6 +1445,35 @@ class StoreCorruptionTest {
     }
     System.out.println("offsetsThatHideARecord: " + found + " cases");
     assertTrue(found > 0, "the search found no offset that hides a record: choose another seed");
+  }
+
+  /** With record checksums, an offset moved into its record makes the lookup of its key fail, never miss. */
+  @Test
+  void offsetsOffByAFewBytesFailTheChecksum() throws IOException {
+    Fixture f = variable;
+    assertTrue(f.checkBytes() > 0);
+    int cases = 0;
+    for (int r = 0; r < f.n(); r += 7) {
+      for (int shift = 1; shift <= 3; shift++) {
+        long start = f.starts()[r] + shift;
+        if (start >= f.ends()[r]) {
+          continue;
+        }
+        long[] offsets = f.starts().clone();
+        offsets[r] = start;
+        Path dir = writeStore(replaceAndRecord(f.files(), StoreFile.OFFSETS, offsetsFile(offsets, f.dataBytes())));
+        byte[] key = f.keys()[r];
+        try (Store store = Store.open(dir)) {
+          assertThrows(CorruptStoreException.class, () -> store.get(key), "record " + r + " shifted by " + shift);
+          assertThrows(CorruptStoreException.class, () -> store.indexOf(key), "record " + r + " shifted by " + shift);
+        } catch (CorruptStoreException rejectedOnOpen) {
+          // Also fine: the offsets no longer increase.
+        }
+        cases++;
+      }
+    }
+    count("offsets off by a few bytes (checked records): " + cases);
+    assertTrue(cases > 100, "cases: " + cases);
   }
 
   @Test

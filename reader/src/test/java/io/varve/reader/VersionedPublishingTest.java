@@ -137,4 +137,77 @@ class VersionedPublishingTest {
       assertEquals(3, root.versions().size());
     }
   }
+
+  /**
+   * The version-swap path at full speed: versions built once, then published and swapped in
+   * turn as fast as two refreshing threads can, while four threads look keys up. Every lookup
+   * must answer from some complete version (a swap closes the old store under its readers, the
+   * path of issue 19's JVM crash). Swaps: {@code -Dvarve.closeRace.rounds} (default 300) times 4.
+   */
+  @ParameterizedTest
+  @EnumSource(DataAccess.class)
+  void rapidSwapsNeverFailALookup(DataAccess access) throws Exception {
+    StoreRoot root = StoreRoot.open(temp.resolve("root"));
+    List<String> names = new ArrayList<>();
+    for (long v = 1; v <= 3; v++) {
+      names.add(buildVersion(root, v).getFileName().toString());
+    }
+    root.publish(names.get(0));
+    int swaps = 4 * Integer.getInteger("varve.closeRace.rounds", 300);
+    try (FollowingStore store = FollowingStore.open(root.directory(), access)) {
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      AtomicLong lookups = new AtomicLong();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        long seed = 0x5EA1L + t;
+        threads.add(new Thread(() -> {
+          SplittableRandom random = new SplittableRandom(seed);
+          while (!stop.get() && failure.get() == null) {
+            try {
+              int k = random.nextInt(KEYS);
+              String value = new String(store.get(key(k)), StandardCharsets.UTF_8);
+              if (!value.equals("v1") && !value.equals("v2") && !value.equals("v3")) {
+                throw new AssertionError("key " + k + ": " + value);
+              }
+              if (store.indexOf(key(k)) < 0) {
+                throw new AssertionError("key " + k + " absent");
+              }
+              lookups.incrementAndGet();
+            } catch (Throwable e) {
+              failure.compareAndSet(null, e);
+            }
+          }
+        }));
+      }
+      for (int t = 0; t < 2; t++) {
+        int first = t;
+        threads.add(new Thread(() -> {
+          try {
+            for (int swap = first; swap < swaps && failure.get() == null; swap += 2) {
+              synchronized (root) {
+                root.publish(names.get(swap % names.size()));
+              }
+              store.refresh();
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        }));
+      }
+      threads.forEach(Thread::start);
+      for (Thread refresher : threads.subList(4, 6)) {
+        refresher.join();
+      }
+      stop.set(true);
+      for (Thread thread : threads) {
+        thread.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError("a lookup or refresh failed during the swaps", failure.get());
+      }
+      System.out.println("VersionedPublishingTest " + access + ": " + swaps + " swaps, " + lookups.get() + " lookups");
+      assertTrue(lookups.get() > 0);
+    }
+  }
 }

@@ -8,14 +8,15 @@ import io.varve.core.format.CorruptStoreException;
  *
  * <pre>
  * Payload         := (Padding Record)^recordCount        (in hash order of the keys)
- * Record          := keyLength:varint valueLength:varint key:byte[keyLength] value:byte[valueLength]
+ * Record          := keyLength:varint valueLength:varint key:byte[keyLength] value:byte[valueLength] Check?
  * varint          := LEB128: 7 bits per byte, least significant group first, high bit = "more";
  *                    1 to 5 bytes, value at most {@link #MAX_LENGTH}
+ * Check           := the record's {@link RecordChecksum} (data format version 2; none in version 1)
  * Padding         := zero bytes: none, or (with page size P &gt; 0) as many as keep a record of at
- *                    most P bytes from crossing a multiple of P
+ *                    most P bytes (its Check included) from crossing a multiple of P
  *
- * Fixed-size mode (meta keyLength = K &gt;= 0 and valueLength = V &gt;= 0, R = K + V):
- * Payload         := (key:byte[K] value:byte[V] Padding)^recordCount   (no lengths)
+ * Fixed-size mode (meta keyLength = K &gt;= 0 and valueLength = V &gt;= 0, R = K + V, + 4 with Check):
+ * Payload         := (key:byte[K] value:byte[V] Check? Padding)^recordCount   (no lengths)
  *                    record i at i * R, or with page size P and 0 &lt; R &lt;= P at
  *                    (i / (P / R)) * P + (i % (P / R)) * R: P / R records per page
  * </pre>

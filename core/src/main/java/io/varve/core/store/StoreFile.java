@@ -27,8 +27,11 @@ import java.nio.charset.StandardCharsets;
  * {@code BlockedIndex} ({@code index}). Immutable and thread-safe.
  */
 public enum StoreFile {
-  /** The records in hash order ({@link RecordFormat}). */
-  DATA("data", "varve-data", 1, 1, 4096),
+  /**
+   * The records in hash order ({@link RecordFormat}). Version 2: each record ends with a {@link
+   * RecordChecksum}; written only then.
+   */
+  DATA("data", "varve-data", 1, 2, 4096),
   /**
    * The Elias-Fano sequence of record start offsets; absent when all records have one size, and in
    * a store with a sparse index.
@@ -50,9 +53,10 @@ public enum StoreFile {
   /**
    * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
    * may have a sparse index (a {@code blocks} file instead of {@code offsets}) or keep no full keys;
-   * version 3: the meta names the index kind (ECT or blocked). Each is written only when needed.
+   * version 3: the meta names the index kind (ECT or blocked); version 4: records may end with a
+   * checksum. Each is written only when needed.
    */
-  META("meta", "varve-meta", 1, 3, 0);
+  META("meta", "varve-meta", 1, 4, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;

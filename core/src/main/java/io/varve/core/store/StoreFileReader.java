@@ -71,13 +71,24 @@ public final class StoreFileReader {
    * @return the checksum stored in the footer
    */
   public static int checkEnvelope(FileChannel channel, Path path, StoreFile kind) throws IOException {
+    return checkEnvelope(channel, path, kind, -1);
+  }
+
+  /**
+   * {@link #checkEnvelope(FileChannel, Path, StoreFile)}, and that the file is of format version
+   * {@code version}, the one its store's meta file implies (-1: any supported).
+   */
+  public static int checkEnvelope(FileChannel channel, Path path, StoreFile kind, int version) throws IOException {
     long size = channel.size();
     CorruptStoreException.check(
         size >= kind.envelopeLength(),
         path + ": " + size + " bytes is too short for a " + kind.formatName() + " file (truncated)");
     ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
     readFully(channel, header, 0, path);
-    kind.checkHeader(header.array(), path.toString());
+    int found = kind.checkHeader(header.array(), path.toString());
+    CorruptStoreException.check(
+        version < 0 || found == version,
+        path + ": " + kind.formatName() + " format version " + found + ", but the meta file describes version " + version);
     ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH);
     readFully(channel, footer, size - StoreFile.FOOTER_LENGTH, path);
     return StoreFile.checksumOfFooter(footer.getLong(0), path.toString());

@@ -88,7 +88,12 @@ public final class StoreFileWriter extends OutputStream {
    * @throws java.nio.file.FileAlreadyExistsException if the file exists
    */
   public static StoreFileWriter create(Path path, StoreFile kind, PageCacheWrites writes) throws IOException {
-    return new StoreFileWriter(path, kind, kind.minimumVersion(), java.util.Objects.requireNonNull(writes, "writes"));
+    return create(path, kind, kind.minimumVersion(), writes);
+  }
+
+  /** Like {@link #create(Path, StoreFile, int)}, handing the bytes to the kernel as {@code writes} says. */
+  public static StoreFileWriter create(Path path, StoreFile kind, int version, PageCacheWrites writes) throws IOException {
+    return new StoreFileWriter(path, kind, version, java.util.Objects.requireNonNull(writes, "writes"));
   }
 
   @Override

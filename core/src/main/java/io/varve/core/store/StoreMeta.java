@@ -29,6 +29,9 @@ import java.util.TreeMap;
  *                signatureBits:uint8                     (only when keyMode = 1: 1 to 64)
  *                keyLength:int32 valueLength:int32       (both -1: variable sizes; both &gt;= 0: fixed)
  *                pageBytes:int32                         (records aligned to pages of this size; 0: not)
+ *                recordCheck:uint8                       (version 4: 1 = each record ends with a
+ *                                                          {@link RecordChecksum}, 0 = not; absent
+ *                                                          before version 4: not)
  *                dataBytes:int64                         (bytes of the data file's payload)
  *                createdMillis:int64
  *                fileCount:uint8 FileEntry^fileCount     (data; offsets if record sizes vary and the index
@@ -46,7 +49,8 @@ import java.util.TreeMap;
  * The meta file is written in the oldest version that holds it, so that older readers read what
  * they can: version 1; 2 when it lists a {@code blocks} file (a sparse index) or the store keeps no
  * full keys, which version-1 readers cannot serve; 3 when the index is a blocked index, which
- * readers of versions 1 and 2 do not know. An immutable value; thread-safe.
+ * readers of versions 1 and 2 do not know; 4 when records end with a checksum, which changes the
+ * data layout. An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
@@ -56,6 +60,7 @@ import java.util.TreeMap;
  * @param keyLength every key's length in fixed-size mode, else -1
  * @param valueLength every value's length in fixed-size mode, else -1
  * @param pageBytes the page size records are aligned to ({@link RecordFormat}), or 0
+ * @param recordChecksums whether each record ends with a {@link RecordChecksum} that lookups check
  * @param dataBytes the data file's payload length
  * @param createdMillis when the store was built (milliseconds since the epoch)
  * @param files the other files, with their sizes and checksums
@@ -69,6 +74,7 @@ public record StoreMeta(
     int keyLength,
     int valueLength,
     int pageBytes,
+    boolean recordChecksums,
     long dataBytes,
     long createdMillis,
     List<FileEntry> files,
@@ -187,8 +193,8 @@ public record StoreMeta(
       throw new IllegalArgumentException("page size must be 0 or a power of two from 512 to 4096: " + pageBytes);
     }
     if (keyLength >= 0
-        && ((long) keyLength + valueLength > Integer.MAX_VALUE
-            || dataBytes != RecordFormat.fixedPayloadBytes(recordCount, keyLength + valueLength, pageBytes))) {
+        && ((long) keyLength + valueLength + (recordChecksums ? RecordChecksum.BYTES : 0) > Integer.MAX_VALUE
+            || dataBytes != RecordFormat.fixedPayloadBytes(recordCount, keyLength + valueLength + (recordChecksums ? RecordChecksum.BYTES : 0), pageBytes))) {
       throw new IllegalArgumentException("fixed-size records do not add up to the data size");
     }
     files = List.copyOf(files);
@@ -231,11 +237,29 @@ public record StoreMeta(
     return hasFile(StoreFile.BLOCKS);
   }
 
+  /** Bytes of the checksum after each record: {@link RecordChecksum#BYTES} or 0. */
+  public int checkBytes() {
+    return recordChecksums ? RecordChecksum.BYTES : 0;
+  }
+
+  /** Bytes of each record in fixed-size mode, its checksum included; -1 when sizes vary. */
+  public int fixedRecordLength() {
+    return isFixedSize() ? keyLength + valueLength + checkBytes() : -1;
+  }
+
+  /** The version of the data file's format these records need: 2 with record checksums, else 1. */
+  public int dataFormatVersion() {
+    return recordChecksums ? 2 : 1;
+  }
+
   /**
-   * The version of the meta format this meta needs: 3 with a blocked index, 2 for a sparse store
-   * or one without full keys, else 1.
+   * The version of the meta format this meta needs: 4 with record checksums, 3 with a blocked
+   * index, 2 for a sparse store or one without full keys, else 1.
    */
   public int formatVersion() {
+    if (recordChecksums) {
+      return 4;
+    }
     if (indexKind(indexParameters) != IndexKind.ECT) {
       return 3;
     }
@@ -288,6 +312,9 @@ public record StoreMeta(
     out.writeInt(keyLength);
     out.writeInt(valueLength);
     out.writeInt(pageBytes);
+    if (formatVersion() >= 4) {
+      out.writeByte(recordChecksums ? 1 : 0);
+    }
     out.writeLong(dataBytes);
     out.writeLong(createdMillis);
     out.writeByte(files.size());
@@ -382,6 +409,12 @@ public record StoreMeta(
     int keyLength = in.readInt();
     int valueLength = in.readInt();
     int pageBytes = in.readInt();
+    boolean recordChecksums = false;
+    if (version >= 4) {
+      int recordCheck = in.readUnsignedByte();
+      CorruptStoreException.check(recordCheck <= 1, "unknown record check " + recordCheck);
+      recordChecksums = recordCheck == 1;
+    }
     long dataBytes = in.readLong();
     long createdMillis = in.readLong();
     int fileCount = in.readUnsignedByte();
@@ -415,6 +448,7 @@ public record StoreMeta(
           keyLength,
           valueLength,
           pageBytes,
+          recordChecksums,
           dataBytes,
           createdMillis,
           files,

@@ -1,0 +1,148 @@
+package io.varve.reader;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Counts the lookups in flight on one store, exactly, so that {@link #close()} returns only when
+ * none is left and the records can be unmapped or freed without a reader touching them.
+ *
+ * <p>Each lookup adds one to a slot chosen by its thread on {@link #enter()} and takes it away
+ * from the same slot on {@link #exit(int)}, so no slot ever holds less than the lookups inside it.
+ * A lookup enters by adding its one, then reading the state; close sets the state, then reads
+ * the slots: with both done as volatile accesses, either the lookup sees the state and backs out, or
+ * close sees its one and waits. A slot read as zero after the state is set therefore holds no lookup
+ * that entered before it. (A {@code LongAdder}, used before, is not exact: its sum is not a
+ * snapshot, and a thread that backs out after the close may land its +1 and -1 in different cells,
+ * so that a sum taken meanwhile cancels a real reader's +1. That let close unmap under a reader.)
+ *
+ * <p>Slots are a cache line pair apart, a few per processor, so that threads rarely share one:
+ * a lookup costs two uncontended atomic adds.
+ *
+ * <p>A store whose records became unreadable (its data file truncated under the mapping) is
+ * {@link #fail failed}: lookups are then refused with the failure, without touching the records
+ * again. Thread-safe.
+ */
+final class LookupGuard {
+  /** Longs between slots: 128 bytes, so that adjacent-line prefetching does not couple them. */
+  private static final int STRIDE = 16;
+  /** Busy-waits of close before it starts to sleep between looks. */
+  private static final int SPINS = 1 << 10;
+  private static final long SLEEP_NANOS = 50_000;
+
+  private final AtomicLongArray counts;
+  private final int slotMask;
+  private final String name;
+  /** {@link #OPEN}, {@link #FAILED} or {@link #CLOSED}: one volatile read per lookup tells all. */
+  private volatile int state;
+  /** Why the guard failed; written before {@code state} becomes {@link #FAILED}. */
+  private volatile RuntimeException failure;
+
+  private static final int OPEN = 0;
+  private static final int FAILED = 1;
+  private static final int CLOSED = 2;
+
+  /** A guard for the store named {@code name} (in the exception of a call after close). */
+  LookupGuard(String name) {
+    this(name, Runtime.getRuntime().availableProcessors());
+  }
+
+  LookupGuard(String name, int processors) {
+    int slots = Integer.highestOneBit(Math.max(2, 4 * processors) - 1) << 1;
+    this.counts = new AtomicLongArray(slots * STRIDE);
+    this.slotMask = slots - 1;
+    this.name = name;
+  }
+
+  /**
+   * Starts a lookup: returns the slot to give {@link #exit(int)} when it ends.
+   *
+   * @throws StoreClosedException when {@link #close()} has begun
+   * @throws io.varve.core.format.CorruptStoreException when the guard {@link #fail failed}
+   */
+  int enter() {
+    int slot = slotOfCurrentThread();
+    counts.getAndIncrement(slot);
+    if (state != OPEN) {
+      counts.getAndDecrement(slot);
+      throw refusal();
+    }
+    return slot;
+  }
+
+  private RuntimeException refusal() {
+    if (state == CLOSED) {
+      return new StoreClosedException(name);
+    }
+    return new io.varve.core.format.CorruptStoreException(failure.getMessage(), failure);
+  }
+
+  /**
+   * Refuses every later lookup with {@code cause}'s message (lookups in flight finish as they
+   * can). Does nothing once closed or failed.
+   */
+  synchronized void fail(RuntimeException cause) {
+    if (state == OPEN) {
+      failure = cause;
+      state = FAILED;
+    }
+  }
+
+  /** Ends a lookup that {@link #enter()} started and returned {@code slot} for. */
+  void exit(int slot) {
+    counts.getAndDecrement(slot);
+  }
+
+  /**
+   * Throws {@link StoreClosedException} when {@link #close()} has begun; for calls that read
+   * nothing the close frees (a racing close may still begin right after).
+   */
+  void checkOpen() {
+    if (state == CLOSED) {
+      throw new StoreClosedException(name);
+    }
+  }
+
+  /** Whether {@link #close()} has begun. */
+  boolean isClosed() {
+    return state == CLOSED;
+  }
+
+  /**
+   * Refuses new lookups and waits until every lookup in flight has ended. Returns true for the
+   * call that closed the guard, false when it was closed already (a concurrent second call waits
+   * for the first to finish).
+   */
+  synchronized boolean close() {
+    if (state == CLOSED) {
+      return false;
+    }
+    state = CLOSED;
+    for (int slot = 0; slot < counts.length(); slot += STRIDE) {
+      for (int looks = 0; counts.get(slot) != 0; looks++) {
+        if (looks < SPINS) {
+          Thread.onSpinWait();
+        } else {
+          // A getAll over many keys may run for milliseconds: do not burn a core waiting for it.
+          LockSupport.parkNanos(SLEEP_NANOS);
+        }
+      }
+    }
+    return true;
+  }
+
+  /** The lookups in flight now (a moment's count, for tests and diagnostics). */
+  long inFlight() {
+    long sum = 0;
+    for (int slot = 0; slot < counts.length(); slot += STRIDE) {
+      sum += counts.get(slot);
+    }
+    return sum;
+  }
+
+  private int slotOfCurrentThread() {
+    // The identity hash of a thread is fixed for its life; the multiply spreads nearby hashes.
+    int h = System.identityHashCode(Thread.currentThread()) * 0x9E3779B9;
+    return ((h >>> 16) & slotMask) * STRIDE;
+  }
+}

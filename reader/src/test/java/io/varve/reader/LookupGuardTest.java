@@ -1,0 +1,123 @@
+package io.varve.reader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The guard that close waits on: exact under contention, and what it refuses after close. */
+class LookupGuardTest {
+
+  /**
+   * Threads (more than slots, so that slots are shared) enter and exit in a loop, marking
+   * themselves inside in between; a closer closes at random moments. When close returns, no
+   * thread may be inside. Rounds: {@code -Dvarve.closeRace.rounds} (default 300).
+   */
+  @Test
+  void closeReturnsOnlyWhenNoLookupIsInside() throws Exception {
+    long seed = 0x6A4D;
+    int rounds = Integer.getInteger("varve.closeRace.rounds", 300);
+    System.out.println("LookupGuardTest seed " + Long.toHexString(seed) + ", " + rounds + " rounds");
+    SplittableRandom random = new SplittableRandom(seed);
+    int threads = 12;
+    for (int round = 0; round < rounds; round++) {
+      LookupGuard guard = new LookupGuard("round " + round, 1); // 4 slots for 12 threads
+      AtomicIntegerArray inside = new AtomicIntegerArray(threads);
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      CountDownLatch started = new CountDownLatch(threads);
+      List<Thread> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int me = t;
+        int work = 1 + random.nextInt(200);
+        Thread worker =
+            new Thread(
+                () -> {
+                  started.countDown();
+                  long sink = 0;
+                  while (true) {
+                    int slot;
+                    try {
+                      slot = guard.enter();
+                    } catch (StoreClosedException closed) {
+                      break;
+                    }
+                    inside.set(me, 1);
+                    for (int i = 0; i < work; i++) {
+                      sink += i * (long) me;
+                    }
+                    inside.set(me, 0);
+                    guard.exit(slot);
+                  }
+                  if (sink == 42) {
+                    failure.set(new AssertionError("unreachable; keeps the loop"));
+                  }
+                });
+        worker.start();
+        workers.add(worker);
+      }
+      started.await();
+      for (int spin = random.nextInt(20_000); spin > 0; spin--) {
+        Thread.onSpinWait();
+      }
+      assertTrue(guard.close());
+      for (int t = 0; t < threads; t++) {
+        assertEquals(0, inside.get(t), "round " + round + ": close returned while thread " + t + " was inside");
+      }
+      for (Thread worker : workers) {
+        worker.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError(failure.get());
+      }
+      assertEquals(0, guard.inFlight(), "round " + round + ": every slot back to zero");
+    }
+  }
+
+  @Test
+  void closeWaitsForALongLookupAndRefusesNewOnes() throws Exception {
+    LookupGuard guard = new LookupGuard("store-x");
+    int slot = guard.enter();
+    CountDownLatch closing = new CountDownLatch(1);
+    Thread closer =
+        new Thread(
+            () -> {
+              closing.countDown();
+              guard.close();
+            });
+    closer.start();
+    closing.await();
+    while (!guard.isClosed()) {
+      Thread.onSpinWait();
+    }
+    StoreClosedException refused = assertThrows(StoreClosedException.class, guard::enter);
+    assertEquals("store store-x is closed", refused.getMessage());
+    assertThrows(StoreClosedException.class, guard::checkOpen);
+    Thread.sleep(20);
+    assertTrue(closer.isAlive(), "close waits while a lookup is inside");
+    assertEquals(1, guard.inFlight());
+    guard.exit(slot);
+    closer.join(10_000);
+    assertFalse(closer.isAlive(), "close returns once the lookup left");
+    assertFalse(guard.close(), "a second close does nothing");
+  }
+
+  @Test
+  void nestedLookupsOfOneThreadCount() {
+    LookupGuard guard = new LookupGuard("nested");
+    int outer = guard.enter();
+    int inner = guard.enter();
+    assertEquals(2, guard.inFlight());
+    guard.exit(inner);
+    guard.exit(outer);
+    assertEquals(0, guard.inFlight());
+    assertTrue(guard.close());
+  }
+}
