@@ -1,7 +1,9 @@
 package io.varve.builder;
 
 import io.varve.core.blocked.BlockedIndexParameters;
+import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndexBuilder;
@@ -337,6 +339,11 @@ public final class StoreBuilder implements Closeable {
     return recordsPut;
   }
 
+  /** The range of the hashes of the keys put so far (under the current seed); null if none was. */
+  HashRange hashRangePut() {
+    return pipeline == null || recordsPut == 0 ? null : pipeline.hashes.range();
+  }
+
   /**
    * Sorts, merges and writes the store, then publishes it atomically at the target directory.
    * Call once; the builder is done afterwards (close it to release its thread).
@@ -379,9 +386,22 @@ public final class StoreBuilder implements Closeable {
         }
         pipeline = pipeline.rehash();
       }
+    } catch (CrowdedHashesException e) {
+      throw crowded(e, pipeline.seed);
     } finally {
       pipeline.discard();
     }
+  }
+
+  /**
+   * What a blocked index that cannot hold the key set means to whoever built it: keys chosen for
+   * their hashes (hashes spread evenly otherwise, and a narrow range of them is spread out first).
+   */
+  static IllegalArgumentException crowded(CrowdedHashesException e, long seed) {
+    return new IllegalArgumentException(
+        e.getMessage() + " under hash seed " + seed + ", as keys chosen for their hashes do: build with another seed"
+            + " (StoreBuilder.seed) or an ECT index (indexParameters(StoreBuilder.DEFAULT_ECT_INDEX), varve --index ect)",
+        e);
   }
 
   /**
@@ -550,6 +570,8 @@ public final class StoreBuilder implements Closeable {
     long reducedDuplicates;
     /** The writer of an attempt that met a hash collision: its data feeds the rehash. */
     StoreWriter collided;
+    /** The range of the hashes put under this seed: it maps them for the index. */
+    final HashRange.Tracker hashes = new HashRange.Tracker();
     long droppedBeforeCollision;
 
     Pipeline(long seed, int attempt) {
@@ -562,6 +584,7 @@ public final class StoreBuilder implements Closeable {
 
     void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
       hasher.hash(key, keyOffset, keyLength, hash);
+      hashes.add(hash[0], hash[1]);
       if (!filling.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength)) {
         spill();
         if (!filling.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength)) {
@@ -660,7 +683,8 @@ public final class StoreBuilder implements Closeable {
               denseParameters(),
               keyMode,
               dataWrites,
-              recordChecksums);
+              recordChecksums,
+              hashes.mapping());
       long duplicates = 0;
       boolean collision = false;
       long written = 0;

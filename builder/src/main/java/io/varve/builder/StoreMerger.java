@@ -1,6 +1,8 @@
 package io.varve.builder;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.blocked.CrowdedHashesException;
+import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
@@ -345,7 +347,8 @@ public final class StoreMerger implements Closeable {
               parameters,
               keyMode(),
               dataWrites,
-              recordChecksums);
+              recordChecksums,
+              mergedHashRange());
       Pass pass = new Pass(sources, writer, upperBound);
       try (IndexFeeder index = new IndexFeeder(writer.index())) {
         pass.run(index);
@@ -378,6 +381,9 @@ public final class StoreMerger implements Closeable {
         } catch (IOException suppressed) {
           e.addSuppressed(suppressed);
         }
+      }
+      if (e instanceof CrowdedHashesException crowded) {
+        throw StoreBuilder.crowded(crowded, seed());
       }
       throw e;
     } finally {
@@ -423,6 +429,24 @@ public final class StoreMerger implements Closeable {
 
   private long seed() {
     return baseMetas.get(0).seed();
+  }
+
+  /**
+   * A range holding every hash the new store can hold: the old stores' ranges and the batch's. An
+   * old store of a version that records none gives the full range.
+   */
+  private HashRange mergedHashRange() throws IOException {
+    HashRange.Tracker range = new HashRange.Tracker();
+    for (StoreMeta meta : baseMetas) {
+      if (meta.recordCount() > 0) {
+        range.add(meta.hashRange());
+      }
+    }
+    HashRange batchRange = batch().hashRangePut();
+    if (batchRange != null) {
+      range.add(batchRange);
+    }
+    return range.mapping();
   }
 
   /** What the old stores keep of their keys (all alike). */

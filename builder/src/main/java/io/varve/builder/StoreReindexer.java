@@ -125,7 +125,8 @@ public final class StoreReindexer {
       files.add(writeFile(staging, StoreFile.OFFSETS, offsets::writeTo));
     }
     RankIndexBuilder index =
-        blocks == null ? knobs.builder(n) : EctIndex.sparseBuilder(n, (EctParameters) knobs, blocks.boundaries());
+        meta.hashRange()
+            .adapt(blocks == null ? knobs.builder(n) : EctIndex.sparseBuilder(n, (EctParameters) knobs, blocks.boundaries()));
     try (StoreScan scan = StoreScan.open(from, meta, hasher)) {
       while (scan.next()) {
         index.add(scan.hi, scan.lo);
@@ -143,6 +144,7 @@ public final class StoreReindexer {
             meta.valueLength(),
             meta.pageBytes(),
             meta.recordChecksums(),
+            meta.hashRange(),
             meta.dataBytes(),
             System.currentTimeMillis(),
             files,

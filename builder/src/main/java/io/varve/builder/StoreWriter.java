@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
@@ -52,6 +53,7 @@ final class StoreWriter {
   private final StoreFileWriter hashFile;
   private final DataOutputStream hashes;
   private final byte[] storedKey = new byte[Long.BYTES];
+  private final HashRange hashRange;
   /** Bytes of the checksum after each record ({@link RecordChecksum}), or 0. */
   private final int checkBytes;
   private final byte[] check = new byte[RecordChecksum.BYTES];
@@ -69,6 +71,7 @@ final class StoreWriter {
    * @param keyMode what records keep of their keys: every {@code add} then writes that
    * @param dataWrites how the data file goes to the kernel
    * @param recordChecksums whether each record ends with a {@link RecordChecksum}
+   * @param hashRange the range every hash added lies in; the index holds the hashes it maps
    */
   StoreWriter(
       Path directory,
@@ -82,8 +85,10 @@ final class StoreWriter {
       IndexParameters parameters,
       StoreMeta.KeyMode keyMode,
       PageCacheWrites dataWrites,
-      boolean recordChecksums)
+      boolean recordChecksums,
+      HashRange hashRange)
       throws IOException {
+    this.hashRange = hashRange;
     this.checkBytes = recordChecksums ? RecordChecksum.BYTES : 0;
     this.keyMode = keyMode;
     this.fixedKeyLength = fixedKeyLength;
@@ -93,7 +98,7 @@ final class StoreWriter {
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
-    this.index = exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords);
+    this.index = hashRange.adapt(exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords));
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     this.data =
@@ -225,7 +230,7 @@ final class StoreWriter {
    * hash.
    */
   void replaceIndex(IndexParameters parameters, RecordHasher hasher) throws IOException {
-    RankIndexBuilder exact = parameters.builder(records);
+    RankIndexBuilder exact = hashRange.adapt(parameters.builder(records));
     try (RecordCursor written = readBack(hasher)) {
       while (written.next()) {
         exact.add(written.hi, written.lo);
@@ -325,6 +330,7 @@ final class StoreWriter {
             fixedSize ? valueLength : -1,
             pageBytes,
             checkBytes > 0,
+            hashRange,
             payloadEnd,
             System.currentTimeMillis(),
             files,

@@ -81,7 +81,7 @@ class PartitionSplitTest {
       crowded.hash(k, 0, k.length, hash);
       assertTrue(rank == 0 || Long.compareUnsigned(previousHi, hash[0]) <= 0, "hash order at " + rank);
       previousHi = hash[0];
-      assertEquals(rank, index.rank(hash[0], hash[1]), "rank of record " + rank);
+      assertEquals(rank, meta.hashRange().rank(index, hash[0], hash[1]), "rank of record " + rank);
       int end = keyStart + (int) key + (int) value + RecordChecksum.BYTES;
       assertTrue(end - start > 4096 || start / 4096 == (end - 1) / 4096, "record " + rank + " crosses a page");
       position = end;

@@ -882,6 +882,67 @@ class StoreBuilderTest {
     StoreFiles.assertNoLeftovers(parent);
   }
 
+  /**
+   * Hashes that share their top 40 bits (a shard routed by them, many times over): the store maps
+   * their range over the whole space, so the default blocked index builds (it failed before, with
+   * "more than 65535 keys in one group of blocks") and ranks every key.
+   */
+  @Test
+  void hashesInANarrowRangeBuildTheDefaultIndex() throws IOException {
+    long seed = SEED + 94;
+    System.out.println("StoreBuilderTest.hashesInANarrowRangeBuildTheDefaultIndex seed=" + seed);
+    RecordHasher real = RecordHasher.xxh3(seed);
+    RecordHasher narrow =
+        (key, offset, length, result) -> {
+          real.hash(key, offset, length, result);
+          result[0] = 0x1234_5678_9A00_0000L | result[0] >>> 40;
+        };
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    BuildSummary summary;
+    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(s -> s == seed ? narrow : real)) {
+      while (expected.size() < 100_000) {
+        byte[] key = randomKey(random, expected.size());
+        byte[] value = randomValue(random, 12);
+        if (expected.putIfAbsent(k(key), value) == null) {
+          builder.put(key, value);
+        }
+      }
+      summary = builder.build();
+    }
+    assertTrue(summary.meta().hashRange().shift() >= 24, summary.meta().hashRange().toString());
+    assertContents(expected, StoreFiles.read(target(), narrow));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /**
+   * Hashes crowded at both ends of the space span all of it, so no range map spreads them: the
+   * build fails with advice (another seed, or an ECT index), never "are the keys hashed?", and
+   * leaves nothing behind.
+   */
+  @Test
+  void hashesCrowdedAtBothEndsFailWithAdvice() throws IOException {
+    long seed = SEED + 95;
+    RecordHasher real = RecordHasher.xxh3(seed);
+    RecordHasher twoClusters =
+        (key, offset, length, result) -> {
+          real.hash(key, offset, length, result);
+          result[0] = (result[0] & 1) == 0 ? result[0] >>> 30 : ~(result[0] >>> 30);
+        };
+    SplittableRandom random = new SplittableRandom(seed);
+    IllegalArgumentException e;
+    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(s -> s == seed ? twoClusters : real)) {
+      for (int i = 0; i < 150_000; i++) {
+        builder.put(randomKey(random, i), new byte[4]);
+      }
+      e = assertThrows(IllegalArgumentException.class, builder::build);
+    }
+    System.out.println("StoreBuilderTest crowded: " + e.getMessage());
+    assertTrue(e.getMessage().contains("another seed") && e.getMessage().contains("ECT index"), e.getMessage());
+    assertTrue(e.getCause() instanceof io.varve.core.blocked.CrowdedHashesException);
+    StoreFiles.assertCleanFailure(target());
+  }
+
   /** XXH3 with the top 20 bits of hi cleared. */
   static RecordHasher skewed(long seed) {
     RecordHasher real = RecordHasher.xxh3(seed);

@@ -146,7 +146,7 @@ final class StoreFiles {
       }
       lastHi = hash[0];
       lastLo = hash[1];
-      assertEquals(i, index.rank(hash[0], hash[1]), "rank of the key of record " + i);
+      assertEquals(i, meta.hashRange().rank(index, hash[0], hash[1]), "rank of the key of record " + i);
       keys.add(k);
       values.add(v);
     }

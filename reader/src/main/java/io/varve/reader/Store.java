@@ -2,6 +2,7 @@ package io.varve.reader;
 
 import io.varve.core.ect.EctIndex;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.HashRange;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
@@ -67,6 +68,9 @@ public final class Store implements Closeable {
   private final EctIndex ectIndex;
   private final StoreMeta.KeyMode keyMode;
   private final EliasFano offsets;
+  /** The range the keys' hashes lie in; the index holds them mapped by it ({@link HashRange}). */
+  private final HashRange hashRange;
+  private final boolean fullHashRange;
   /** The blocks of a sparse index; null when the index is dense. */
   private final RecordBlocks blocks;
   private final RecordMemory data;
@@ -114,6 +118,8 @@ public final class Store implements Closeable {
     this.fixedRecordLength = meta.fixedRecordLength();
     this.fixedValueLength = meta.valueLength();
     this.checkBytes = meta.checkBytes();
+    this.hashRange = meta.hashRange();
+    this.fullHashRange = hashRange.isFull();
     this.fileBytes = fileBytes;
     this.guard = new LookupGuard(directory.toString());
     this.readAhead = chooseReadAhead();
@@ -346,20 +352,36 @@ public final class Store implements Closeable {
     }
     long[] hi = new long[GET_ALL_GROUP];
     long[] lo = new long[GET_ALL_GROUP];
+    long[] mappedHi = new long[GET_ALL_GROUP];
+    long[] mappedLo = new long[GET_ALL_GROUP];
     long[] ranks = new long[GET_ALL_GROUP];
     long[] hash = new long[2];
     int slot = guard.enter();
     try {
       for (int from = 0; from < keys.length; from += GET_ALL_GROUP) {
         int count = Math.min(GET_ALL_GROUP, keys.length - from);
+        int outside = 0; // bit i: key i's hash lies outside the store's range
         for (int i = 0; i < count; i++) {
           byte[] key = keys[from + i];
           hasher.hash(key, 0, key.length, hash);
           hi[i] = hash[0];
           lo[i] = hash[1];
+          if (hashRange.contains(hash[0], hash[1])) {
+            mappedHi[i] = hashRange.mapHi(hash[0], hash[1]);
+            mappedLo[i] = hashRange.mapLo(hash[0], hash[1]);
+          } else {
+            outside |= 1 << i;
+            mappedHi[i] = 0;
+            mappedLo[i] = 0;
+          }
         }
         if (index != null) {
-          index.rank(hi, lo, ranks, 0, count);
+          index.rank(mappedHi, mappedLo, ranks, 0, count);
+          for (int i = 0; i < count; i++) {
+            if ((outside & 1 << i) != 0) {
+              ranks[i] = -1;
+            }
+          }
         } else {
           for (int i = 0; i < count; i++) {
             ranks[i] = searchRank(hi[i], lo[i]);
@@ -405,7 +427,7 @@ public final class Store implements Closeable {
       long[] hash = HASH.get();
       hasher.hash(key, 0, key.length, hash);
       if (blocks != null && index != null) {
-        return searchBlock(ectIndex.block(hash[0], hash[1]), key, 0, key.length, false);
+        return searchBlock(blockOf(hash[0], hash[1]), key, 0, key.length, false);
       }
       long rank = rankOf(hash[0], hash[1]);
       if (rank < 0) {
@@ -584,7 +606,7 @@ public final class Store implements Closeable {
           }
           previousHi = hi;
           previousLo = lo;
-          if ((index != null && index.rank(hi, lo) != i) || !recordMatches(recordStart(i), null, 0, 0, lo)) {
+          if ((index != null && hashRange.rank(index, hi, lo) != i) || !recordMatches(recordStart(i), null, 0, 0, lo)) {
             throw new CorruptStoreException(directory + ": record " + i + " is not found by its key's hash");
           }
         }
@@ -700,7 +722,7 @@ public final class Store implements Closeable {
     long[] hash = HASH.get();
     hasher.hash(key, offset, length, hash);
     if (blocks != null && index != null) {
-      return searchBlock(ectIndex.block(hash[0], hash[1]), key, offset, length, true);
+      return searchBlock(blockOf(hash[0], hash[1]), key, offset, length, true);
     }
     long rank = rankOf(hash[0], hash[1]);
     if (rank < 0) {
@@ -820,7 +842,20 @@ public final class Store implements Closeable {
     if (index == null) {
       return searchRank(hi, lo);
     }
+    if (!fullHashRange) {
+      if (!hashRange.contains(hi, lo)) {
+        return -1;
+      }
+      long mappedHi = hashRange.mapHi(hi, lo);
+      lo = hashRange.mapLo(hi, lo);
+      hi = mappedHi;
+    }
     return recordPrefetcher != null ? index.rank(hi, lo, recordPrefetcher) : index.rank(hi, lo);
+  }
+
+  /** The block of a sparse store that the index gives hash {@code hi:lo}, or -1. */
+  private long blockOf(long hi, long lo) {
+    return hashRange.contains(hi, lo) ? ectIndex.block(hashRange.mapHi(hi, lo), hashRange.mapLo(hi, lo)) : -1;
   }
 
   /**

@@ -370,6 +370,7 @@ class StoreCorruptionTest {
             meta.valueLength(),
             meta.pageBytes(),
             meta.recordChecksums(),
+            meta.hashRange(),
             newDataBytes,
             meta.createdMillis(),
             entries,
@@ -1302,7 +1303,7 @@ class StoreCorruptionTest {
     Map<String, byte[]> files = new HashMap<>(f.files());
     files.remove("data");
     files.put("meta", writeMeta(new StoreMeta(1, meta.seed(), meta.indexParameters(), meta.keyMode(), validKey, validValue,
-        meta.pageBytes(), meta.recordChecksums(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
+        meta.pageBytes(), meta.recordChecksums(), meta.hashRange(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
     files = editMeta(files, p -> {
       p.putInt(f.metaKeyLengthAt(), keyLength);
       p.putInt(f.metaValueLengthAt(), valueLength);
@@ -1431,7 +1432,7 @@ class StoreCorruptionTest {
         }
         byte[] garbage = Arrays.copyOfRange(data, keyStart, keyStart + (int) key);
         hasher.hash(garbage, hash);
-        if (ect.rank(hash[0], hash[1]) != r || Arrays.equals(garbage, f.keys()[r])) {
+        if (parseMeta(f.files().get("meta")).hashRange().rank(ect, hash[0], hash[1]) != r || Arrays.equals(garbage, f.keys()[r])) {
           continue;
         }
         long[] offsets = f.starts().clone();

@@ -38,13 +38,13 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Damage: bit flips, changed bytes, overwritten, zeroed and copied ranges (a misdirected write),
  * truncation and appended bytes, to any file; left with a wrong checksum (what disks and networks
  * do), or, in the data file, with its checksums recomputed as a hostile writer would (the record
- * checksums then catch it). Iterations: {@code -Dvarve.fuzz.iterations} (default 600); a failure
+ * checksums then catch it). Iterations: {@code -Dvarve.fuzz.iterations} (default 4,000); a failure
  * names its seed and iteration, so that {@code -Dvarve.fuzz.seed} and {@code
  * -Dvarve.fuzz.first} replay it.
  */
 class StoreDamageFuzzTest {
   private static final long SEED = Long.getLong("varve.fuzz.seed", 0xF022L);
-  private static final int ITERATIONS = Integer.getInteger("varve.fuzz.iterations", 600);
+  private static final int ITERATIONS = Integer.getInteger("varve.fuzz.iterations", 4000);
   private static final int FIRST = Integer.getInteger("varve.fuzz.first", 0);
   private static final int RECORDS = 300;
   private static final int ABSENT = 100;

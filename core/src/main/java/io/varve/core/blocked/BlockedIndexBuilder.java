@@ -81,6 +81,7 @@ public final class BlockedIndexBuilder implements RankIndexBuilder {
    * @throws IllegalArgumentException if it is smaller than the previous one ("hashes do not come in
    *     order")
    * @throws IllegalStateException after {@link #finish()}, or past the declared key count
+   * @throws CrowdedHashesException when too many hashes fall in one group of blocks
    */
   @Override
   public void add(long hi, long lo) {
@@ -137,7 +138,8 @@ public final class BlockedIndexBuilder implements RankIndexBuilder {
   private static long[] spillWords(LongBigArray words, long bits) {
     long needed = ((bits + 63) >>> 6) + BlockedLayout.SPARE_WORDS;
     if (needed > Integer.MAX_VALUE - 8) {
-      throw new IllegalStateException("the spill stream exceeds 2^31 words: are the keys hashed?");
+      throw new CrowdedHashesException(
+          "the blocks' spill stream exceeds 2^31 words: the hashes crowd a few blocks instead of spreading over them");
     }
     long[] out = new long[(int) needed];
     for (int i = 0; i < out.length && i < words.length(); i++) {
@@ -153,8 +155,9 @@ public final class BlockedIndexBuilder implements RankIndexBuilder {
     }
     long relativeBase = nextBlockBase - groupBase;
     if (relativeBase > MAX_RELATIVE_BASE) {
-      throw new IllegalStateException(
-          "more than " + MAX_RELATIVE_BASE + " keys in one group of blocks: are the keys hashed?");
+      throw new CrowdedHashesException(
+          "more than " + MAX_RELATIVE_BASE + " keys fall in one group of " + GROUP_BLOCKS + " blocks (about "
+              + GROUP_BLOCKS * (long) parameters.keysPerBlock() + " expected): the hashes crowd one part of their range");
     }
     encodeContent();
     long[] words = chunks[BlockedLayout.chunkOf(block)];

@@ -3,6 +3,8 @@ package io.varve.core.store;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.HashRange;
+import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import java.io.DataInput;
@@ -32,6 +34,9 @@ import java.util.TreeMap;
  *                recordCheck:uint8                       (version 4: 1 = each record ends with a
  *                                                          {@link RecordChecksum}, 0 = not; absent
  *                                                          before version 4: not)
+ *                hashRange:HashRange                     (version 4: the keys' hashes lie in it and
+ *                                                          the index holds them mapped by it; before
+ *                                                          version 4: the full range)
  *                dataBytes:int64                         (bytes of the data file's payload)
  *                createdMillis:int64
  *                fileCount:uint8 FileEntry^fileCount     (data; offsets if record sizes vary and the index
@@ -44,13 +49,15 @@ import java.util.TreeMap;
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
  * UserEntry   := key:String value:String
  * String      := length:int32 bytes:UTF-8[length]
+ * HashRange   := minHi:int64 minLo:int64 maxHi:int64 maxLo:int64   (see {@link HashRange})
  * </pre>
  *
  * The meta file is written in the oldest version that holds it, so that older readers read what
  * they can: version 1; 2 when it lists a {@code blocks} file (a sparse index) or the store keeps no
  * full keys, which version-1 readers cannot serve; 3 when the index is a blocked index, which
  * readers of versions 1 and 2 do not know; 4 when records end with a checksum, which changes the
- * data layout. An immutable value; thread-safe.
+ * data layout, or the index holds hashes mapped by a range other than the full one. An immutable
+ * value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
@@ -61,6 +68,8 @@ import java.util.TreeMap;
  * @param valueLength every value's length in fixed-size mode, else -1
  * @param pageBytes the page size records are aligned to ({@link RecordFormat}), or 0
  * @param recordChecksums whether each record ends with a {@link RecordChecksum} that lookups check
+ * @param hashRange the range the keys' hashes lie in, which maps them for the index ({@link
+ *     HashRange#FULL} for none)
  * @param dataBytes the data file's payload length
  * @param createdMillis when the store was built (milliseconds since the epoch)
  * @param files the other files, with their sizes and checksums
@@ -75,6 +84,7 @@ public record StoreMeta(
     int valueLength,
     int pageBytes,
     boolean recordChecksums,
+    HashRange hashRange,
     long dataBytes,
     long createdMillis,
     List<FileEntry> files,
@@ -204,6 +214,7 @@ public record StoreMeta(
       }
     }
     java.util.Objects.requireNonNull(keyMode, "keyMode");
+    java.util.Objects.requireNonNull(hashRange, "hashRange");
     boolean hasHashes = files.stream().anyMatch(f -> f.name().equals(StoreFile.HASHES.fileName()));
     if (hasHashes == keyMode.keepsKeys()) {
       throw new IllegalArgumentException("a hashes file is needed exactly when keys are not kept (" + keyMode + ")");
@@ -257,7 +268,7 @@ public record StoreMeta(
    * index, 2 for a sparse store or one without full keys, else 1.
    */
   public int formatVersion() {
-    if (recordChecksums) {
+    if (recordChecksums || !hashRange.isFull()) {
       return 4;
     }
     if (indexKind(indexParameters) != IndexKind.ECT) {
@@ -314,6 +325,10 @@ public record StoreMeta(
     out.writeInt(pageBytes);
     if (formatVersion() >= 4) {
       out.writeByte(recordChecksums ? 1 : 0);
+      out.writeLong(hashRange.minHi());
+      out.writeLong(hashRange.minLo());
+      out.writeLong(hashRange.maxHi());
+      out.writeLong(hashRange.maxLo());
     }
     out.writeLong(dataBytes);
     out.writeLong(createdMillis);
@@ -410,10 +425,18 @@ public record StoreMeta(
     int valueLength = in.readInt();
     int pageBytes = in.readInt();
     boolean recordChecksums = false;
+    HashRange hashRange = HashRange.FULL;
     if (version >= 4) {
       int recordCheck = in.readUnsignedByte();
       CorruptStoreException.check(recordCheck <= 1, "unknown record check " + recordCheck);
       recordChecksums = recordCheck == 1;
+      long minHi = in.readLong();
+      long minLo = in.readLong();
+      long maxHi = in.readLong();
+      long maxLo = in.readLong();
+      CorruptStoreException.check(
+          KeyHasher.compare(minHi, minLo, maxHi, maxLo) <= 0, "hash range with its minimum above its maximum");
+      hashRange = HashRange.of(minHi, minLo, maxHi, maxLo);
     }
     long dataBytes = in.readLong();
     long createdMillis = in.readLong();
@@ -449,6 +472,7 @@ public record StoreMeta(
           valueLength,
           pageBytes,
           recordChecksums,
+          hashRange,
           dataBytes,
           createdMillis,
           files,

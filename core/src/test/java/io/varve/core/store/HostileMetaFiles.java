@@ -46,6 +46,7 @@ final class HostileMetaFiles {
     int valueLength = -1;
     int pageBytes = 4096;
     int recordCheck = 1;
+    long[] hashRange = {0x1000L, 0, 0x7FFF_0000_0000_0000L, -1};
     long dataBytes = 30_000;
     long createdMillis = 1_764_000_000_000L;
     Object[][] files = {{"data", 34_104L, 11}, {"offsets", 1_600L, 12}, {"index", 900L, 13}};
@@ -74,6 +75,9 @@ final class HostileMetaFiles {
       out.writeInt(pageBytes);
       if (version >= 4) {
         out.writeByte(recordCheck);
+        for (long word : hashRange) {
+          out.writeLong(word);
+        }
       }
       out.writeLong(dataBytes);
       out.writeLong(createdMillis);
@@ -200,6 +204,7 @@ final class HostileMetaFiles {
     lie(files, "page-size-3000", f -> f.pageBytes = 3000);
     lie(files, "page-size-8192", f -> f.pageBytes = 8192);
     lie(files, "unknown-record-check", f -> f.recordCheck = 2);
+    lie(files, "hash-range-min-above-max", f -> f.hashRange = new long[] {5, 0, 4, -1});
     // The file list.
     lie(files, "no-data-entry", f -> f.files = new Object[][] {{"offsets", 1_600L, 12}, {"index", 900L, 13}});
     lie(files, "no-index-entry", f -> f.files = new Object[][] {{"data", 34_104L, 11}, {"offsets", 1_600L, 12}});
