@@ -488,9 +488,8 @@ public final class StoreBuilder implements Closeable {
 
   /** Creates an empty staging directory beside {@code target}, to be {@link #publish published} as it. */
   static Path stagingFor(Path target) throws IOException {
-    // Not createTempDirectory: the store gets the permissions the umask gives, not 0700.
-    return Files.createDirectory(
-        target.resolveSibling("." + target.getFileName() + ".staging-" + Long.toHexString(new java.util.Random().nextLong())));
+    // Not private: the store gets the permissions the umask gives, not 0700.
+    return TemporaryDirectories.create(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".staging-", false);
   }
 
   /** Forces {@code staging} to disk and renames it to {@code target}, which must not exist. */
@@ -506,7 +505,8 @@ public final class StoreBuilder implements Closeable {
     } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
       throw new FileAlreadyExistsException(target.toString(), null, "the store directory appeared during the build");
     }
-    forceDirectory(target.getParent());
+    TemporaryDirectories.release(staging);
+    forceDirectory(target.toAbsolutePath().getParent());
   }
 
   static void forceDirectory(Path directory) throws IOException {
@@ -651,7 +651,7 @@ public final class StoreBuilder implements Closeable {
     private Path temporaryDirectory() throws IOException {
       if (temporary == null) {
         Path parent = temporaryParent != null ? temporaryParent : target.getParent();
-        temporary = Files.createTempDirectory(parent, ".varve-build-");
+        temporary = TemporaryDirectories.create(parent, ".varve-build-", true);
       }
       return temporary;
     }
@@ -1173,10 +1173,8 @@ public final class StoreBuilder implements Closeable {
         // the files are deleted next
       }
       try {
-        deleteRecursively(temporary);
-        if (staging != null && Files.exists(staging)) {
-          deleteRecursively(staging);
-        }
+        TemporaryDirectories.delete(temporary);
+        TemporaryDirectories.delete(staging);
       } catch (IOException | UncheckedIOException e) {
         throw new IOException("could not delete temporary files of the build", e);
       }

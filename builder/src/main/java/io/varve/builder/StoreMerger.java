@@ -390,9 +390,7 @@ public final class StoreMerger implements Closeable {
       try {
         Closeables.closeAll(sources.toArray(new RecordCursor[0]));
       } finally {
-        if (staging != null) {
-          StoreBuilder.deleteRecursively(staging);
-        }
+        TemporaryDirectories.delete(staging);
         discardTemporary();
       }
     }
@@ -415,7 +413,7 @@ public final class StoreMerger implements Closeable {
       }
       startNanos = System.nanoTime();
       Path parent = temporaryParent != null ? temporaryParent : target.getParent();
-      temporary = Files.createTempDirectory(parent, ".varve-merge-");
+      temporary = TemporaryDirectories.create(parent, ".varve-merge-", true);
       batch =
           StoreBuilder.create(temporary.resolve("batch"))
               .hashers(hashers)
@@ -493,7 +491,7 @@ public final class StoreMerger implements Closeable {
         batch.close();
       }
     } finally {
-      StoreBuilder.deleteRecursively(temporary);
+      TemporaryDirectories.delete(temporary);
       temporary = null;
     }
   }

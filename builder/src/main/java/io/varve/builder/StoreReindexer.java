@@ -92,9 +92,7 @@ public final class StoreReindexer {
       staging = null;
       return written;
     } finally {
-      if (staging != null) {
-        StoreBuilder.deleteRecursively(staging);
-      }
+      TemporaryDirectories.delete(staging);
     }
   }
 

@@ -112,6 +112,7 @@ public final class StoreRoot {
     if (!Files.isRegularFile(version.resolve(StoreFile.META.fileName()))) {
       throw new NoSuchFileException(version.toString(), null, "not a complete store version");
     }
+    removeStalePointers();
     Path temporary = Files.createTempFile(root, "." + CURRENT + ".", ".tmp");
     try {
       try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
@@ -126,6 +127,21 @@ public final class StoreRoot {
       directory.force(true);
     } catch (IOException unsupported) {
       // Directories cannot be opened on some platforms; the rename itself is atomic.
+    }
+  }
+
+  /**
+   * Deletes the temporary pointer files a publish killed before its rename left. Publishing
+   * assumes one writer at a time, so none of them is in use.
+   */
+  private void removeStalePointers() throws IOException {
+    try (Stream<Path> entries = Files.list(root)) {
+      for (Path entry : (Iterable<Path>) entries::iterator) {
+        String name = entry.getFileName().toString();
+        if (name.startsWith("." + CURRENT + ".") && name.endsWith(".tmp")) {
+          Files.deleteIfExists(entry);
+        }
+      }
     }
   }
 
