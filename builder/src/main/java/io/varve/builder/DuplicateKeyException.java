@@ -21,11 +21,6 @@ public final class DuplicateKeyException extends RuntimeException {
     this.key = key.clone();
   }
 
-  /** The duplicated key as the message shows it: quoted UTF-8 text, or hex. */
-  public String describedKey() {
-    return describe(key);
-  }
-
   /** A copy of the duplicated key. */
   public byte[] key() {
     return key.clone();

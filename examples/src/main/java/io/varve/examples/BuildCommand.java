@@ -15,11 +15,12 @@ import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
-import io.varve.examples.input.StrictUtf8Reader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.Reader;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,7 +128,7 @@ final class BuildCommand {
       return 2;
     } catch (DuplicateKeyException e) {
       progress.done();
-      err.println("varve build: " + input + ": duplicate key " + e.describedKey() + " (use --duplicates last-wins to keep the last value)");
+      err.println("varve build: " + e.getMessage());
       return 2;
     }
   }
@@ -203,11 +204,13 @@ final class BuildCommand {
 
   /** Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text. */
   static Reader open(String input, InputStream stdin) throws IOException {
-    if (!input.equals("-") && Files.isDirectory(Path.of(input))) {
-      throw new IllegalArgumentException(input + " is a directory: give an input file, or - for standard input");
-    }
     InputStream bytes = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
-    // Malformed UTF-8 in the input is an error naming its line, not silently replaced.
-    return new StrictUtf8Reader(bytes);
+    // Malformed UTF-8 in the input is an error, not silently replaced.
+    return new InputStreamReader(
+        bytes,
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT));
   }
 }

@@ -12,12 +12,6 @@ import java.util.Set;
  * typed getters that name a bad value. Not thread-safe.
  */
 final class Options {
-  /**
-   * The value of an option given last, with nothing after it: whether that is a missing value or an
-   * unknown option is known only when a getter asks for it (or none does).
-   */
-  private static final String MISSING = new String("(missing)");
-
   private final Map<String, String> values;
   private final List<String> positional;
 
@@ -56,7 +50,7 @@ final class Options {
       } else if (i + 1 < args.length) {
         value = args[++i];
       } else {
-        value = MISSING;
+        throw new IllegalArgumentException("option --" + name + " needs a value");
       }
       values.put(name, value);
     }
@@ -66,15 +60,6 @@ final class Options {
   /** The positional arguments. */
   List<String> positional() {
     return positional;
-  }
-
-  /** Removes and returns the value of {@code name}, null if not given; a given one must have a value. */
-  private String take(String name) {
-    String value = values.remove(name);
-    if (value == MISSING) {
-      throw new IllegalArgumentException("option --" + name + " needs a value");
-    }
-    return value;
   }
 
   /** Whether switch {@code name} was given. */
@@ -88,7 +73,7 @@ final class Options {
 
   /** The string option {@code name}, or {@code defaultValue}. */
   String getString(String name, String defaultValue) {
-    String value = take(name);
+    String value = values.remove(name);
     return value == null ? defaultValue : value;
   }
 
@@ -102,7 +87,7 @@ final class Options {
    * (binary units).
    */
   long getBytes(String name, long defaultValue, long min) {
-    String text = take(name);
+    String text = values.remove(name);
     if (text == null) {
       return defaultValue;
     }
@@ -138,7 +123,7 @@ final class Options {
   }
 
   long getLong(String name, long defaultValue, long min, long max) {
-    String text = take(name);
+    String text = values.remove(name);
     if (text == null) {
       return defaultValue;
     }
@@ -161,9 +146,7 @@ final class Options {
   /** Fails on any option that no getter asked for. */
   void checkAllUsed() {
     if (!values.isEmpty()) {
-      throw new IllegalArgumentException(
-          "unknown option" + (values.size() > 1 ? "s" : "") + ": --" + String.join(", --", new java.util.TreeSet<>(values.keySet()))
-              + " (varve help lists the options of each command)");
+      throw new IllegalArgumentException("unknown option(s): --" + String.join(", --", values.keySet()));
     }
   }
 }

@@ -26,13 +26,9 @@ public final class Varve {
 
   /** Runs a command; returns the process exit code. */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    if (args.length == 0) {
-      err.println("varve: no command given\n\n" + usage());
-      return 2;
-    }
-    if (args[0].equals("help") || args[0].equals("--help")) {
+    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
       out.println(usage());
-      return 0;
+      return args.length == 0 ? 2 : 0;
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {

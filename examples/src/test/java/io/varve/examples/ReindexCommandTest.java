@@ -174,7 +174,7 @@ class ReindexCommandTest extends CommandTestSupport {
     assertEquals(2, run("reindex", dense.toString(), "--dense"));
     assertTrue(stderr().contains("usage: varve reindex"), stderr());
     assertEquals(2, run("reindex", dense.toString(), "--out", target.toString(), "--dense", "--colour", "blue"));
-    assertTrue(stderr().contains("unknown option: --colour"), stderr());
+    assertTrue(stderr().contains("unknown option(s): --colour"), stderr());
     assertFalse(Files.exists(target));
 
     // The builder refuses a block size that does not match its page alignment before reading input.
