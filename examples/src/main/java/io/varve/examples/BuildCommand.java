@@ -15,13 +15,11 @@ import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
+import io.varve.examples.input.Utf8Reader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.Reader;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -202,15 +200,19 @@ final class BuildCommand {
     }
   }
 
-  /** Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text. */
+  /**
+   * Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text: a byte that is
+   * not UTF-8 stops the reading at its exact line, rather than being replaced.
+   */
   static Reader open(String input, InputStream stdin) throws IOException {
-    InputStream bytes = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
-    // Malformed UTF-8 in the input is an error, not silently replaced.
-    return new InputStreamReader(
-        bytes,
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT));
+    if (input.equals("-")) {
+      return new Utf8Reader(stdin);
+    }
+    Path path = Path.of(input);
+    if (Files.isDirectory(path)) {
+      throw new IllegalArgumentException(input + " is a directory: give a TSV, CSV or JSON-lines file (or - for stdin)");
+    }
+    return new Utf8Reader(Files.newInputStream(path));
   }
+
 }
