@@ -4,6 +4,7 @@ import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
@@ -12,8 +13,9 @@ import java.util.Arrays;
  * The {@code varve} command. Run {@code java -jar examples/target/varve.jar help} for usage.
  *
  * <p>Exit codes: 0 success; 1 a key was not found ({@code get}) or a store is damaged; 2 bad
- * usage or input, or an operation the store does not support (such as {@code --no-index} on a store
- * without full keys); 3 an I/O error.
+ * usage or input (a file that does not exist or may not be read, input that is not UTF-8), or an
+ * operation the store does not support (such as {@code --no-index} on a store without full keys);
+ * 3 an I/O error.
  *
  * <p>Not meant for concurrent use: {@link #main} runs one command and exits.
  */
@@ -24,19 +26,27 @@ public final class Varve {
     System.exit(run(args, System.out, System.err));
   }
 
+  /** What to do about a damaged store, after the message that names the damage. */
+  static final String DAMAGED_HINT = "; rebuild the store, or restore it from a copy";
+
   /** Runs a command; returns the process exit code. */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
-      out.println(usage());
-      return args.length == 0 ? 2 : 0;
+    if (args.length == 0) {
+      err.println(usage());
+      return 2;
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    if (args[0].equals("help") || args[0].equals("--help") || asksForHelp(rest)) {
+      out.println(usage());
+      return 0;
+    }
+    String command = "varve " + args[0];
     try {
       switch (args[0]) {
         case "demo":
           return StoreDemo.run(rest, out, err);
         case "index-demo":
-          return IndexDemo.run(Options.parse(rest), out);
+          return IndexDemo.run(Options.parse(rest, IndexDemo.OPTIONS), out);
         case "build":
           return BuildCommand.run(rest, out, err);
         case "merge":
@@ -56,21 +66,39 @@ public final class Varve {
           return 2;
       }
     } catch (IllegalArgumentException e) {
-      err.println("varve " + args[0] + ": " + e.getMessage());
+      err.println(command + ": " + e.getMessage());
       return 2;
     } catch (CorruptStoreException e) {
-      err.println("varve " + args[0] + ": damaged store: " + e.getMessage());
+      err.println(command + ": damaged store: " + e.getMessage() + DAMAGED_HINT);
       return 1;
     } catch (NoSuchFileException e) {
-      err.println("varve " + args[0] + ": no such file or directory: " + e.getMessage());
+      err.println(command + ": no such file or directory: " + e.getMessage());
       return 2;
     } catch (FileAlreadyExistsException e) {
-      err.println("varve " + args[0] + ": already exists: " + e.getMessage());
+      err.println(command + ": " + e.getFile() + " already exists" + (e.getReason() == null ? "" : " (" + e.getReason() + ")")
+          + ": remove it, or give another --out");
+      return 2;
+    } catch (AccessDeniedException e) {
+      // The file is there but this user may not read or write it: the arguments' fault, not the disk's.
+      err.println(command + ": permission denied: " + e.getMessage());
       return 2;
     } catch (IOException | UncheckedIOException e) {
-      err.println("varve " + args[0] + ": I/O error: " + e.getMessage());
+      err.println(command + ": I/O error: " + e.getMessage());
       return 3;
     }
+  }
+
+  /** Whether {@code --help} is among a command's arguments (before a {@code --} that ends options). */
+  private static boolean asksForHelp(String[] args) {
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        return false;
+      }
+      if (arg.equals("--help")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static String usage() {
@@ -79,7 +107,8 @@ public final class Varve {
         "usage: varve COMMAND [OPTIONS]",
         "",
         "commands:",
-        "  build INPUT --out DIR    build a store from a TSV, CSV or JSON-lines file (- for stdin)",
+        "  build INPUT --out DIR    build a store from a TSV, CSV or JSON-lines file (- for stdin) in UTF-8:",
+        "                           a byte that is not UTF-8 stops the build, naming its line",
         "         --format tsv|csv|jsonl   input format (default: from the file name, else tsv)",
         "         --key-column C    key column: 0-based index, or a name with --header / in JSON (default 0 / key)",
         "         --value-column C  value column (default 1 / value)",
@@ -137,6 +166,9 @@ public final class Varve {
         "         --skip-levels L   trie levels that store skip lengths (default 3; 0 = the paper's tries)",
         "         --lookups N       member and absent lookups to time (default 1000000)",
         "         --seed S          key generator seed (default 42)",
-        "  help   this text");
+        "  help   this text (so does --help after any command)",
+        "",
+        "-- ends the options: the arguments after it are positional even if they start with --",
+        "exit codes: 0 success; 1 a key is absent (get) or a store is damaged; 2 bad usage or input; 3 an I/O error");
   }
 }
