@@ -46,7 +46,7 @@ final class MergeCommand {
     boolean header = options.flag("header");
     String keyColumn = options.getString("key-column", null);
     String valueColumn = options.getString("value-column", null);
-    long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
+    long memory = BuildCommand.memoryBudget(options);
     String temp = options.getString("temp", null);
     StoreMeta.KeyMode keyMode = BuildCommand.keyMode(options);
     options.checkAllUsed();

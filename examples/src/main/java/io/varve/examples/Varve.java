@@ -15,7 +15,7 @@ import java.util.Arrays;
  * <p>Exit codes: 0 success; 1 a key was not found ({@code get}) or a store is damaged; 2 bad
  * usage or input (a file that does not exist or may not be read, input that is not UTF-8), or an
  * operation the store does not support (such as {@code --no-index} on a store without full keys);
- * 3 an I/O error.
+ * 3 an I/O error, or the heap ran out.
  *
  * <p>Not meant for concurrent use: {@link #main} runs one command and exits.
  */
@@ -84,6 +84,11 @@ public final class Varve {
       return 2;
     } catch (IOException | UncheckedIOException e) {
       err.println(command + ": I/O error: " + e.getMessage());
+      return 3;
+    } catch (OutOfMemoryError e) {
+      // Past this point the heap is free again (the builder's buffers are unreachable): say what to change.
+      err.println(command + ": out of memory (the JVM's heap is " + (Runtime.getRuntime().maxMemory() >> 20)
+          + " MiB): give a smaller --memory, or a larger heap (java -Xmx...)");
       return 3;
     }
   }
@@ -169,6 +174,7 @@ public final class Varve {
         "  help   this text (so does --help after any command)",
         "",
         "-- ends the options: the arguments after it are positional even if they start with --",
-        "exit codes: 0 success; 1 a key is absent (get) or a store is damaged; 2 bad usage or input; 3 an I/O error");
+        "exit codes: 0 success; 1 a key is absent (get) or a store is damaged; 2 bad usage or input; 3 an I/O error",
+        "            or no memory left (give a smaller --memory, or java -Xmx more)");
   }
 }
