@@ -54,10 +54,6 @@ final class BuildCommand {
 
   private BuildCommand() {}
 
-  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-    return run(args, System.in, out, err);
-  }
-
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) throws IOException {
     Options options = Options.parse(args, SWITCHES, VALUED);
     String outDir = options.getString("out", null);
@@ -95,6 +91,7 @@ final class BuildCommand {
     // After the options, so that a bad option is reported even when a file is wrong too.
     checkInput(input);
     checkTemporaryDirectory(temp);
+    checkOutput(outDir);
     StoreBuilder builder = StoreBuilder.create(Path.of(outDir)).memoryBudget(memory).duplicates(policy);
     // Before the block size: the builder checks the block size against the alignment set by then.
     if (pageAlignment >= 0) {
@@ -143,7 +140,7 @@ final class BuildCommand {
       return 0;
     } catch (InputFormatException e) {
       progress.done();
-      err.println("varve build: " + input + ": " + e.getMessage());
+      err.println("varve build: " + label(input) + ": " + e.getMessage());
       return 2;
     } catch (DuplicateKeyException e) {
       progress.done();
@@ -297,6 +294,18 @@ final class BuildCommand {
     }
     if (!Files.exists(path)) {
       throw new NoSuchFileException(input);
+    }
+  }
+
+  /**
+   * Fails if {@code out} cannot become a store directory because its parent is a file (the library
+   * would say the parent does not exist, which reads as wrong when it plainly does). The other
+   * cases, an {@code out} that exists or a parent that does not, the library reports itself.
+   */
+  static void checkOutput(String out) {
+    Path parent = Path.of(out).toAbsolutePath().getParent();
+    if (parent != null && Files.exists(parent) && !Files.isDirectory(parent)) {
+      throw new IllegalArgumentException("--out " + out + ": " + parent + " is a file, not a directory");
     }
   }
 

@@ -33,10 +33,6 @@ final class MergeCommand {
 
   private MergeCommand() {}
 
-  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-    return run(args, System.in, out, err);
-  }
-
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) throws IOException {
     Options options = Options.parse(args, Set.of("header"), VALUED);
     String outDir = options.getString("out", null);
@@ -66,6 +62,7 @@ final class MergeCommand {
       }
     }
     BuildCommand.checkTemporaryDirectory(temp);
+    BuildCommand.checkOutput(outDir);
     List<Path> bases = new ArrayList<>();
     for (String base : baseNames) {
       bases.add(StoreCommands.storeDirectory(base));

@@ -2,11 +2,13 @@ package io.varve.examples;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
+import io.varve.core.format.CorruptStoreException;
 import io.varve.core.index.IndexParameters;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -41,8 +43,19 @@ final class ReindexCommand {
       throw new IllegalArgumentException("give exactly one of --block-size N (a sparse index) or --dense\n" + USAGE);
     }
     Path source = StoreCommands.storeDirectory(dir);
+    BuildCommand.checkOutput(outDir);
     Path target = Path.of(outDir);
-    StoreReindexer.reindex(source, target, blockBytes, knobs);
+    try {
+      StoreReindexer.reindex(source, target, blockBytes, knobs);
+    } catch (NoSuchFileException e) {
+      // The store's directory and meta file are there (checked above), so a missing file is one
+      // that its meta lists: the store is damaged, as Store.open says of such a store.
+      Path missing = e.getFile() == null ? null : Path.of(e.getFile()).toAbsolutePath();
+      if (missing != null && source.toAbsolutePath().equals(missing.getParent())) {
+        throw new CorruptStoreException(e.getFile() + ": missing, but the meta file lists it (damaged store)", e);
+      }
+      throw e;
+    }
     try (Store store = Store.open(target)) {
       StoreStats stats = store.stats();
       String kind =

@@ -2,11 +2,13 @@ package io.varve.examples;
 
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -29,8 +31,13 @@ public final class Varve {
   /** What to do about a damaged store, after the message that names the damage. */
   static final String DAMAGED_HINT = "; rebuild the store, or restore it from a copy";
 
-  /** Runs a command; returns the process exit code. */
+  /** Runs a command with {@code System.in} as its stdin; returns the process exit code. */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, System.in, out, err);
+  }
+
+  /** Runs a command; returns the process exit code. */
+  static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
     if (args.length == 0) {
       err.println(usage());
       return 2;
@@ -48,9 +55,9 @@ public final class Varve {
         case "index-demo":
           return IndexDemo.run(Options.parse(rest, IndexDemo.OPTIONS), out);
         case "build":
-          return BuildCommand.run(rest, out, err);
+          return BuildCommand.run(rest, stdin, out, err);
         case "merge":
-          return MergeCommand.run(rest, out, err);
+          return MergeCommand.run(rest, stdin, out, err);
         case "reindex":
           return ReindexCommand.run(rest, out);
         case "get":
@@ -75,12 +82,18 @@ public final class Varve {
       err.println(command + ": no such file or directory: " + e.getMessage());
       return 2;
     } catch (FileAlreadyExistsException e) {
-      err.println(command + ": " + e.getFile() + " already exists" + (e.getReason() == null ? "" : " (" + e.getReason() + ")")
-          + ": remove it, or give another --out");
+      // The library's usual reason ("the store directory already exists") says nothing more, and is
+      // wrong when a file is in the way; a rarer one (it appeared during the build) is worth showing.
+      String reason = e.getReason() == null || e.getReason().endsWith("already exists") ? "" : " (" + e.getReason() + ")";
+      err.println(command + ": " + e.getFile() + " already exists" + reason + ": remove it, or give another --out");
       return 2;
     } catch (AccessDeniedException e) {
       // The file is there but this user may not read or write it: the arguments' fault, not the disk's.
-      err.println(command + ": permission denied: " + e.getMessage());
+      // A name starting with a dot is the library's staging or spill file: the directory is what matters.
+      Path file = e.getFile() == null ? null : Path.of(e.getFile());
+      boolean staging = file != null && file.getFileName() != null && file.getFileName().toString().startsWith(".");
+      err.println(command + ": permission denied: "
+          + (staging ? "this user may not write in " + file.getParent() : e.getMessage()));
       return 2;
     } catch (IOException | UncheckedIOException e) {
       err.println(command + ": I/O error: " + e.getMessage());
