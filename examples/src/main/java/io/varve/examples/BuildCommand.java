@@ -63,7 +63,7 @@ final class BuildCommand {
     String keyColumn = options.getString("key-column", null);
     String valueColumn = options.getString("value-column", null);
     String duplicates = options.getString("duplicates", "fail");
-    long memory = BuildCommand.memoryBudget(options);
+    long memory = memoryBudget(options);
     int pageAlignment = options.getIntBytes("page-alignment", -1, 0);
     int blockBytes = ReindexCommand.blockBytes(options);
     boolean sparse = blockBytes != StoreReindexer.DENSE;
@@ -182,6 +182,8 @@ final class BuildCommand {
           first = records.lineNumber();
         }
       }
+    } catch (InputFormatException | java.io.UncheckedIOException changed) {
+      // Handled below, as a file without the repeat.
     }
     // The file changed since it was read: say nothing rather than something wrong.
     return "";
@@ -330,6 +332,4 @@ final class BuildCommand {
   static Reader open(String input, InputStream stdin) throws IOException {
     return new Utf8Reader(input.equals("-") ? stdin : Files.newInputStream(Path.of(input)));
   }
-
-
 }

@@ -207,9 +207,8 @@ final class Options {
     try {
       value = Math.multiplyExact(Long.parseLong(lower), unit);
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "--" + name + (INTEGER.matcher(lower).matches() ? " is far too large, got '" : " expects a size such as 4k, 256m or 1g, got '")
-              + text + "'");
+      String problem = INTEGER.matcher(lower).matches() ? " is far too large" : " expects a size such as 4k, 256m or 1g";
+      throw new IllegalArgumentException("--" + name + problem + ", got '" + text + "'");
     }
     if (value < min) {
       throw new IllegalArgumentException("--" + name + " must be at least " + showBytes(min) + ", got '" + text + "'");

@@ -36,7 +36,9 @@ final class StoreCommands {
     String usage = "usage: varve get DIR KEY... [--no-index] (put -- before keys that start with --)";
     List<String> positional = options.positional();
     if (positional.size() < 2) {
-      throw Options.missing(positional.isEmpty() ? "DIR and KEY: a store directory and the keys to look up" : "KEY: one or more keys to look up", usage);
+      throw Options.missing(
+          positional.isEmpty() ? "DIR and KEY: a store directory and the keys to look up" : "KEY: one or more keys to look up",
+          usage);
     }
     int status = 0;
     try (Store store = open(storeDirectory(positional.get(0)), withoutIndex)) {
