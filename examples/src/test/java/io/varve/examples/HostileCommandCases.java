@@ -9,11 +9,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Writes the hostile command cases of {@code src/test/resources/hostile/cli} (run {@code main}
- * with that folder to regenerate them; {@link HostileCommandCase} describes the format). Each is a
- * misuse of {@code varve} (bad options, missing or wrong files, bad input bytes, damaged stores)
- * with the exit code and the words the command must answer with; a few are inputs that look
- * hostile but are valid, with what they must build.
+ * Writes the hostile command cases of {@code src/test/resources/hostile/cli} ({@link
+ * HostileCommandCase} describes the format). To regenerate them after a change here:
+ *
+ * <pre>
+ * ./mvnw -q -B -pl examples -am test-compile
+ * java -cp examples/target/test-classes io.varve.examples.HostileCommandCases examples/src/test/resources/hostile/cli
+ * </pre>
+ *
+ * <p>Each is a misuse of {@code varve} (bad options, missing or wrong files, bad input bytes,
+ * damaged stores) with the exit code and the words the command must answer with; a few are inputs
+ * that look hostile but are valid, with what they must build.
  *
  * <p>The stores that cases start from ({@code given: store NAME}) hold {@code a -> 1}, {@code b ->
  * 22}, {@code c -> 333}: variable-size records, so the store has an offsets file.
