@@ -15,14 +15,13 @@ import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
+import io.varve.examples.input.Utf8Reader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.Reader;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -40,14 +39,23 @@ final class BuildCommand {
 
   private static final Pattern SIGNATURE = Pattern.compile("signature:([0-9]{1,2})");
 
+  /** The options that choose the index and its knobs ({@link #indexKnobs}). */
+  static final Set<String> INDEX_OPTIONS = Set.of("index", "keys-per-block", "bucket-size", "huffman-max", "skip-levels");
+
+  /** The options that say how to read a TSV, CSV or JSON-lines input (and {@code header}, a switch). */
+  static final Set<String> INPUT_OPTIONS = Set.of("format", "key-column", "value-column");
+
+  private static final Set<String> SWITCHES = Set.of("header", "huge-page-writes");
+  private static final Set<String> VALUED =
+      Options.names(
+          Options.names(INDEX_OPTIONS, INPUT_OPTIONS.toArray(String[]::new)),
+          "out", "duplicates", "memory", "page-alignment", "block-size", "temp", "key-mode");
+  private static final String USAGE = "usage: varve build INPUT --out DIR [options] (INPUT may be - for stdin)";
+
   private BuildCommand() {}
 
-  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-    return run(args, System.in, out, err);
-  }
-
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of("header", "huge-page-writes"));
+    Options options = Options.parse(args, SWITCHES, VALUED);
     String outDir = options.getString("out", null);
     String formatName = options.getString("format", null);
     boolean header = options.flag("header");
@@ -55,7 +63,7 @@ final class BuildCommand {
     String keyColumn = options.getString("key-column", null);
     String valueColumn = options.getString("value-column", null);
     String duplicates = options.getString("duplicates", "fail");
-    long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
+    long memory = memoryBudget(options);
     int pageAlignment = options.getIntBytes("page-alignment", -1, 0);
     int blockBytes = ReindexCommand.blockBytes(options);
     boolean sparse = blockBytes != StoreReindexer.DENSE;
@@ -63,10 +71,10 @@ final class BuildCommand {
     String temp = options.getString("temp", null);
     StoreMeta.KeyMode keyMode = keyMode(options);
     options.checkAllUsed();
-    if (options.positional().size() != 1 || outDir == null) {
-      throw new IllegalArgumentException("usage: varve build INPUT --out DIR [options] (INPUT may be - for stdin)");
+    String input = options.positional(1, 1, "INPUT: a TSV, CSV or JSON-lines file, or - for stdin", USAGE).get(0);
+    if (outDir == null) {
+      throw Options.missing("--out DIR: where to write the new store", USAGE);
     }
-    String input = options.positional().get(0);
     InputFormat format = formatName != null ? InputFormat.parse(formatName) : InputFormat.fromFileName(input);
     if (keyColumn == null) {
       keyColumn = format == InputFormat.JSON_LINES ? "key" : "0";
@@ -80,6 +88,10 @@ final class BuildCommand {
           case "last-wins" -> DuplicatePolicy.LAST_WINS;
           default -> throw new IllegalArgumentException("--duplicates expects fail or last-wins, got '" + duplicates + "'");
         };
+    // After the options, so that a bad option is reported even when a file is wrong too.
+    checkInput(input);
+    checkTemporaryDirectory(temp);
+    checkOutput(outDir);
     StoreBuilder builder = StoreBuilder.create(Path.of(outDir)).memoryBudget(memory).duplicates(policy);
     // Before the block size: the builder checks the block size against the alignment set by then.
     if (pageAlignment >= 0) {
@@ -114,6 +126,10 @@ final class BuildCommand {
       }
       BuildSummary summary = builder.build();
       progress.done();
+      if (summary.recordsPut() == 0) {
+        // Not an error (a day without data makes an empty store), but worth a word: it may be the wrong file.
+        err.println("varve build: warning: " + label(input) + " holds no records: the store is empty");
+      }
       double seconds = (System.nanoTime() - start) / 1e9;
       StoreMeta.KeyMode kept = summary.meta().keyMode();
       out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%s%s%n",
@@ -124,13 +140,74 @@ final class BuildCommand {
       return 0;
     } catch (InputFormatException e) {
       progress.done();
-      err.println("varve build: " + input + ": " + e.getMessage());
+      err.println("varve build: " + label(input) + ": " + e.getMessage());
       return 2;
     } catch (DuplicateKeyException e) {
       progress.done();
-      err.println("varve build: " + e.getMessage());
+      err.println("varve build: " + label(input) + ": duplicate key " + showKey(e.key())
+          + whereRepeated(input, e.key(), format, keyColumn, valueColumn, header)
+          + "; give --duplicates last-wins to keep the last value of a repeated key");
       return 2;
     }
+  }
+
+  private static String label(String input) {
+    return input.equals("-") ? "stdin" : input;
+  }
+
+  /** A key as it would be written in TSV, in quotes, cut after 200 chars. */
+  static String showKey(byte[] key) {
+    String text = StoreCommands.escapeTsv(key);
+    return text.length() <= 200 ? "\"" + text + "\"" : "\"" + text.substring(0, 200) + "...\" (" + key.length + " bytes)";
+  }
+
+  /**
+   * {@code " on lines 3 and 17"}: where {@code key} first appears twice in the input, found by
+   * reading it again (the builder finds repeats after sorting, when lines are long forgotten), or
+   * a note that stdin cannot be read again. Only on the error path, so a second read costs nothing
+   * in a build that succeeds.
+   */
+  private static String whereRepeated(
+      String input, byte[] key, InputFormat format, String keyColumn, String valueColumn, boolean header) throws IOException {
+    if (input.equals("-")) {
+      return " (read from stdin, so its lines are not known)";
+    }
+    long first = 0;
+    try (RecordReader records = RecordReader.open(open(input, null), format, keyColumn, valueColumn, header)) {
+      while (records.next()) {
+        if (java.util.Arrays.equals(records.key(), key)) {
+          if (first != 0) {
+            return " on lines " + first + " and " + records.lineNumber();
+          }
+          first = records.lineNumber();
+        }
+      }
+    } catch (InputFormatException | java.io.UncheckedIOException changed) {
+      // Handled below, as a file without the repeat.
+    }
+    // The file changed since it was read: say nothing rather than something wrong.
+    return "";
+  }
+
+  /**
+   * {@code --memory}: the sort's memory budget, which lives on the Java heap. A budget given that
+   * leaves the heap less than a quarter for everything else would end in an OutOfMemoryError
+   * after minutes of work on a large input (a build in a 128 MiB heap fails at 112 MiB and passes
+   * at 96), so it is refused at once. The default is left alone: it is fine for small inputs
+   * whatever the heap.
+   */
+  static long memoryBudget(Options options) {
+    if (!options.has("memory")) {
+      return StoreBuilder.DEFAULT_MEMORY_BUDGET;
+    }
+    long budget = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
+    long heap = Runtime.getRuntime().maxMemory();
+    if (heap != Long.MAX_VALUE && budget > heap / 4 * 3) {
+      throw new IllegalArgumentException(
+          "--memory " + Options.showBytes(budget) + " leaves too little of this JVM's " + (heap >> 20) + " MiB heap for the rest"
+              + " of the work: give at most " + (heap / 4 * 3 >> 20) + "m, or a larger heap (java -Xmx...)");
+    }
+    return budget;
   }
 
   /**
@@ -202,15 +279,57 @@ final class BuildCommand {
     }
   }
 
-  /** Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text. */
+  /**
+   * Fails unless {@code input} is {@code -} (stdin) or a file that exists, before any work: a
+   * missing or misnamed input is reported as such, not as an I/O error halfway.
+   */
+  static void checkInput(String input) throws IOException {
+    if (input.equals("-")) {
+      return;
+    }
+    if (input.isEmpty()) {
+      throw new IllegalArgumentException("the input file name is empty");
+    }
+    Path path = Path.of(input);
+    if (Files.isDirectory(path)) {
+      throw new IllegalArgumentException(input + " is a directory: give a TSV, CSV or JSON-lines file (or - for stdin)");
+    }
+    if (!Files.exists(path)) {
+      throw new NoSuchFileException(input);
+    }
+  }
+
+  /**
+   * Fails if {@code out} cannot become a store directory because its parent is a file (the library
+   * would say the parent does not exist, which reads as wrong when it plainly does). The other
+   * cases, an {@code out} that exists or a parent that does not, the library reports itself.
+   */
+  static void checkOutput(String out) {
+    Path parent = Path.of(out).toAbsolutePath().getParent();
+    if (parent != null && Files.exists(parent) && !Files.isDirectory(parent)) {
+      throw new IllegalArgumentException("--out " + out + ": " + parent + " is a file, not a directory");
+    }
+  }
+
+  /** Fails unless {@code temp} is null (not given) or an existing directory. */
+  static void checkTemporaryDirectory(String temp) throws IOException {
+    if (temp == null) {
+      return;
+    }
+    Path path = Path.of(temp);
+    if (!Files.exists(path)) {
+      throw new NoSuchFileException(temp, null, "the --temp directory does not exist: create it, or leave --temp out");
+    }
+    if (!Files.isDirectory(path)) {
+      throw new IllegalArgumentException("--temp " + temp + " is not a directory");
+    }
+  }
+
+  /**
+   * Opens {@code input} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text: a byte that is
+   * not UTF-8 stops the reading at its exact line, rather than being replaced.
+   */
   static Reader open(String input, InputStream stdin) throws IOException {
-    InputStream bytes = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
-    // Malformed UTF-8 in the input is an error, not silently replaced.
-    return new InputStreamReader(
-        bytes,
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT));
+    return new Utf8Reader(input.equals("-") ? stdin : Files.newInputStream(Path.of(input)));
   }
 }

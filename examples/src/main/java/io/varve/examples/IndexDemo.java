@@ -18,6 +18,10 @@ final class IndexDemo {
 
   private IndexDemo() {}
 
+  /** The options of {@code index-demo}, all with a value. */
+  static final java.util.Set<String> OPTIONS =
+      java.util.Set.of("keys", "bucket-size", "huffman-max", "skip-levels", "lookups", "seed");
+
   static int run(Options options, PrintStream out) {
     int keys = options.getInt("keys", 10_000_000, 0, 200_000_000);
     int bucketSize = options.getInt("bucket-size", 256, 1, EctParameters.MAX_BUCKET_SIZE);

@@ -10,8 +10,6 @@ import io.varve.examples.input.RecordReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,14 +28,13 @@ final class MergeCommand {
       "usage: varve merge BASE [BASE...] --out DIR [--upserts FILE] [--deletes FILE] [options]"
           + " (FILE may be - for stdin, for one of the two)";
 
+  private static final Set<String> VALUED =
+      Options.names(BuildCommand.INPUT_OPTIONS, "out", "upserts", "deletes", "memory", "temp", "key-mode");
+
   private MergeCommand() {}
 
-  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-    return run(args, System.in, out, err);
-  }
-
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of("header"));
+    Options options = Options.parse(args, Set.of("header"), VALUED);
     String outDir = options.getString("out", null);
     String upserts = options.getString("upserts", null);
     String deletes = options.getString("deletes", null);
@@ -45,12 +42,14 @@ final class MergeCommand {
     boolean header = options.flag("header");
     String keyColumn = options.getString("key-column", null);
     String valueColumn = options.getString("value-column", null);
-    long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
+    long memory = BuildCommand.memoryBudget(options);
     String temp = options.getString("temp", null);
     StoreMeta.KeyMode keyMode = BuildCommand.keyMode(options);
     options.checkAllUsed();
-    if (options.positional().isEmpty() || outDir == null) {
-      throw new IllegalArgumentException(USAGE);
+    List<String> baseNames =
+        options.positional(1, Integer.MAX_VALUE, "BASE: one or more store directories to merge, oldest first", USAGE);
+    if (outDir == null) {
+      throw Options.missing("--out DIR: where to write the new store", USAGE);
     }
     if ("-".equals(upserts) && "-".equals(deletes)) {
       throw new IllegalArgumentException("--upserts and --deletes cannot both read stdin (-)");
@@ -58,18 +57,15 @@ final class MergeCommand {
     InputFormat format = formatName != null ? InputFormat.parse(formatName) : null;
     // Fail before any work on a missing input, rather than after reading the other one.
     for (String file : new String[] {upserts, deletes}) {
-      if (file != null && !file.equals("-") && !Files.exists(Path.of(file))) {
-        throw new NoSuchFileException(file);
+      if (file != null) {
+        BuildCommand.checkInput(file);
       }
     }
+    BuildCommand.checkTemporaryDirectory(temp);
+    BuildCommand.checkOutput(outDir);
     List<Path> bases = new ArrayList<>();
-    for (String base : options.positional()) {
-      Path directory = Path.of(base);
-      if (!Files.isDirectory(directory)) {
-        // The same report as opening a missing store with get or verify.
-        throw new NoSuchFileException(base, null, "not a store directory");
-      }
-      bases.add(directory);
+    for (String base : baseNames) {
+      bases.add(StoreCommands.storeDirectory(base));
     }
 
     StoreMerger merger = StoreMerger.create(Path.of(outDir)).memoryBudget(memory);

@@ -10,6 +10,8 @@ import io.varve.reader.StoreStats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -28,15 +30,18 @@ final class StoreCommands {
 
   /** {@code get DIR KEY...}: prints each found value on its own line. */
   static int get(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of(NO_INDEX));
+    Options options = Options.parse(args, Set.of(NO_INDEX), Set.of());
     boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
+    String usage = "usage: varve get DIR KEY... [--no-index] (put -- before keys that start with --)";
     List<String> positional = options.positional();
     if (positional.size() < 2) {
-      throw new IllegalArgumentException("usage: varve get DIR KEY...");
+      throw Options.missing(
+          positional.isEmpty() ? "DIR and KEY: a store directory and the keys to look up" : "KEY: one or more keys to look up",
+          usage);
     }
     int status = 0;
-    try (Store store = open(Path.of(positional.get(0)), withoutIndex)) {
+    try (Store store = open(storeDirectory(positional.get(0)), withoutIndex)) {
       for (String key : positional.subList(1, positional.size())) {
         byte[] value = store.get(key.getBytes(StandardCharsets.UTF_8));
         if (value == null) {
@@ -68,7 +73,7 @@ final class StoreCommands {
 
   /** {@code stats DIR [--json]}. */
   static int stats(String[] args, PrintStream out) throws IOException {
-    Options options = Options.parse(args, Set.of("json"));
+    Options options = Options.parse(args, Set.of("json"), Set.of());
     boolean json = options.flag("json");
     options.checkAllUsed();
     try (Store store = Store.open(onlyDirectory(options, "stats DIR [--json]"))) {
@@ -150,7 +155,7 @@ final class StoreCommands {
 
   /** {@code verify DIR}: all checksums and every record found by its own key. */
   static int verify(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of(NO_INDEX));
+    Options options = Options.parse(args, Set.of(NO_INDEX), Set.of());
     boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
     Path dir = onlyDirectory(options, "verify DIR [--no-index]");
@@ -163,7 +168,7 @@ final class StoreCommands {
           (System.nanoTime() - start) / 1e9);
       return 0;
     } catch (CorruptStoreException e) {
-      err.println("varve verify: damaged store: " + e.getMessage());
+      err.println("varve verify: damaged store: " + e.getMessage() + Varve.DAMAGED_HINT);
       return 1;
     }
   }
@@ -175,7 +180,7 @@ final class StoreCommands {
    * with a note on {@code err} so that the numbers are not taken for keys when read back.
    */
   static int dump(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, Set.of(NO_INDEX));
+    Options options = Options.parse(args, Set.of(NO_INDEX), Set.of("limit"));
     long limit = options.getLong("limit", Long.MAX_VALUE, 0, Long.MAX_VALUE);
     boolean withoutIndex = options.flag(NO_INDEX);
     options.checkAllUsed();
@@ -214,10 +219,29 @@ final class StoreCommands {
     return escaped.toString();
   }
 
-  static Path onlyDirectory(Options options, String usage) {
-    if (options.positional().size() != 1) {
-      throw new IllegalArgumentException("usage: varve " + usage);
+  static Path onlyDirectory(Options options, String usage) throws IOException {
+    return storeDirectory(options.positional(1, 1, "DIR: a store directory", "usage: varve " + usage).get(0));
+  }
+
+  /**
+   * {@code dir} as a path, once it is known to be a directory with a meta file: a wrong path is
+   * reported as one (exit 2), before anything tries to read a store there. A store directory whose
+   * other files are missing is left to {@code Store.open}: that store is damaged (exit 1).
+   */
+  static Path storeDirectory(String dir) throws IOException {
+    if (dir.isEmpty()) {
+      throw new IllegalArgumentException("the store directory name is empty");
     }
-    return Path.of(options.positional().get(0));
+    Path path = Path.of(dir);
+    if (!Files.exists(path)) {
+      throw new NoSuchFileException(dir, null, "not a store directory");
+    }
+    if (!Files.isDirectory(path)) {
+      throw new IllegalArgumentException(dir + " is a file, not a store directory");
+    }
+    if (!Files.exists(path.resolve(StoreFile.META.fileName()))) {
+      throw new IllegalArgumentException(dir + " is not a varve store: it has no " + StoreFile.META.fileName() + " file");
+    }
+    return path;
   }
 }

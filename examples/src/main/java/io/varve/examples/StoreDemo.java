@@ -37,9 +37,11 @@ final class StoreDemo {
   }
 
   static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, java.util.Set.of("keep"));
+    Options options =
+        Options.parse(
+            args, java.util.Set.of("keep"), Options.names(BuildCommand.INDEX_OPTIONS, "records", "memory", "lookups", "seed", "dir"));
     long records = options.getLong("records", 10_000_000, 0, 1L << 40);
-    long memory = options.getBytes("memory", StoreBuilder.DEFAULT_MEMORY_BUDGET, StoreBuilder.MIN_MEMORY_BUDGET);
+    long memory = BuildCommand.memoryBudget(options);
     IndexParameters index = BuildCommand.indexKnobs(options, StoreBuilder.DEFAULT_ECT_INDEX);
     int lookups = options.getInt("lookups", 1_000_000, 0, Integer.MAX_VALUE);
     long seed = options.getLong("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE);

@@ -2,18 +2,22 @@ package io.varve.examples;
 
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
  * The {@code varve} command. Run {@code java -jar examples/target/varve.jar help} for usage.
  *
  * <p>Exit codes: 0 success; 1 a key was not found ({@code get}) or a store is damaged; 2 bad
- * usage or input, or an operation the store does not support (such as {@code --no-index} on a store
- * without full keys); 3 an I/O error.
+ * usage or input (a file that does not exist or may not be read, input that is not UTF-8), or an
+ * operation the store does not support (such as {@code --no-index} on a store without full keys);
+ * 3 an I/O error, or the heap ran out.
  *
  * <p>Not meant for concurrent use: {@link #main} runs one command and exits.
  */
@@ -24,23 +28,36 @@ public final class Varve {
     System.exit(run(args, System.out, System.err));
   }
 
-  /** Runs a command; returns the process exit code. */
+  /** What to do about a damaged store, after the message that names the damage. */
+  static final String DAMAGED_HINT = "; rebuild the store, or restore it from a copy";
+
+  /** Runs a command with {@code System.in} as its stdin; returns the process exit code. */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
-      out.println(usage());
-      return args.length == 0 ? 2 : 0;
+    return run(args, System.in, out, err);
+  }
+
+  /** Runs a command; returns the process exit code. */
+  static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
+    if (args.length == 0) {
+      err.println(usage());
+      return 2;
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    if (args[0].equals("help") || args[0].equals("--help") || asksForHelp(rest)) {
+      out.println(usage());
+      return 0;
+    }
+    String command = "varve " + args[0];
     try {
       switch (args[0]) {
         case "demo":
           return StoreDemo.run(rest, out, err);
         case "index-demo":
-          return IndexDemo.run(Options.parse(rest), out);
+          return IndexDemo.run(Options.parse(rest, IndexDemo.OPTIONS), out);
         case "build":
-          return BuildCommand.run(rest, out, err);
+          return BuildCommand.run(rest, stdin, out, err);
         case "merge":
-          return MergeCommand.run(rest, out, err);
+          return MergeCommand.run(rest, stdin, out, err);
         case "reindex":
           return ReindexCommand.run(rest, out);
         case "get":
@@ -56,21 +73,50 @@ public final class Varve {
           return 2;
       }
     } catch (IllegalArgumentException e) {
-      err.println("varve " + args[0] + ": " + e.getMessage());
+      err.println(command + ": " + e.getMessage());
       return 2;
     } catch (CorruptStoreException e) {
-      err.println("varve " + args[0] + ": damaged store: " + e.getMessage());
+      err.println(command + ": damaged store: " + e.getMessage() + DAMAGED_HINT);
       return 1;
     } catch (NoSuchFileException e) {
-      err.println("varve " + args[0] + ": no such file or directory: " + e.getMessage());
+      err.println(command + ": no such file or directory: " + e.getMessage());
       return 2;
     } catch (FileAlreadyExistsException e) {
-      err.println("varve " + args[0] + ": already exists: " + e.getMessage());
+      // The library's usual reason ("the store directory already exists") says nothing more, and is
+      // wrong when a file is in the way; a rarer one (it appeared during the build) is worth showing.
+      String reason = e.getReason() == null || e.getReason().endsWith("already exists") ? "" : " (" + e.getReason() + ")";
+      err.println(command + ": " + e.getFile() + " already exists" + reason + ": remove it, or give another --out");
+      return 2;
+    } catch (AccessDeniedException e) {
+      // The file is there but this user may not read or write it: the arguments' fault, not the disk's.
+      // A name starting with a dot is the library's staging or spill file: the directory is what matters.
+      Path file = e.getFile() == null ? null : Path.of(e.getFile());
+      boolean staging = file != null && file.getFileName() != null && file.getFileName().toString().startsWith(".");
+      err.println(command + ": permission denied: "
+          + (staging ? "this user may not write in " + file.getParent() : e.getMessage()));
       return 2;
     } catch (IOException | UncheckedIOException e) {
-      err.println("varve " + args[0] + ": I/O error: " + e.getMessage());
+      err.println(command + ": I/O error: " + e.getMessage());
+      return 3;
+    } catch (OutOfMemoryError e) {
+      // Past this point the heap is free again (the builder's buffers are unreachable): say what to change.
+      err.println(command + ": out of memory (the JVM's heap is " + (Runtime.getRuntime().maxMemory() >> 20)
+          + " MiB): give a smaller --memory, or a larger heap (java -Xmx...)");
       return 3;
     }
+  }
+
+  /** Whether {@code --help} is among a command's arguments (before a {@code --} that ends options). */
+  private static boolean asksForHelp(String[] args) {
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        return false;
+      }
+      if (arg.equals("--help")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static String usage() {
@@ -79,7 +125,8 @@ public final class Varve {
         "usage: varve COMMAND [OPTIONS]",
         "",
         "commands:",
-        "  build INPUT --out DIR    build a store from a TSV, CSV or JSON-lines file (- for stdin)",
+        "  build INPUT --out DIR    build a store from a TSV, CSV or JSON-lines file (- for stdin) in UTF-8:",
+        "                           a byte that is not UTF-8 stops the build, naming its line",
         "         --format tsv|csv|jsonl   input format (default: from the file name, else tsv)",
         "         --key-column C    key column: 0-based index, or a name with --header / in JSON (default 0 / key)",
         "         --value-column C  value column (default 1 / value)",
@@ -137,6 +184,10 @@ public final class Varve {
         "         --skip-levels L   trie levels that store skip lengths (default 3; 0 = the paper's tries)",
         "         --lookups N       member and absent lookups to time (default 1000000)",
         "         --seed S          key generator seed (default 42)",
-        "  help   this text");
+        "  help   this text (so does --help after any command)",
+        "",
+        "-- ends the options: the arguments after it are positional even if they start with --",
+        "exit codes: 0 success; 1 a key is absent (get) or a store is damaged; 2 bad usage or input; 3 an I/O error",
+        "            or no memory left (give a smaller --memory, or java -Xmx more)");
   }
 }

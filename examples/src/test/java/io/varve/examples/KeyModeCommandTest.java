@@ -253,7 +253,11 @@ class KeyModeCommandTest extends CommandTestSupport {
     for (String mode : new String[] {"signature:0", "signature:65", "sig", "partial", "signature:", "signature:x",
         "signature:-1", "signature:100", "Full", "signature:8:8", ""}) {
       assertEquals(2, run("build", input.toString(), "--out", store.toString(), "--key-mode", mode), mode);
-      assertTrue(stderr().contains("--key-mode expects full, none or signature:K with K from 1 to 64, got '" + mode + "'"), stderr());
+      assertTrue(
+          stderr().contains(mode.isEmpty()
+              ? "option --key-mode needs a value, but it is empty"
+              : "--key-mode expects full, none or signature:K with K from 1 to 64, got '" + mode + "'"),
+          stderr());
       assertFalse(Files.exists(store));
     }
     Path base = build("base", Map.of("a", "1"));

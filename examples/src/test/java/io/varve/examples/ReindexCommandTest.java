@@ -163,7 +163,7 @@ class ReindexCommandTest extends CommandTestSupport {
     assertTrue(stderr().contains("block size 3000 does not suit"), stderr());
     assertFalse(Files.exists(target));
     assertEquals(2, run("reindex", dense.toString(), "--out", target.toString(), "--block-size", "0"));
-    assertTrue(stderr().contains("--block-size must be at least 1 bytes"), stderr());
+    assertTrue(stderr().contains("--block-size must be a power of two from 512 bytes to 1m, got 0"), stderr());
     assertEquals(2, run("reindex", dense.toString(), "--out", target.toString(), "--block-size", "four"));
     assertTrue(stderr().contains("--block-size expects a size"), stderr());
 
@@ -174,7 +174,7 @@ class ReindexCommandTest extends CommandTestSupport {
     assertEquals(2, run("reindex", dense.toString(), "--dense"));
     assertTrue(stderr().contains("usage: varve reindex"), stderr());
     assertEquals(2, run("reindex", dense.toString(), "--out", target.toString(), "--dense", "--colour", "blue"));
-    assertTrue(stderr().contains("unknown option(s): --colour"), stderr());
+    assertTrue(stderr().contains("unknown option --colour"), stderr());
     assertFalse(Files.exists(target));
 
     // The builder refuses a block size that does not match its page alignment before reading input.

@@ -3,6 +3,7 @@ package io.varve.examples.input;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
 
 /**
  * The char buffer and position bookkeeping shared by the format parsers, and the one virtual call
@@ -17,6 +18,10 @@ import java.io.UncheckedIOException;
  */
 abstract class Parser {
   static final int END = -1;
+
+  /** What to do about input that is not UTF-8, for error messages. */
+  static final String CONVERT =
+      "the input must be UTF-8 text: convert it first (for example with iconv -f ISO-8859-1 -t UTF-8 if it is Latin-1)";
 
   private final Reader in;
   final char[] buf;
@@ -73,6 +78,13 @@ abstract class Parser {
       }
       limit = n;
       return true;
+    } catch (Utf8Reader.InvalidUtf8Exception e) {
+      // Every char before the bad byte was consumed, so line and column are the byte's own.
+      throw new InputFormatException(line, column(), e.getMessage() + "; " + CONVERT);
+    } catch (CharacterCodingException e) {
+      // Another decoder may have dropped chars before the error: the place is not exact.
+      throw new InputFormatException(
+          line, "the input is not valid text at or after this line (" + e.getMessage() + "); " + CONVERT);
     } catch (IOException e) {
       throw new UncheckedIOException("reading line " + line + ": " + e.getMessage(), e);
     }

@@ -12,7 +12,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * try (RecordReader records = RecordReader.open(
- *     Files.newBufferedReader(path), InputFormat.fromFileName(path.toString()), "0", "1", false)) {
+ *     new Utf8Reader(Files.newInputStream(path)), InputFormat.fromFileName(path.toString()), "0", "1", false)) {
  *   while (records.next()) {
  *     add(records.key(), records.value());
  *   }
@@ -47,7 +47,9 @@ import java.util.Objects;
  * a record needs only its key column, and {@link #value()} is not available.
  *
  * <p>Errors in the input throw {@link InputFormatException}, whose message starts with the line
- * number; after one, the reader cannot go on. I/O errors throw {@link UncheckedIOException}.
+ * number; after one, the reader cannot go on. Text that is not valid in its encoding is such an
+ * error too; read bytes through a {@link Utf8Reader} for the exact line, column and byte offset of
+ * the first bad byte. I/O errors throw {@link UncheckedIOException}.
  *
  * <p>Not thread-safe: use one reader per thread.
  */

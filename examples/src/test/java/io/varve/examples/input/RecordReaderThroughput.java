@@ -13,12 +13,14 @@ import java.util.Arrays;
 
 /**
  * A hand-run throughput check, not a unit test: writes N records (16-byte keys, 8-byte values) as
- * TSV, CSV and JSON lines, then times reading each file end to end (UTF-8 decoding included).
+ * TSV, CSV and JSON lines, then times reading each file end to end, UTF-8 decoding included, with
+ * the command's strict decoder ({@link Utf8Reader}) and with the JDK's ({@code InputStreamReader}),
+ * in alternating runs so that both see the same machine.
  *
  * <pre>
- * ./mvnw -q -B -o -pl examples -am -DskipTests install
+ * ./mvnw -q -B -pl examples -am verify -DskipTests
  * java -cp examples/target/classes:examples/target/test-classes \
- *     io.varve.examples.input.RecordReaderThroughput [records=10000000] [dir=/tmp/varve-input-bench]
+ *     io.varve.examples.input.RecordReaderThroughput [records=10000000] [dir=/tmp/varve-input-bench] [runs=7]
  * </pre>
  */
 final class RecordReaderThroughput {
@@ -27,6 +29,7 @@ final class RecordReaderThroughput {
   public static void main(String[] args) throws IOException {
     long records = args.length > 0 ? Long.parseLong(args[0].replace("_", "")) : 10_000_000L;
     Path dir = Paths.get(args.length > 1 ? args[1] : "/tmp/varve-input-bench");
+    int runs = args.length > 2 ? Integer.parseInt(args[2]) : 7;
     Files.createDirectories(dir);
     for (InputFormat format : InputFormat.values()) {
       Path file = dir.resolve(records + "." + format.name().toLowerCase() + ".txt");
@@ -35,16 +38,27 @@ final class RecordReaderThroughput {
       }
       String key = format == InputFormat.JSON_LINES ? "k" : "0";
       String value = format == InputFormat.JSON_LINES ? "v" : "1";
-      double[] rates = new double[7];
-      for (int run = 0; run < rates.length; run++) {
-        rates[run] = read(file, format, key, value, records);
+      double[] strict = new double[runs];
+      double[] jdk = new double[runs];
+      for (int run = 0; run < runs; run++) {
+        strict[run] = read(file, format, key, value, records, true);
+        jdk[run] = read(file, format, key, value, records, false);
       }
-      double decodeOnly = decodeOnly(file, records);
-      Arrays.sort(rates);
+      Arrays.sort(strict);
+      Arrays.sort(jdk);
       System.out.printf(
-          "%-10s %,d records, %,d MB: median %.2f M records/s, best %.2f M records/s (UTF-8 decoding alone: %.2f M lines/s)%n",
-          format, records, Files.size(file) >> 20, rates[rates.length / 2] / 1e6, rates[rates.length - 1] / 1e6, decodeOnly / 1e6);
+          "%-10s %,d records, %,d MB: Utf8Reader median %.2f M records/s (best %.2f), InputStreamReader median %.2f"
+              + " (best %.2f): %.3fx; UTF-8 decoding alone: %.2f vs %.2f M lines/s%n",
+          format, records, Files.size(file) >> 20, strict[runs / 2] / 1e6, strict[runs - 1] / 1e6, jdk[runs / 2] / 1e6,
+          jdk[runs - 1] / 1e6, strict[runs / 2] / jdk[runs / 2], decodeOnly(file, records, true) / 1e6,
+          decodeOnly(file, records, false) / 1e6);
     }
+  }
+
+  private static Reader open(Path file, boolean strict) throws IOException {
+    return strict
+        ? new Utf8Reader(Files.newInputStream(file))
+        : new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8);
   }
 
   private static void write(Path file, InputFormat format, long records) throws IOException {
@@ -71,11 +85,12 @@ final class RecordReaderThroughput {
   }
 
   /** Records per second for one full read. */
-  private static double read(Path file, InputFormat format, String key, String value, long expected) throws IOException {
+  private static double read(Path file, InputFormat format, String key, String value, long expected, boolean strict)
+      throws IOException {
     long start = System.nanoTime();
     long count = 0;
     long bytes = 0;
-    Reader in = new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8);
+    Reader in = open(file, strict);
     try (RecordReader reader = RecordReader.open(in, format, key, value, false)) {
       while (reader.next()) {
         bytes += reader.key().length + reader.value().length;
@@ -90,11 +105,11 @@ final class RecordReaderThroughput {
   }
 
   /** Lines per second for only turning the file into chars: the floor under every format. */
-  private static double decodeOnly(Path file, long lines) throws IOException {
+  private static double decodeOnly(Path file, long lines, boolean strict) throws IOException {
     long start = System.nanoTime();
     char[] buf = new char[1 << 16];
     long chars = 0;
-    try (Reader in = new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8)) {
+    try (Reader in = open(file, strict)) {
       for (int n; (n = in.read(buf)) >= 0; ) {
         chars += n;
       }
