@@ -210,13 +210,7 @@ class StoreCorruptionTest {
       }
       builder.build();
     }
-    Map<String, byte[]> files = new LinkedHashMap<>();
-    for (StoreFile kind : StoreFile.values()) {
-      Path file = dir.resolve(kind.fileName());
-      if (Files.exists(file)) {
-        files.put(kind.fileName(), Files.readAllBytes(file));
-      }
-    }
+    Map<String, byte[]> files = readFiles(dir);
     int n = records.size();
     byte[][] keys = new byte[n][];
     byte[][] values = new byte[n][];
@@ -278,6 +272,18 @@ class StoreCorruptionTest {
     return new Fixture(
         name, Map.copyOf(files), keys, values, starts, ends, List.copyOf(absent), meta.isFixedSize(), dataBytesAt, createdAt, blocked,
         meta.checkBytes());
+  }
+
+  /** The bytes of each file of the store in {@code dir}, by file name. */
+  static Map<String, byte[]> readFiles(Path dir) throws IOException {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    for (StoreFile kind : StoreFile.values()) {
+      Path file = dir.resolve(kind.fileName());
+      if (Files.exists(file)) {
+        files.put(kind.fileName(), Files.readAllBytes(file));
+      }
+    }
+    return files;
   }
 
   /** The first position at or after {@code from} where {@code pattern} occurs in {@code bytes}. */

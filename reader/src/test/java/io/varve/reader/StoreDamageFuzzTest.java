@@ -115,13 +115,7 @@ class StoreDamageFuzzTest {
       }
       builder.build();
     }
-    Map<String, byte[]> files = new LinkedHashMap<>();
-    for (StoreFile kind : StoreFile.values()) {
-      Path file = dir.resolve(kind.fileName());
-      if (Files.exists(file)) {
-        files.put(kind.fileName(), Files.readAllBytes(file));
-      }
-    }
+    Map<String, byte[]> files = StoreCorruptionTest.readFiles(dir);
     SplittableRandom random = new SplittableRandom(SEED + name.hashCode());
     try (Store store = Store.open(dir)) {
       int n = (int) store.size();
