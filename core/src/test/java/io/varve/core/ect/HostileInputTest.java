@@ -1,20 +1,16 @@
 package io.varve.core.ect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.testing.HostileFolder;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,11 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Every file in {@code hostile/ect} must be rejected with a {@link CorruptStoreException}. */
 class HostileInputTest {
 
-  static List<Path> hostileFiles() throws IOException, URISyntaxException {
-    Path folder = Path.of(HostileInputTest.class.getResource("/hostile/ect").toURI());
-    try (Stream<Path> files = Files.list(folder)) {
-      return files.sorted().collect(Collectors.toList());
-    }
+  static List<Path> hostileFiles() {
+    return HostileFolder.files("/hostile/ect");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -40,10 +33,7 @@ class HostileInputTest {
 
   @Test
   void theFolderHoldsEveryGeneratedVariant() throws Exception {
-    Map<String, byte[]> variants = HostileIndexFiles.variants();
-    List<String> names = hostileFiles().stream().map(p -> p.getFileName().toString()).collect(Collectors.toList());
-    assertFalse(names.isEmpty());
-    assertEquals(variants.keySet().stream().sorted().collect(Collectors.toList()), names);
+    HostileFolder.assertHoldsExactly("/hostile/ect", HostileIndexFiles.variants());
   }
 
   @Test

@@ -1,18 +1,14 @@
 package io.varve.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.testing.HostileFolder;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,11 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class HostileMetaTest {
   @TempDir Path temp;
 
-  static List<Path> hostileFiles() throws IOException, URISyntaxException {
-    Path folder = Path.of(HostileMetaTest.class.getResource("/hostile/meta").toURI());
-    try (Stream<Path> files = Files.list(folder)) {
-      return files.sorted().collect(Collectors.toList());
-    }
+  static List<Path> hostileFiles() {
+    return HostileFolder.files("/hostile/meta");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -38,16 +31,7 @@ class HostileMetaTest {
 
   @Test
   void theFolderHoldsEveryGeneratedVariant() throws Exception {
-    Map<String, byte[]> variants = HostileMetaFiles.variants();
-    List<String> names = hostileFiles().stream().map(p -> p.getFileName().toString()).collect(Collectors.toList());
-    assertFalse(names.isEmpty());
-    assertEquals(variants.keySet().stream().sorted().collect(Collectors.toList()), names);
-    for (Path file : hostileFiles()) {
-      assertEquals(
-          java.util.Arrays.toString(variants.get(file.getFileName().toString())),
-          java.util.Arrays.toString(Files.readAllBytes(file)),
-          file.getFileName() + " is what the generator writes");
-    }
+    HostileFolder.assertHoldsExactly("/hostile/meta", HostileMetaFiles.variants());
   }
 
   @Test

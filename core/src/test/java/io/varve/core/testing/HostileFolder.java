@@ -1,0 +1,51 @@
+package io.varve.core.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A folder of hostile files under the test resources, and the check that it holds exactly what its
+ * generator writes (so a file edited by hand, or a generator changed without regenerating, fails).
+ */
+public final class HostileFolder {
+  private HostileFolder() {}
+
+  /** The files in the resource folder {@code resource} (for example {@code "/hostile/meta"}), sorted by name. */
+  public static List<Path> files(String resource) {
+    try {
+      Path folder = Path.of(HostileFolder.class.getResource(resource).toURI());
+      try (Stream<Path> files = Files.list(folder)) {
+        return files.sorted().collect(Collectors.toList());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Asserts that the folder holds one file per generated variant, byte for byte. */
+  public static void assertHoldsExactly(String resource, Map<String, byte[]> variants) throws IOException {
+    List<Path> files = files(resource);
+    List<String> names = files.stream().map(p -> p.getFileName().toString()).collect(Collectors.toList());
+    assertFalse(names.isEmpty(), resource + " is empty");
+    assertEquals(variants.keySet().stream().sorted().collect(Collectors.toList()), names);
+    for (Path file : files) {
+      assertEquals(
+          Arrays.toString(variants.get(file.getFileName().toString())),
+          Arrays.toString(Files.readAllBytes(file)),
+          file.getFileName() + " is what the generator writes");
+    }
+  }
+}
