@@ -1,11 +1,10 @@
 package io.varve.benchmarks.bcms;
 
 import io.varve.bcms.FrequencySketch;
+import io.varve.benchmarks.cgroup.ChildJvm;
+import io.varve.benchmarks.cgroup.MemoryCgroup;
 import io.varve.benchmarks.peers.ProcessStats;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -202,33 +201,12 @@ public final class BcmsExperiment {
     if (!ProcessStats.dropPageCache()) {
       throw new IllegalStateException("cannot drop the page cache: the speed runs need root");
     }
-    Path cgroup = newCgroup(kind.name().toLowerCase(Locale.ROOT) + "-" + operation);
-    try {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      String command = "echo $$ > " + cgroup.resolve("cgroup.procs") + " && exec " + java
-          + " -Xms32m -Xmx256m -XX:+UseSerialGC -cp " + System.getProperty("java.class.path") + " "
-          + SketchSpeedTask.class.getName() + " " + kind + " " + file + " " + operation + " " + seconds + " "
-          + minOps + " " + ram + " " + bufferBytes + " " + firstItem + " " + cgroup;
-      Process process = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
-      Map<String, String> result = null;
-      try (BufferedReader lines = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = lines.readLine()) != null; ) {
-          if (line.startsWith("RESULT ")) {
-            result = new HashMap<>();
-            for (String field : line.substring(7).split(" ")) {
-              result.put(field.substring(0, field.indexOf('=')), field.substring(field.indexOf('=') + 1));
-            }
-          } else {
-            System.out.println("  | " + line);
-          }
-        }
-      }
-      int exit = process.waitFor();
-      if (exit != 0 || result == null) {
-        throw new IllegalStateException(kind + " " + operation + " on " + configuration.sizeLabel()
-            + " failed (exit " + exit + ")");
-      }
+    String name = kind.name().toLowerCase(Locale.ROOT) + "-" + operation;
+    try (MemoryCgroup cgroup = MemoryCgroup.create("varve-bcms", name)) {
+      Map<String, String> result = ChildJvm.run(cgroup, List.of("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC"),
+          SketchSpeedTask.class, List.of(kind.name(), file.toString(), operation, Double.toString(seconds),
+              Long.toString(minOps), Long.toString(ram), Long.toString(bufferBytes), Long.toString(firstItem),
+              cgroup.dir().toString()));
       SpeedRow row = new SpeedRow(configuration.sizeLabel(), ratio, kind, operation, Long.parseLong(result.get("ops")),
           Double.parseDouble(result.get("seconds")), Double.parseDouble(result.get("flushSeconds")),
           Long.parseLong(result.get("reads")), Long.parseLong(result.get("writes")),
@@ -237,41 +215,6 @@ public final class BcmsExperiment {
               + "RAM peak %.1f MiB%n", row.size(), ratio, kind.label, operation, row.perSecond(), row.ops(),
           row.seconds(), row.flushSeconds(), row.iosPerOp(), row.ramPeak() / 1048576.0);
       return row;
-    } finally {
-      removeCgroup(cgroup);
-    }
-  }
-
-  /** A new memory cgroup (v1) under this process's own. */
-  private static Path newCgroup(String name) throws IOException {
-    String own = "/";
-    for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
-      String[] parts = line.split(":", 3);
-      if (parts.length == 3 && parts[1].equals("memory")) {
-        own = parts[2];
-      }
-    }
-    Path cgroup = Path.of("/sys/fs/cgroup/memory" + own, "varve-bcms-" + name + "-" + ProcessHandle.current().pid());
-    if (!Files.isDirectory(cgroup.getParent())) {
-      throw new IllegalStateException("no cgroup v1 memory controller at " + cgroup.getParent());
-    }
-    Files.createDirectories(cgroup);
-    return cgroup;
-  }
-
-  private static void removeCgroup(Path cgroup) {
-    for (int attempt = 0; attempt < 50; attempt++) {
-      try {
-        Files.deleteIfExists(cgroup);
-        return;
-      } catch (IOException e) {
-        try {
-          Thread.sleep(100);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
     }
   }
 

@@ -2,6 +2,7 @@ package io.varve.benchmarks.bcms;
 
 import io.varve.bcms.FrequencySketch;
 import io.varve.bcms.SketchParameters;
+import io.varve.benchmarks.cgroup.MemoryCgroup;
 import io.varve.benchmarks.peers.ProcessStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,13 +35,9 @@ public final class SketchSpeedTask {
     long baseline = 0;
     if (cgroup != null) {
       System.gc();
-      // Reclaim the page cache charged so far (class files of the jar, the scratch sketch): it is
-      // reclaimable, so leaving it in the baseline would give the run more RAM than it is allowed.
-      Files.writeString(cgroup.resolve("memory.force_empty"), "0");
-      baseline = Long.parseLong(Files.readString(cgroup.resolve("memory.usage_in_bytes")).trim());
-      System.out.println("cgroup baseline " + baseline / 1024 + " KiB, page cache " + statKib(cgroup, "cache") + " KiB");
-      Files.writeString(cgroup.resolve("memory.limit_in_bytes"), Long.toString(baseline + ramBytes));
-      Files.writeString(cgroup.resolve("memory.max_usage_in_bytes"), "0");
+      baseline = MemoryCgroup.limitToChargePlus(cgroup, ramBytes);
+      System.out.println("cgroup baseline " + baseline / 1024 + " KiB, page cache "
+          + MemoryCgroup.statBytes(cgroup, "cache") / 1024 + " KiB");
     }
     long[] before = ProcessStats.diskIos(file);
     long start = System.nanoTime();
@@ -70,21 +67,12 @@ public final class SketchSpeedTask {
       long elapsed = System.nanoTime() - start;
       long[] after = ProcessStats.diskIos(file);
       long peak = cgroup == null ? -1
-          : Long.parseLong(Files.readString(cgroup.resolve("memory.max_usage_in_bytes")).trim()) - baseline;
+          : MemoryCgroup.peakBytes(cgroup) - baseline;
       System.out.println("RESULT ops=" + ops + " seconds=" + elapsed / 1e9 + " flushSeconds=" + flushNanos / 1e9
           + " reads=" + (after == null ? -1 : after[0] - before[0])
           + " writes=" + (after == null ? -1 : after[1] - before[1])
           + " ramPeak=" + peak + " checksum=" + checksum);
     }
-  }
-
-  private static long statKib(Path cgroup, String name) throws java.io.IOException {
-    for (String line : Files.readAllLines(cgroup.resolve("memory.stat"))) {
-      if (line.startsWith(name + " ")) {
-        return Long.parseLong(line.substring(name.length() + 1).trim()) / 1024;
-      }
-    }
-    return -1;
   }
 
   /** Compiles the hot paths on a small scratch sketch, then deletes it and its page cache. */
