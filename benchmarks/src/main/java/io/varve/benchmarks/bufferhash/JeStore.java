@@ -1,0 +1,76 @@
+package io.varve.benchmarks.bufferhash;
+
+import com.sleepycat.je.Database;
+import com.sleepycat.je.DatabaseConfig;
+import com.sleepycat.je.DatabaseEntry;
+import com.sleepycat.je.DatabaseException;
+import com.sleepycat.je.Environment;
+import com.sleepycat.je.EnvironmentConfig;
+import com.sleepycat.je.LockMode;
+import com.sleepycat.je.OperationStatus;
+import com.sleepycat.je.StatsConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Berkeley DB Java Edition: one B+tree database in a non-transactional environment whose cache
+ * (on the Java heap) is the RAM budget.
+ *
+ * <p>Non-transactional, not deferred-write: every put appends its record to JE's log buffer, which
+ * goes to the log file when full, and fsyncs happen only at JE's checkpoints (every 20 MB of log by
+ * default), never per write, which matches BufferHash's default of buffering writes without a
+ * write-ahead log. Deferred write would keep even the writes in the cache until eviction, doing
+ * less than a user of an ordinary JE database gets, and is not what JE recommends for data larger
+ * than the cache. 8-byte values are embedded in the tree's bottom nodes (JE 7+ embeds values of up
+ * to 16 bytes), so a lookup of a cached node needs no log read for the value.
+ *
+ * <p>Not thread-safe (one reusable entry per operation).
+ */
+final class JeStore implements MutableStore {
+  private final Environment environment;
+  private final Database database;
+  private final DatabaseEntry keyEntry = new DatabaseEntry();
+  private final DatabaseEntry valueEntry = new DatabaseEntry();
+
+  JeStore(long ramBytes, Path dir) throws IOException {
+    Files.createDirectories(dir);
+    EnvironmentConfig config = new EnvironmentConfig()
+        .setAllowCreate(true)
+        .setTransactional(false)
+        .setLocking(false); // one thread: JE's lock manager would only cost time
+    config.setCacheSize(ramBytes);
+    try {
+      environment = new Environment(dir.toFile(), config);
+      database = environment.openDatabase(null, "records", new DatabaseConfig().setAllowCreate(true));
+    } catch (DatabaseException e) {
+      throw new IOException(e);
+    }
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    keyEntry.setData(key);
+    valueEntry.setData(value);
+    database.put(null, keyEntry, valueEntry);
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    keyEntry.setData(key);
+    return database.get(null, keyEntry, valueEntry, LockMode.DEFAULT) == OperationStatus.SUCCESS
+        ? valueEntry.getData() : null;
+  }
+
+  /** JE's estimate of its cache's contents (tree nodes, log buffers, lock and admin objects). */
+  @Override
+  public long ramBytesUsed() {
+    return environment.getStats(new StatsConfig()).getCacheTotalBytes();
+  }
+
+  @Override
+  public void close() {
+    database.close();
+    environment.close();
+  }
+}

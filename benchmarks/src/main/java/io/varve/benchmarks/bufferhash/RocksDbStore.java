@@ -1,0 +1,109 @@
+package io.varve.benchmarks.bufferhash;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteOptions;
+
+/**
+ * RocksDB with its memory inside the RAM budget: half of it for the memtables (two write buffers of
+ * a quarter each), half for an LRU block cache that also holds the index and filter blocks (so that
+ * they are bounded too, and not outside any budget as table readers' memory), a 10-bit Bloom filter
+ * per key as in the paper's configuration, level compaction otherwise at its defaults.
+ *
+ * <p>Writes go without a write-ahead log: BufferHash by default keeps its buffers in RAM only, so a
+ * crash loses what is not yet flushed in both. No compression: fingerprints and the values here are
+ * random bytes, which Snappy would only spend time on.
+ *
+ * <p>Not thread-safe as used here (the harness drives one thread); RocksDB itself is.
+ */
+final class RocksDbStore implements MutableStore {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final LRUCache blockCache;
+  private final Options options;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+
+  RocksDbStore(long ramBytes, Path dir) throws IOException {
+    Files.createDirectories(dir);
+    blockCache = new LRUCache(ramBytes / 2);
+    BlockBasedTableConfig table = new BlockBasedTableConfig()
+        .setBlockCache(blockCache)
+        .setFilterPolicy(new BloomFilter(10, false))
+        .setCacheIndexAndFilterBlocks(true)
+        // Keep the filters and index of the newest files (the most often probed) from being
+        // evicted by data blocks.
+        .setPinL0FilterAndIndexBlocksInCache(true);
+    options = new Options()
+        .setCreateIfMissing(true)
+        .setTableFormatConfig(table)
+        .setWriteBufferSize(ramBytes / 4)
+        .setMaxWriteBufferNumber(2)
+        .setCompressionType(CompressionType.NO_COMPRESSION)
+        .setMaxBackgroundJobs(2);
+    writeOptions = new WriteOptions().setDisableWAL(true);
+    try {
+      db = RocksDB.open(options, dir.toString());
+    } catch (RocksDBException e) {
+      options.close();
+      writeOptions.close();
+      blockCache.close();
+      throw new IOException(e);
+    }
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) throws IOException {
+    try {
+      db.put(writeOptions, key, value);
+    } catch (RocksDBException e) {
+      throw new IOException(e);
+    }
+  }
+
+  @Override
+  public byte[] get(byte[] key) throws IOException {
+    try {
+      return db.get(key);
+    } catch (RocksDBException e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** Block cache (data, index and filter blocks), memtables, and table readers' own memory. */
+  @Override
+  public long ramBytesUsed() throws IOException {
+    try {
+      return blockCache.getUsage() + db.getLongProperty("rocksdb.cur-size-all-mem-tables")
+          + db.getLongProperty("rocksdb.estimate-table-readers-mem");
+    } catch (RocksDBException e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** Flushes the memtables (without a log they would be lost) and closes. */
+  @Override
+  public void close() throws IOException {
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+      db.flush(flush);
+    } catch (RocksDBException e) {
+      throw new IOException(e);
+    } finally {
+      db.close();
+      options.close();
+      writeOptions.close();
+      blockCache.close();
+    }
+  }
+}
