@@ -20,14 +20,15 @@ public final class ChildJvm {
 
   /**
    * Runs {@code mainClass} with {@code jvmOptions} and {@code arguments} (none may contain spaces
-   * or shell characters) in {@code cgroup}; throws when the child fails or prints no result.
+   * or shell characters) in {@code cgroup} (or unbounded when null); throws when the child fails or
+   * prints no result.
    */
   public static Map<String, String> run(MemoryCgroup cgroup, List<String> jvmOptions, Class<?> mainClass,
       List<String> arguments) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String command = java + " " + String.join(" ", jvmOptions) + " -cp " + System.getProperty("java.class.path")
         + " " + mainClass.getName() + " " + String.join(" ", arguments);
-    Process process = new ProcessBuilder("sh", "-c", cgroup.enterAndExec(command)).redirectErrorStream(true).start();
+    Process process = new ProcessBuilder("sh", "-c", cgroup == null ? "exec " + command : cgroup.enterAndExec(command)).redirectErrorStream(true).start();
     Map<String, String> result = null;
     try (BufferedReader lines = new BufferedReader(
         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

@@ -1,0 +1,123 @@
+package io.varve.benchmarks.bufferhash;
+
+import io.varve.benchmarks.WorkDirectory;
+import io.varve.benchmarks.cgroup.ChildJvm;
+import io.varve.benchmarks.cgroup.MemoryCgroup;
+import io.varve.benchmarks.peers.ProcessStats;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * BufferHash side by side with the mutable stores a Java user would pick instead (Berkeley DB JE,
+ * RocksDB, LMDB), as issue 20 and the paper's section 7 ask: 20-byte fingerprints to 8-byte values,
+ * a data set several times the RAM given to each system, inserts/s while loading it, lookups/s at
+ * 40 % and 0 % success, RAM per stored key, and BufferHash's storage reads per lookup (Table 2).
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bufferhash.BufferHashComparison \
+ *     --work /tmp/varve-bufferhash --out docs/benchmarks/bufferhash [--ram-mib 64] [--data-mib 256 | --records N]
+ *     [--lookups 200000] [--lookup-seconds 60] [--rounds 2] [--systems BUFFERHASH,JE,ROCKSDB,LMDB] [--no-cgroup]
+ * </pre>
+ *
+ * Each run is one system in a child JVM of its own ({@link ComparisonTask}) inside a memory cgroup
+ * (v1) limited, after the JIT warm-up, to the child's charge plus the RAM budget: the system's own
+ * memory and the page cache it brings in share that budget, as on a host that has that much RAM for
+ * it. The page cache is dropped before each run. Rounds repeat every system, in an order rotated
+ * each round, because this machine is shared and noisy: compare the ratios to the reference system
+ * (the first one named) within a round, not absolute rates across runs. Needs root on Linux with
+ * the cgroup v1 memory controller, unless {@code --no-cgroup} (then RAM is not bounded, and the
+ * results say so). Writes {@code results.tsv} and {@code results.md} to the output directory.
+ */
+public final class BufferHashComparison {
+  private BufferHashComparison() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = parse(args);
+    Path work = Path.of(options.getOrDefault("work", "/tmp/varve-bufferhash"));
+    Path out = Path.of(options.getOrDefault("out", "docs/benchmarks/bufferhash"));
+    long ram = Long.parseLong(options.getOrDefault("ram-mib", "64")) << 20;
+    long dataBytes = options.containsKey("data-mib") ? Long.parseLong(options.get("data-mib")) << 20 : 4 * ram;
+    long records = options.containsKey("records") ? Long.parseLong(options.get("records"))
+        : dataBytes / Fingerprints.RECORD_BYTES;
+    long lookups = Long.parseLong(options.getOrDefault("lookups", "200000"));
+    double lookupSeconds = Double.parseDouble(options.getOrDefault("lookup-seconds", "60"));
+    int rounds = Integer.parseInt(options.getOrDefault("rounds", "2"));
+    boolean bounded = !options.containsKey("no-cgroup");
+    List<StoreKind> systems = new ArrayList<>();
+    for (String name : options.getOrDefault("systems", defaultSystems()).split(",")) {
+      systems.add(StoreKind.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+    }
+    Files.createDirectories(work);
+    Files.createDirectories(out);
+
+    ComparisonReport report = new ComparisonReport(args, ram, records, bounded, systems);
+    for (int round = 0; round < rounds; round++) {
+      for (int i = 0; i < systems.size(); i++) {
+        StoreKind kind = systems.get((i + round) % systems.size());
+        System.out.printf(Locale.ROOT, "round %d: %s, %,d records, RAM %d MiB%n", round + 1, kind.label, records,
+            ram >> 20);
+        Map<String, String> result = run(kind, work, ram, records, lookups, lookupSeconds, round, bounded);
+        ComparisonReport.Run run = ComparisonReport.Run.of(round + 1, kind, result);
+        System.out.println(run.summary());
+        report.add(run);
+        report.write(out);
+      }
+    }
+    System.out.println(Files.readString(out.resolve("results.md")));
+  }
+
+  /** Every system this build has, BufferHash first (the reference of the ratios). */
+  private static String defaultSystems() {
+    StringBuilder names = new StringBuilder();
+    for (StoreKind kind : StoreKind.values()) {
+      names.append(names.length() == 0 ? "" : ",").append(kind.name());
+    }
+    return names.toString();
+  }
+
+  private static Map<String, String> run(StoreKind kind, Path work, long ram, long records, long lookups,
+      double lookupSeconds, int round, boolean bounded) throws Exception {
+    Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT));
+    WorkDirectory.deleteTree(dir);
+    if (bounded && !ProcessStats.dropPageCache()) {
+      throw new IllegalStateException("cannot drop the page cache: bounded runs need root (or --no-cgroup)");
+    }
+    List<String> jvm = List.of(
+        // Room for a Java-heap cache of the whole budget (JE); what a run really uses is bounded by
+        // the cgroup, not by the heap size, and untouched heap costs nothing.
+        "-Xms32m", "-Xmx" + ((ram >> 20) + 256) + "m", "-Xmn16m", "-XX:+UseSerialGC",
+        // Grow the heap no more than collections require: heap pages, once touched, stay charged.
+        "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20",
+        // lmdbjava reaches into direct buffers' addresses.
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--enable-native-access=ALL-UNNAMED");
+    List<String> arguments = new ArrayList<>(List.of(kind.name(), dir.toString(), Long.toString(ram),
+        Long.toString(records), Long.toString(lookups), Double.toString(lookupSeconds), Long.toString(1000 + round)));
+    String name = kind.name().toLowerCase(Locale.ROOT) + "-" + (round + 1);
+    try (MemoryCgroup cgroup = bounded ? MemoryCgroup.create("varve-bufferhash", name) : null) {
+      if (cgroup != null) {
+        arguments.add(cgroup.dir().toString());
+      }
+      return ChildJvm.run(cgroup, jvm, ComparisonTask.class, arguments);
+    } finally {
+      WorkDirectory.deleteTree(dir);
+    }
+  }
+
+  private static Map<String, String> parse(String[] args) {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument " + args[i]);
+      }
+      String name = args[i].substring(2);
+      options.put(name, name.equals("no-cgroup") ? "" : args[++i]);
+    }
+    return options;
+  }
+}
