@@ -51,7 +51,10 @@ public final class ComparisonTask {
     Map<String, Object> result = new LinkedHashMap<>();
     WorkDirectory.deleteTree(dir);
     long start = System.nanoTime();
-    try (MutableStore store = kind.open(ramBytes, dir)) {
+    try (MutableStore store = kind.open(ramBytes, dir, records)) {
+      if (store instanceof BufferHashStore bufferHash) {
+        System.out.println("BufferHash tuning: " + bufferHash.tuning());
+      }
       long loadNanos = load(store, records, true) - start;
       result.put("records", records);
       result.put("loadSeconds", loadNanos / 1e9);
@@ -157,7 +160,7 @@ public final class ComparisonTask {
     WorkDirectory.deleteTree(scratch);
     // A small budget: what the warm-up leaves touched (a Java cache's heap pages) counts in the
     // baseline, free for the timed run.
-    try (MutableStore store = kind.open(2L << 20, scratch)) {
+    try (MutableStore store = kind.open(2L << 20, scratch, WARM_UP_RECORDS)) {
       load(store, WARM_UP_RECORDS, false);
       Fingerprints.Lookups lookups = new Fingerprints.Lookups(WARM_UP_RECORDS, 0.4, seed - 1);
       for (int i = 0; i < WARM_UP_RECORDS; i++) {

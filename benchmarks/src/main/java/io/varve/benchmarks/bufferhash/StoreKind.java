@@ -5,6 +5,7 @@ import java.nio.file.Path;
 
 /** The systems the BufferHash comparison measures, each opened the same way. Immutable; thread-safe. */
 public enum StoreKind {
+  BUFFERHASH("BufferHash"),
   JE("Berkeley DB JE"),
   ROCKSDB("RocksDB"),
   LMDB("LMDB");
@@ -17,10 +18,13 @@ public enum StoreKind {
 
   /**
    * Opens (creating if needed) this system's store in {@code dir}, configured to keep its own
-   * memory within {@code ramBytes} (see each implementation for what that covers).
+   * memory within {@code ramBytes} (see each implementation for what that covers). {@code
+   * expectedRecords} sizes BufferHash's log, which evicts when full; the others grow and ignore it.
    */
-  public MutableStore open(long ramBytes, Path dir) throws IOException {
+  public MutableStore open(long ramBytes, Path dir, long expectedRecords) throws IOException {
     switch (this) {
+      case BUFFERHASH:
+        return new BufferHashStore(ramBytes, dir, expectedRecords);
       case JE:
         return new JeStore(ramBytes, dir);
       case ROCKSDB:

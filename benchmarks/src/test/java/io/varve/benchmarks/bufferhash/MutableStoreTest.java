@@ -27,7 +27,7 @@ class MutableStoreTest {
   void answersAsAHashMap(StoreKind kind, @TempDir Path dir) throws Exception {
     Map<Key, byte[]> expected = new HashMap<>();
     SplittableRandom random = new SplittableRandom(42);
-    try (MutableStore store = kind.open(1L << 20, dir)) {
+    try (MutableStore store = kind.open(2L << 20, dir, RECORDS)) {
       for (int i = 0; i < RECORDS; i++) {
         // Every tenth put replaces an earlier record's value.
         long index = i % 10 == 9 ? random.nextInt(i) : i;
@@ -44,7 +44,7 @@ class MutableStoreTest {
       checkAll(store, expected);
       assertTrue(store.ramBytesUsed() >= -1);
     }
-    try (MutableStore reopened = kind.open(1L << 20, dir)) {
+    try (MutableStore reopened = kind.open(2L << 20, dir, RECORDS)) {
       checkAll(reopened, expected);
     }
   }

@@ -1,0 +1,79 @@
+package io.varve.benchmarks.bufferhash;
+
+import io.varve.bufferhash.BufferHash;
+import io.varve.bufferhash.BufferHashTuning;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Varve's BufferHash with its defaults (FIFO eviction, no fsync but on close), sized for the data
+ * set. BufferHash is a cache: when its circular log is full it evicts the oldest incarnation, while
+ * the peers grow. So that it answers the same as they do, its log gets room for {@value
+ * #LOG_SLACK} times the expected records, and the harness's check of every answer would catch an
+ * eviction.
+ *
+ * <p>Its RAM ({@code memoryBytes}: buffers, Bloom filters, incarnation fences) is what its own
+ * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says reaches
+ * {@value #WASTED_READS} wasted reads per lookup of an absent key, as the paper's configuration does
+ * (section 7.1.1), capped at the budget; the rest of the budget is left to the page cache, which
+ * may keep log pages, as the other systems' page cache does.
+ *
+ * <p>Not thread-safe as used here (the harness drives one thread); BufferHash itself is.
+ */
+final class BufferHashStore implements MutableStore {
+  static final double LOG_SLACK = 1.5;
+  static final double WASTED_READS = 0.01;
+  /** The smallest log the tuning accepts with room to spare (its floor is 64 KiB). */
+  private static final long MIN_LOG_BYTES = 1L << 20;
+
+  private final BufferHash table;
+
+  BufferHashStore(long ramBytes, Path dir, long expectedRecords) throws IOException {
+    long logBytes = Math.max(MIN_LOG_BYTES,
+        (long) (LOG_SLACK * expectedRecords * Fingerprints.RECORD_BYTES));
+    long memoryBytes = Math.min(ramBytes, BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES,
+        WASTED_READS));
+    table = BufferHash.builder(dir)
+        .logBytes(logBytes)
+        .memoryBytes(memoryBytes)
+        .entryBytes(Fingerprints.RECORD_BYTES)
+        .open();
+    if (table.tuning().capacityEntries() < expectedRecords) {
+      table.close();
+      throw new IllegalStateException("a log of " + logBytes + " bytes holds " + table.tuning().capacityEntries()
+          + " entries, fewer than the " + expectedRecords + " records: raise LOG_SLACK");
+    }
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    table.put(key, value);
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    return table.get(key);
+  }
+
+  /** Buffers, Bloom filters and what BufferHash keeps of each incarnation, by its own count. */
+  @Override
+  public long ramBytesUsed() {
+    return table.ramBytesUsed();
+  }
+
+  @Override
+  public long[] readsPerLookup() {
+    return table.stats().readsPerLookup();
+  }
+
+  /** Writes the buffers to the directory (BufferHash's close, which forces them to the device). */
+  @Override
+  public void close() {
+    table.close();
+  }
+
+  /** The sizes BufferHash chose, for the run's log. */
+  String tuning() {
+    return table.tuning().toString();
+  }
+}
