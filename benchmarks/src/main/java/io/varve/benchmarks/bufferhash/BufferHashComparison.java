@@ -61,10 +61,16 @@ public final class BufferHashComparison {
         StoreKind kind = systems.get((i + round) % systems.size());
         System.out.printf(Locale.ROOT, "round %d: %s, %,d records, RAM %d MiB%n", round + 1, kind.label, records,
             ram >> 20);
-        Map<String, String> result = run(kind, work, ram, records, lookups, lookupSeconds, round, bounded);
-        ComparisonReport.Run run = ComparisonReport.Run.of(round + 1, kind, result);
-        System.out.println(run.summary());
-        report.add(run);
+        try {
+          Map<String, String> result = run(kind, work, ram, records, lookups, lookupSeconds, round, bounded);
+          ComparisonReport.Run run = ComparisonReport.Run.of(round + 1, kind, result);
+          System.out.println(run.summary());
+          report.add(run);
+        } catch (IllegalStateException e) {
+          // A run the kernel killed (out of memory in its cgroup) is a result too: report it, go on.
+          System.out.println(kind.label + " failed: " + e.getMessage());
+          report.addFailure(round + 1, kind, e.getMessage());
+        }
         report.write(out);
       }
     }

@@ -77,6 +77,7 @@ final class ComparisonReport {
   private final boolean bounded;
   private final List<StoreKind> systems;
   private final List<Run> runs = new ArrayList<>();
+  private final List<String> failures = new ArrayList<>();
 
   ComparisonReport(String[] args, long ramBytes, long records, boolean bounded, List<StoreKind> systems) {
     this.args = args.clone();
@@ -88,6 +89,10 @@ final class ComparisonReport {
 
   void add(Run run) {
     runs.add(run);
+  }
+
+  void addFailure(int round, StoreKind kind, String message) {
+    failures.add("round " + round + ", " + kind.label + ": " + message);
   }
 
   void write(Path out) throws IOException {
@@ -138,6 +143,9 @@ final class ComparisonReport {
           perKey(of, Run::cgroupPeak), bytes(median(of, run -> run.diskBytesRead40() / (double) run.lookups40())),
           bytes(median(of, run -> run.diskBytesRead0() / (double) run.lookups0())),
           median(of, run -> run.diskBytes() / (double) run.records())));
+    }
+    for (String failure : failures) {
+      md.append("\nFailed: ").append(failure).append('\n');
     }
     StoreKind reference = systems.get(0);
     md.append(String.format(Locale.ROOT, "%nRatios %s / system, each round on its own (above 1: %s faster).%n%n",

@@ -51,7 +51,8 @@ public final class ComparisonTask {
     Map<String, Object> result = new LinkedHashMap<>();
     WorkDirectory.deleteTree(dir);
     long start = System.nanoTime();
-    try (MutableStore store = kind.open(ramBytes, dir, records)) {
+    MutableStore store = kind.open(ramBytes, dir, records);
+    try {
       if (store instanceof BufferHashStore bufferHash) {
         System.out.println("BufferHash tuning: " + bufferHash.tuning());
       }
@@ -67,12 +68,18 @@ public final class ComparisonTask {
         // Anonymous memory added since the baseline: the system's own RAM (heap, native), without
         // the page cache, as the kernel counts it.
         result.put("rssGrowth", MemoryCgroup.statBytes(cgroup, "rss") - baselineRss);
-        result.put("cgroupCache", MemoryCgroup.statBytes(cgroup, "cache"));
       }
-      long closeStart = System.nanoTime();
-      store.close();
-      result.put("closeSeconds", (System.nanoTime() - closeStart) / 1e9);
+    } catch (Throwable t) {
+      try {
+        store.close();
+      } catch (Throwable suppressed) {
+        t.addSuppressed(suppressed);
+      }
+      throw t;
     }
+    long closeStart = System.nanoTime();
+    store.close();
+    result.put("closeSeconds", (System.nanoTime() - closeStart) / 1e9);
     result.put("diskBytes", WorkDirectory.treeBytes(dir));
     WorkDirectory.deleteTree(dir);
     System.out.println("RESULT " + result.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
