@@ -25,10 +25,19 @@ public final class ChildJvm {
    */
   public static Map<String, String> run(MemoryCgroup cgroup, List<String> jvmOptions, Class<?> mainClass,
       List<String> arguments) throws IOException, InterruptedException {
+    return run(cgroup, Map.of(), jvmOptions, mainClass, arguments);
+  }
+
+  /** As {@link #run(MemoryCgroup, List, Class, List)}, with {@code environment} added to the child's. */
+  public static Map<String, String> run(MemoryCgroup cgroup, Map<String, String> environment,
+      List<String> jvmOptions, Class<?> mainClass, List<String> arguments) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String command = java + " " + String.join(" ", jvmOptions) + " -cp " + System.getProperty("java.class.path")
         + " " + mainClass.getName() + " " + String.join(" ", arguments);
-    Process process = new ProcessBuilder("sh", "-c", cgroup == null ? "exec " + command : cgroup.enterAndExec(command)).redirectErrorStream(true).start();
+    ProcessBuilder builder = new ProcessBuilder("sh", "-c",
+        cgroup == null ? "exec " + command : cgroup.enterAndExec(command)).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    Process process = builder.start();
     Map<String, String> result = null;
     try (BufferedReader lines = new BufferedReader(
         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
