@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -58,7 +59,7 @@ class MutableStoreTest {
     }
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void lookupsHitAtTheGivenRate() {
     Fingerprints.Lookups lookups = new Fingerprints.Lookups(1000, 0.4, 7);
     int present = 0;
