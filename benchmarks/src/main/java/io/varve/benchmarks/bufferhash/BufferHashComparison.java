@@ -58,14 +58,17 @@ public final class BufferHashComparison {
     ComparisonReport report = new ComparisonReport(args, ram, records, bounded, systems);
     // As the count-min sketch experiment does: with the device's read-ahead (8 MiB here) one random
     // read can bring megabytes into a cgroup of a few tens of MiB, and pages under read cannot be
-    // reclaimed, so the kernel may kill the run. Restored at the end.
+    // reclaimed, so the kernel may kill the run. Restored at the end, also when the harness is
+    // interrupted (a shutdown hook: finally blocks do not run on SIGTERM).
     String oldReadAhead = bounded ? ProcessStats.setReadAheadKib(work, "0") : null;
-    try {
-      runRounds(report, out, systems, work, ram, records, lookups, lookupSeconds, rounds, bounded);
-    } finally {
-      if (oldReadAhead != null) {
-        ProcessStats.setReadAheadKib(work, oldReadAhead);
-      }
+    Thread restore = new Thread(() -> ProcessStats.setReadAheadKib(work, oldReadAhead));
+    if (oldReadAhead != null) {
+      Runtime.getRuntime().addShutdownHook(restore);
+    }
+    runRounds(report, out, systems, work, ram, records, lookups, lookupSeconds, rounds, bounded);
+    if (oldReadAhead != null) {
+      Runtime.getRuntime().removeShutdownHook(restore);
+      restore.run();
     }
     System.out.println(Files.readString(out.resolve("results.md")));
   }
@@ -109,9 +112,10 @@ public final class BufferHashComparison {
       throw new IllegalStateException("cannot drop the page cache: bounded runs need root (or --no-cgroup)");
     }
     List<String> jvm = List.of(
-        // Room for a Java-heap cache of the whole budget (JE); what a run really uses is bounded by
-        // the cgroup, not by the heap size, and untouched heap costs nothing.
-        "-Xms32m", "-Xmx" + ((ram >> 20) + 256) + "m", "-Xmn16m", "-XX:+UseSerialGC",
+        // The heap may hold the young generation (touched before the baseline) and an old one as
+        // large as the budget: with more room the serial collector grows the old generation with
+        // garbage instead of collecting it, and the kernel killed JE and BufferHash (measured).
+        "-Xms32m", "-Xmx" + ((ram >> 20) + 16) + "m", "-Xmn16m", "-XX:+UseSerialGC",
         // Grow the heap no more than collections require: heap pages, once touched, stay charged.
         "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20",
         // lmdbjava reaches into direct buffers' addresses.

@@ -15,17 +15,19 @@ import java.nio.file.Path;
  * <p>Its RAM ({@code memoryBytes}: buffers, Bloom filters, incarnation fences) is what its own
  * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says reaches
  * {@value #WASTED_READS} wasted reads per lookup of an absent key, as the paper's configuration does
- * (section 7.1.1), capped at {@value #MAX_SHARE} of the budget, as JE's cache is: its buffers and
- * filters live on the Java heap, which needs room for garbage, and with 29 MB of a 32 MiB budget
- * the kernel killed the run (measured). The rest of the budget is left to the page cache, which
- * may keep log pages, as the other systems' page cache does.
+ * (section 7.1.1), capped at {@value #MAX_SHARE} of the budget: its buffers and filters live on the
+ * Java heap, which needs room for garbage, and the process's anonymous memory grew by about 30 MiB
+ * whether {@code memoryBytes} was 20 or 16 MiB (4.8 million records; {@code ramBytesUsed} said 29
+ * MB for the first), so that with half of a 32 MiB budget the kernel killed the run (measured).
+ * The rest of the budget is left to the page cache, which may keep log pages, as the other
+ * systems' page cache does.
  *
  * <p>Not thread-safe as used here (the harness drives one thread); BufferHash itself is.
  */
 final class BufferHashStore implements MutableStore {
   static final double LOG_SLACK = 1.5;
   static final double WASTED_READS = 0.01;
-  static final double MAX_SHARE = 0.5;
+  static final double MAX_SHARE = 0.25;
   /** The smallest log the tuning accepts with room to spare (its floor is 64 KiB). */
   private static final long MIN_LOG_BYTES = 1L << 20;
 
