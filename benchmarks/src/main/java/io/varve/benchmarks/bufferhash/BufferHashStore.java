@@ -16,9 +16,10 @@ import java.nio.file.Path;
  * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says reaches
  * {@value #WASTED_READS} wasted reads per lookup of an absent key, as the paper's configuration does
  * (section 7.1.1), capped at {@value #MAX_SHARE} of the budget: its buffers and filters live on the
- * Java heap, which needs room for garbage, and the process's anonymous memory grew by about 30 MiB
- * whether {@code memoryBytes} was 20 or 16 MiB (4.8 million records; {@code ramBytesUsed} said 29
- * MB for the first), so that with half of a 32 MiB budget the kernel killed the run (measured).
+ * Java heap, which needs room for garbage, and the process's anonymous memory grew by about 30 MB
+ * whether {@code memoryBytes} was 18.8 MB or 16 MiB (4.8 million records; {@code ramBytesUsed}
+ * said 29.2 MB for the first), so that with half of a 32 MiB budget the kernel killed the run
+ * (measured).
  * The rest of the budget is left to the page cache, which may keep log pages, as the other
  * systems' page cache does.
  *
@@ -34,10 +35,9 @@ final class BufferHashStore implements MutableStore {
   private final BufferHash table;
 
   BufferHashStore(long ramBytes, Path dir, long expectedRecords) throws IOException {
-    long logBytes = Math.max(MIN_LOG_BYTES,
-        (long) (LOG_SLACK * expectedRecords * Fingerprints.RECORD_BYTES));
-    long memoryBytes = Math.min((long) (MAX_SHARE * ramBytes), BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES,
-        WASTED_READS));
+    long logBytes = Math.max(MIN_LOG_BYTES, (long) (LOG_SLACK * expectedRecords * Fingerprints.RECORD_BYTES));
+    long memoryBytes = Math.min((long) (MAX_SHARE * ramBytes),
+        BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES, WASTED_READS));
     table = BufferHash.builder(dir)
         .logBytes(logBytes)
         .memoryBytes(memoryBytes)

@@ -184,7 +184,9 @@ final class ComparisonReport {
       long c0 = reads < at0.length ? at0[reads] : 0;
       long c40 = reads < at40.length ? at40[reads] : 0;
       if (c0 + c40 > 0) {
-        md.append(String.format(Locale.ROOT, "| %d | %.5f | %.5f |%n", reads, c0 / (double) Math.max(1, total0),
+        // BufferHash's last bucket counts that many reads or more.
+        String label = reads == Math.max(at40.length, at0.length) - 1 ? "≥ " + reads : Integer.toString(reads);
+        md.append(String.format(Locale.ROOT, "| %s | %.5f | %.5f |%n", label, c0 / (double) Math.max(1, total0),
             c40 / (double) Math.max(1, total40)));
       }
     }
