@@ -95,9 +95,8 @@ public final class BufferHash implements Closeable {
     this.listener = builder.listener;
     this.syncWrites = builder.syncEveryFlush;
     this.tables = new SuperTable[log.superTables()];
-    int initialColumns = (int) Math.min(1 << 16, tuning.incarnationsPerTable() * 1.1 + 2);
     for (int i = 0; i < tables.length; i++) {
-      tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), initialColumns);
+      tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
     }
     for (int i = 0; i < readsPerLookup.length; i++) {
       readsPerLookup[i] = new LongAdder();
@@ -504,8 +503,9 @@ public final class BufferHash implements Closeable {
         table.lock.writeLock().lock(); // waits for operations in flight; later ones see closed
         table.lock.writeLock().unlock();
       }
-      BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables);
       log.sync();
+      int checksum = BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables, log.nextGeneration());
+      log.recordBuffers(checksum & 0xFFFFFFFFL);
     } catch (IOException e) {
       throw new UncheckedIOException("closing the BufferHash at " + directory, e);
     } finally {
@@ -529,19 +529,40 @@ public final class BufferHash implements Closeable {
           tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
           return incarnation;
         });
-    Path buffers = directory.resolve(BUFFERS_FILE);
-    if (Files.exists(buffers)) {
+    loadBuffers(directory.resolve(BUFFERS_FILE));
+  }
+
+  /**
+   * Reads back the buffers written on close. The state names the file it expects; a valid file
+   * written for a newer state than the one read is loaded too (the state write that named it was
+   * lost: the process died there, or the newest state slot was damaged); an older one is stale.
+   */
+  private void loadBuffers(Path buffers) throws IOException {
+    long expected = log.expectedBuffersChecksum();
+    boolean present = Files.exists(buffers);
+    CorruptStoreException.check(present || expected < 0, buffers + " is missing: the state says the buffers were written there on close");
+    if (!present) {
+      return;
+    }
+    long generation = BufferSnapshot.generationOf(buffers);
+    CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
+    CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
+    boolean current = generation > log.generation() || (generation == log.generation() && expected >= 0);
+    if (current) {
       BufferSnapshot.read(
           buffers,
           tables.length,
+          generation == log.generation() ? expected : -1,
           (tableId, key, value) -> {
             long[] hash = new long[2];
             hasher.hash(key, hash);
             CorruptStoreException.check(tableOf(hash[0]).id == tableId, buffers + ": an entry filed under the wrong super table");
             write(key, value, value == null);
           });
-      Files.delete(buffers);
     }
+    // From here on the file is stale: the state must stop naming it before any new write.
+    log.recordBuffers(-1);
+    Files.delete(buffers);
   }
 
   /**
@@ -645,6 +666,10 @@ public final class BufferHash implements Closeable {
       IncarnationLog log = null;
       try {
         boolean exists = Files.exists(directory.resolve("state"));
+        CorruptStoreException.check(
+            exists || !Files.exists(directory.resolve("log")), directory.resolve("state") + " is missing beside the log it describes");
+        CorruptStoreException.check(
+            !exists || Files.exists(directory.resolve("log")), directory.resolve("log") + " is missing: the state describes it");
         if (exists) {
           log = IncarnationLog.open(directory);
         } else {

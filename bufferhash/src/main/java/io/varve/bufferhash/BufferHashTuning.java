@@ -31,22 +31,30 @@ public final class BufferHashTuning {
   private final int bitsPerFilter;
   private final int hashes;
   private final int incarnationsPerTable;
+  private final int filterColumns;
   private final double bloomBitsPerKey;
   private final long capacityEntries;
 
-  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int bufferBytes, double bloomBitsPerKey) {
+  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int bufferBytes, double bloomBytes) {
     this.logBytes = logBytes;
     this.memoryBytes = memoryBytes;
     this.entryBytes = entryBytes;
     this.superTables = superTables;
     this.bufferBytes = bufferBytes;
-    this.bloomBitsPerKey = bloomBitsPerKey;
     int encoded = encodedBytes(entryBytes);
     this.bufferEntries = Math.max(1, bufferBytes / encoded);
     this.capacityEntries = capacity(logBytes, encoded);
     this.incarnationsPerTable = (int) Math.max(1, Math.min(1 << 20, logBytes / ((long) superTables * bufferBytes)));
-    this.bitsPerFilter = (int) Math.max(64, Math.min(1 << 28, Math.round(bloomBitsPerKey * bufferEntries)));
+    this.filterColumns = filterColumns(incarnationsPerTable);
+    long bits = (long) (bloomBytes * 8 / ((double) superTables * filterColumns));
+    this.bitsPerFilter = (int) Math.max(64, Math.min(1 << 28, bits));
+    this.bloomBitsPerKey = bitsPerFilter / (double) bufferEntries;
     this.hashes = (int) Math.max(1, Math.min(16, Math.round(bloomBitsPerKey * Math.log(2))));
+  }
+
+  /** Columns of the bit-sliced filters: the incarnations a table keeps, with a tenth to spare, in whole words. */
+  private static int filterColumns(int incarnations) {
+    return (int) Math.min(1 << 20, ((long) Math.ceil(incarnations * 1.1 + 2) + 63) / 64 * 64);
   }
 
   /**
@@ -90,9 +98,11 @@ public final class BufferHashTuning {
     double fenceRam = 4.0 * logBytes / LogFormat.PAGE_BYTES + 96.0 * logBytes / perBuffer;
     double fixedRam = 4096 + 256.0 * tables;
     double bloomBytes = memoryBytes - bufferRam - fenceRam - fixedRam;
-    double bitsPerKey = bloomBytes * 8 / entries;
+    long columns = (long) tables * filterColumns((int) Math.max(1, Math.min(1 << 20, logBytes / ((long) tables * perBuffer))));
+    // Bits per key as a filter holds them: a table's filters have more columns than it keeps incarnations.
+    double bitsPerKey = bloomBytes * 8 / columns / Math.max(1, perBuffer / encoded);
     if (bitsPerKey < 2) {
-      double needed = bufferRam + fenceRam + fixedRam + 10.0 * entries / 8;
+      double needed = bufferRam + fenceRam + fixedRam + 10.0 * columns * Math.max(1, perBuffer / encoded) / 8;
       throw new IllegalArgumentException(
           String.format(
               Locale.ROOT,
@@ -100,7 +110,8 @@ public final class BufferHashTuning {
                   + "leaving %.1f Bloom filter bits per key; raise memoryBytes to at least %,.0f (10 bits per key) or lower logBytes",
               memoryBytes, logBytes, entryBytes, entries, bufferRam, Math.max(0, bitsPerKey), needed));
     }
-    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, perBuffer, Math.min(bitsPerKey, 40));
+    double cappedBloomBytes = Math.min(bloomBytes, 40.0 / bitsPerKey * bloomBytes);
+    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, perBuffer, cappedBloomBytes);
   }
 
   /**
@@ -195,6 +206,11 @@ public final class BufferHashTuning {
   /** Bits of one incarnation's Bloom filter. */
   public int bitsPerFilter() {
     return bitsPerFilter;
+  }
+
+  /** Columns of each table's bit-sliced filters to start with (one per incarnation, and some to spare). */
+  public int filterColumns() {
+    return filterColumns;
   }
 
   /** Hash functions of the Bloom filters. */
