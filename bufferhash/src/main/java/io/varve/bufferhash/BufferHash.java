@@ -69,6 +69,13 @@ public final class BufferHash implements Closeable {
   private final EvictionPolicy policy;
   private final EvictionListener listener;
   private final boolean syncWrites;
+  private final Durability durability;
+  private final long walSegmentBytes;
+  private WriteAheadLog wal;
+  /** Super tables and the write-ahead sequence their newest incarnation covers, once the log is forced (log lock). */
+  private final List<long[]> pendingFlushed = new ArrayList<>();
+  private static final int PENDING_WAL_BYTES = 4 << 20;
+  private static final int MAX_WAL_SEGMENTS = 6;
   private final BufferHashTuning tuning;
   private final ReentrantLock logLock = new ReentrantLock();
   private final ThreadLocal<ReadContext> contexts = ThreadLocal.withInitial(ReadContext::new);
@@ -94,6 +101,8 @@ public final class BufferHash implements Closeable {
     this.policy = builder.policy;
     this.listener = builder.listener;
     this.syncWrites = builder.syncEveryFlush;
+    this.durability = builder.durability;
+    this.walSegmentBytes = builder.walSegmentBytes;
     this.tables = new SuperTable[log.superTables()];
     for (int i = 0; i < tables.length; i++) {
       tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
@@ -159,6 +168,17 @@ public final class BufferHash implements Closeable {
   }
 
   private void write(byte[] key, byte[] value, boolean tombstone) {
+    apply(key, value, tombstone, -1);
+    if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
+      syncWriteAheadLog();
+    }
+  }
+
+  /**
+   * Puts or deletes {@code key} in its super table; {@code replayed} is the write-ahead sequence
+   * of a record being replayed, or -1 for a new write (logged first when there is a log).
+   */
+  private void apply(byte[] key, byte[] value, boolean tombstone, long replayed) {
     long[] hash = new long[2];
     hasher.hash(key, hash);
     SuperTable table = tableOf(hash[0]);
@@ -166,7 +186,11 @@ public final class BufferHash implements Closeable {
     table.lock.writeLock().lock();
     try {
       ensureOpen();
-      sealed = tombstone ? table.delete(key, hash[0], hash[1], contexts.get()) : table.put(key, value, false, hash[0], hash[1]);
+      long sequence = replayed >= 0 ? replayed : wal == null ? 0 : wal.appendEntry(table.id, key, tombstone ? null : value);
+      sealed =
+          tombstone
+              ? table.delete(key, hash[0], hash[1], sequence, contexts.get())
+              : table.put(key, value, false, hash[0], hash[1], sequence);
     } finally {
       table.lock.writeLock().unlock();
     }
@@ -184,7 +208,7 @@ public final class BufferHash implements Closeable {
       if (closed || table.version() != seenVersion) {
         return;
       }
-      sealed = table.put(key, value, false, hash[0], hash[1]);
+      sealed = table.put(key, value, false, hash[0], hash[1], 0);
     } finally {
       table.lock.writeLock().unlock();
     }
@@ -194,11 +218,18 @@ public final class BufferHash implements Closeable {
   }
 
   /**
-   * Makes every earlier write durable: writes every non-empty buffer to the log and forces the
-   * log and its state to the device. Each super table then starts a new incarnation, so frequent
-   * calls make many small incarnations.
+   * Makes every earlier write durable. With a write-ahead log ({@link Durability#SYNC_ON_CALL},
+   * {@link Durability#SYNC_EVERY_WRITE}) it writes and forces the log's pending records, one
+   * {@code fsync} shared by every thread syncing at once. Without one ({@link
+   * Durability#BUFFERS_IN_RAM}) it writes every non-empty buffer to the log as an incarnation and
+   * forces the log: frequent calls then make many small incarnations.
    */
   public void sync() {
+    if (wal != null) {
+      ensureOpen();
+      syncWriteAheadLog();
+      return;
+    }
     logLock.lock();
     try {
       ensureOpen();
@@ -217,6 +248,73 @@ public final class BufferHash implements Closeable {
       log.sync();
     } catch (IOException e) {
       throw new UncheckedIOException("syncing " + log.file(), e);
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  /**
+   * Forces the write-ahead log: first the incarnations flushed since the last sync (so that their
+   * flushed records may be trusted), then every record appended so far. Retires old segments.
+   */
+  private void syncWriteAheadLog() {
+    logLock.lock();
+    try {
+      if (!pendingFlushed.isEmpty()) {
+        log.sync();
+        for (long[] flushed : pendingFlushed) {
+          wal.appendFlushed((int) flushed[0], flushed[1]);
+        }
+        pendingFlushed.clear();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("syncing " + log.file(), e);
+    } finally {
+      logLock.unlock();
+    }
+    wal.sync();
+    if (wal.segmentCount() > MAX_WAL_SEGMENTS) {
+      retireWriteAheadSegments();
+    }
+  }
+
+  /**
+   * Deletes write-ahead segments whose records are all in durable incarnations, first flushing
+   * the buffers that still hold records of the oldest ones, so that the log stays bounded.
+   */
+  private void retireWriteAheadSegments() {
+    logLock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      long keepFrom = wal.sequenceToKeep(MAX_WAL_SEGMENTS / 2);
+      ArrayDeque<SuperTable> work = new ArrayDeque<>();
+      for (SuperTable table : tables) {
+        table.lock.writeLock().lock();
+        try {
+          if (table.oldestBufferedSequence() < keepFrom) {
+            table.sealActive();
+            work.add(table);
+          }
+        } finally {
+          table.lock.writeLock().unlock();
+        }
+      }
+      drainSealed(work, policy.partialDiscard());
+      log.sync();
+      long oldest = Long.MAX_VALUE;
+      for (SuperTable table : tables) {
+        table.lock.readLock().lock();
+        try {
+          oldest = Math.min(oldest, table.oldestBufferedSequence());
+        } finally {
+          table.lock.readLock().unlock();
+        }
+      }
+      wal.deleteBelow(Math.min(oldest, wal.nextSequence()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("retiring write-ahead log segments in " + directory, e);
     } finally {
       logLock.unlock();
     }
@@ -413,6 +511,9 @@ public final class BufferHash implements Closeable {
     } finally {
       table.lock.writeLock().unlock();
     }
+    if (wal != null && buffer.lastSequence() > 0) {
+      pendingFlushed.add(new long[] {table.id, buffer.lastSequence()});
+    }
     flushes++;
   }
 
@@ -439,7 +540,8 @@ public final class BufferHash implements Closeable {
           }
           if (partialDiscard && policy.keeps(entry[0], entry[1])) {
             keptEntries++;
-            if (owner.put(entry[0], entry[1], false, hash[0], hash[1])) {
+            long sequence = wal == null ? 0 : wal.appendEntry(owner.id, entry[0], entry[1]);
+            if (owner.put(entry[0], entry[1], false, hash[0], hash[1], sequence)) {
               refilled.add(owner);
             }
           } else {
@@ -506,10 +608,16 @@ public final class BufferHash implements Closeable {
       log.sync();
       int checksum = BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables, log.nextGeneration());
       log.recordBuffers(checksum & 0xFFFFFFFFL);
+      if (wal != null) {
+        wal.deleteAll(); // the buffers file holds what the write-ahead log held
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("closing the BufferHash at " + directory, e);
     } finally {
       try {
+        if (wal != null) {
+          wal.close();
+        }
         log.close();
         directoryLock.release();
         lockChannel.close();
@@ -529,7 +637,57 @@ public final class BufferHash implements Closeable {
           tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
           return incarnation;
         });
+    replayWriteAheadLog();
     loadBuffers(directory.resolve(BUFFERS_FILE));
+    if (wal != null) {
+      wal.sync(); // the buffers file's entries are now in the write-ahead log, before the state stops naming the file
+    }
+    log.recordBuffersIfNamed();
+    Files.deleteIfExists(directory.resolve(BUFFERS_FILE));
+  }
+
+  /**
+   * Replays the write-ahead log into the buffers: every entry a super table had not yet flushed to
+   * a durable incarnation. Without a log in this mode, the replayed entries stay in RAM and the
+   * segments go.
+   */
+  private void replayWriteAheadLog() throws IOException {
+    long[] flushedThrough = new long[tables.length];
+    WriteAheadLog.Replayer replayer =
+            new WriteAheadLog.Replayer() {
+              @Override
+              public void flushed(int superTable, long through) {
+                flushedThrough[superTable] = Math.max(flushedThrough[superTable], through);
+              }
+
+              @Override
+              public void entry(long sequence, int superTable, byte[] key, byte[] value) {
+                if (sequence <= flushedThrough[superTable]) {
+                  return;
+                }
+                long[] hash = new long[2];
+                hasher.hash(key, hash);
+                CorruptStoreException.check(
+                    tableOf(hash[0]).id == superTable, directory + ": write-ahead record " + sequence + " filed under the wrong super table");
+                apply(key, value, value == null, durability.writeAheadLog() ? sequence : 0);
+              }
+            };
+    WriteAheadLog opened = WriteAheadLog.open(directory, walSegmentBytes(), tables.length, replayer);
+    try {
+      if (durability.writeAheadLog()) {
+        wal = opened; // entries that eviction keeps while replaying are logged anew
+      }
+      opened.replayEntries(replayer);
+    } finally {
+      if (!durability.writeAheadLog()) {
+        opened.deleteAll();
+        opened.close();
+      }
+    }
+  }
+
+  private long walSegmentBytes() {
+    return walSegmentBytes > 0 ? walSegmentBytes : Math.max(16L << 20, (long) tables.length * tuning.bufferBytes() / 2);
   }
 
   /**
@@ -557,12 +715,9 @@ public final class BufferHash implements Closeable {
             long[] hash = new long[2];
             hasher.hash(key, hash);
             CorruptStoreException.check(tableOf(hash[0]).id == tableId, buffers + ": an entry filed under the wrong super table");
-            write(key, value, value == null);
+            apply(key, value, value == null, -1);
           });
     }
-    // From here on the file is stale: the state must stop naming it before any new write.
-    log.recordBuffers(-1);
-    Files.delete(buffers);
   }
 
   /**
@@ -581,6 +736,8 @@ public final class BufferHash implements Closeable {
     private EvictionPolicy policy = EvictionPolicy.fifo();
     private EvictionListener listener;
     private boolean syncEveryFlush;
+    private Durability durability = Durability.BUFFERS_IN_RAM;
+    private long walSegmentBytes;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -634,6 +791,18 @@ public final class BufferHash implements Closeable {
       return this;
     }
 
+    /** What survives a crash (default {@link Durability#BUFFERS_IN_RAM}, as in the paper). */
+    public Builder durability(Durability durability) {
+      this.durability = Objects.requireNonNull(durability, "durability");
+      return this;
+    }
+
+    /** Bytes after which the write-ahead log starts a new segment (tests make it small to exercise retiring). */
+    Builder walSegmentBytes(long bytes) {
+      this.walSegmentBytes = bytes;
+      return this;
+    }
+
     /** Forces the log to the device after every flush (default: only on {@link BufferHash#sync} and close). */
     public Builder syncEveryFlush(boolean sync) {
       this.syncEveryFlush = sync;
@@ -682,8 +851,13 @@ public final class BufferHash implements Closeable {
         long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
         BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
         BufferHash table = new BufferHash(this, lockChannel, lock, log, tuning);
-        if (exists) {
+        try {
           table.recover();
+        } catch (IOException | RuntimeException e) {
+          if (table.wal != null) {
+            table.wal.close();
+          }
+          throw e;
         }
         return table;
       } catch (IOException | RuntimeException e) {

@@ -59,6 +59,7 @@ final class IncarnationLog implements AutoCloseable {
     // Reserve the whole length now, so that a full disk shows at creation, not mid-flush.
     log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
     IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
+    result.scanTailSequence = 1;
     result.writeState(true);
     result.writeState(true);
     return result;
@@ -122,6 +123,13 @@ final class IncarnationLog implements AutoCloseable {
   /** The checksum of the buffers file the state expects, or -1 when it expects none. */
   long expectedBuffersChecksum() {
     return buffersCheck == 0 ? -1 : buffersCheck & 0xFFFFFFFFL;
+  }
+
+  /** Records that no buffers file is current, if the state named one. */
+  void recordBuffersIfNamed() throws IOException {
+    if (buffersCheck != 0) {
+      recordBuffers(-1);
+    }
   }
 
   /** Records in the state (forced to the device) that a buffers file with this checksum exists, or none (-1). */

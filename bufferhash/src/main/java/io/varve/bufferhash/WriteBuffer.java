@@ -28,6 +28,9 @@ final class WriteBuffer {
   private int entries;
   private int liveBytes;
   private int kickCursor;
+  /** Write-ahead log sequences of the writes this buffer took (0: none). */
+  private long firstSequence;
+  private long lastSequence;
 
   /**
    * @param arenaBytes bytes of encoded entries it holds at most
@@ -65,6 +68,26 @@ final class WriteBuffer {
 
   byte[] arena() {
     return arena;
+  }
+
+  /** Notes that this buffer took the write-ahead log record {@code sequence} (0: not logged). */
+  void noteSequence(long sequence) {
+    if (sequence > 0) {
+      if (firstSequence == 0) {
+        firstSequence = sequence;
+      }
+      lastSequence = sequence;
+    }
+  }
+
+  /** The first write-ahead log record this buffer holds, or 0. */
+  long firstSequence() {
+    return firstSequence;
+  }
+
+  /** The last write-ahead log record this buffer holds, or 0. */
+  long lastSequence() {
+    return lastSequence;
   }
 
   static short tag(long lo) {
