@@ -179,6 +179,14 @@ public final class BufferHash implements Closeable {
    * of a record being replayed, or -1 for a new write (logged first when there is a log).
    */
   private void apply(byte[] key, byte[] value, boolean tombstone, long replayed) {
+    long entryBytes = (long) key.length + (tombstone ? 0 : value.length) + 10;
+    long pages = (LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + entryBytes + LogFormat.UNIT_FOOTER_BYTES + LogFormat.PAGE_BYTES - 1)
+        / LogFormat.PAGE_BYTES;
+    if (pages > log.totalPages() / 4) {
+      throw new IllegalArgumentException(
+          "an entry of " + entryBytes + " bytes is more than a quarter of the log (" + (long) log.totalPages() * LogFormat.PAGE_BYTES
+              + " bytes): raise logBytes");
+    }
     long[] hash = new long[2];
     hasher.hash(key, hash);
     SuperTable table = tableOf(hash[0]);

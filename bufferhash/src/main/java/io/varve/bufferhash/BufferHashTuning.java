@@ -7,8 +7,9 @@ import java.util.Locale;
  *
  * <p>With {@code F} bytes of log and entries of {@code s} bytes, lookups waste the fewest reads
  * when the buffers together hold {@code F / (8 s (ln 2)^2)} bytes: a super table then keeps about
- * {@code k = 8 s (ln 2)^2} incarnations (115 for 30-byte entries), and the rest of the RAM goes to
- * the Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
+ * {@code k = 8 s (ln 2)^2} incarnations (115 for 30-byte entries; rounded to fill whole 64-bit
+ * words of the bit-sliced filters with a few to spare: 124), and the rest of the RAM goes to the
+ * Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
  * vain, with {@code b} filter bits per key. The number of super tables sets each buffer's size,
  * which does not change lookup cost: 128 KiB per buffer by default, as the paper found best.
  *
@@ -52,9 +53,27 @@ public final class BufferHashTuning {
     this.hashes = (int) Math.max(1, Math.min(16, Math.round(bloomBitsPerKey * Math.log(2))));
   }
 
-  /** Columns of the bit-sliced filters: the incarnations a table keeps, with a tenth to spare, in whole words. */
+  /** Columns of the bit-sliced filters: the incarnations a table keeps, and a few to spare, in whole words. */
   private static int filterColumns(int incarnations) {
-    return (int) Math.min(1 << 20, ((long) Math.ceil(incarnations * 1.1 + 2) + 63) / 64 * 64);
+    return (int) Math.min(1 << 20, ((long) incarnations + spare(incarnations) + 63) / 64 * 64);
+  }
+
+  /** Incarnations a table may hold beyond the average: tables fill at nearly equal rates. */
+  private static int spare(int incarnations) {
+    return Math.max(2, incarnations / 32);
+  }
+
+  /**
+   * Incarnations per table near {@code optimal} that fill whole 64-bit words of the filters with
+   * their spare: the lookup cost is flat near the optimum, a word's unused columns are not.
+   */
+  private static double snapToWords(double optimal) {
+    long words = Math.max(1, Math.round(optimal / 64));
+    long incarnations = 64 * words;
+    while (incarnations > 2 && incarnations + spare((int) incarnations) > 64 * words) {
+      incarnations--;
+    }
+    return Math.abs(incarnations - optimal) < optimal / 2 ? incarnations : optimal;
   }
 
   /**
@@ -86,7 +105,7 @@ public final class BufferHashTuning {
     check(bufferBytes >= 0, "bufferBytes must not be negative");
     int encoded = encodedBytes(entryBytes);
     long entries = capacity(logBytes, encoded);
-    double optimalBufferTotal = logBytes / (8.0 * encoded * LN2_SQUARED);
+    double optimalBufferTotal = logBytes / snapToWords(8.0 * encoded * LN2_SQUARED);
     int perBuffer = bufferBytes > 0 ? bufferBytes : (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, optimalBufferTotal));
     perBuffer = Math.max(perBuffer, encoded + LogFormat.HEADER_BYTES);
     int tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.round(optimalBufferTotal / perBuffer)));
