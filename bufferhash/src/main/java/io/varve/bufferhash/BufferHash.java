@@ -641,7 +641,11 @@ public final class BufferHash implements Closeable {
     long[][] hashes = new long[2][];
     log.scan(
         (bytes, header, startPage) -> {
-          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, log.file() + " at page " + startPage);
+          String where = log.file() + " at page " + startPage;
+          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, where);
+          for (long hi : hashes[0]) {
+            CorruptStoreException.check(tableOf(hi).id == incarnation.superTable, where + ": an entry of another super table");
+          }
           tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
           return incarnation;
         });

@@ -131,8 +131,9 @@ final class WriteAheadLog implements AutoCloseable {
     long number = LogFormat.getLong(bytes, 8);
     long first = LogFormat.getLong(bytes, 16);
     CorruptStoreException.check(
-        file.getFileName().toString().equals(segmentName(number)) && (expectedFirst < 0 || first == expectedFirst),
-        where + ": segment " + number + " starting at sequence " + first + ", expected " + expectedFirst);
+        file.getFileName().toString().equals(segmentName(number)), where + ": the header says segment " + number + ", the file name another");
+    CorruptStoreException.check(
+        expectedFirst < 0 || first == expectedFirst, where + ": starts at sequence " + first + ", the segment before ends before " + expectedFirst);
     long sequence = first;
     int at = SEGMENT_HEADER_BYTES;
     while (at < bytes.length) {
