@@ -20,8 +20,8 @@ public final class BufferHashTuning {
   public static final int DEFAULT_BUFFER_BYTES = 128 * 1024;
 
   private static final double LN2_SQUARED = Math.log(2) * Math.log(2);
-  /** Bytes of RAM per buffered entry beyond its encoded bytes: cuckoo slots (6 bytes at 87 % load). */
-  private static final double SLOT_BYTES_PER_ENTRY = 6 * 1.15;
+  /** Bytes of RAM per buffered entry beyond its encoded bytes: cuckoo slots of 6 bytes, up to twice as many as planned (powers of two). */
+  private static final double SLOT_BYTES_PER_ENTRY = 6 * WriteBuffer.SLOTS_PER_ENTRY * 1.5;
 
   private final long logBytes;
   private final long memoryBytes;
