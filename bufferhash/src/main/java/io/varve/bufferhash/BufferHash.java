@@ -72,24 +72,18 @@ public final class BufferHash implements Closeable {
   private final Durability durability;
   private final long walSegmentBytes;
   private WriteAheadLog wal;
-  /** Super tables and the write-ahead sequence their newest incarnation covers, once the log is forced (log lock). */
-  private final List<long[]> pendingFlushed = new ArrayList<>();
   private static final int PENDING_WAL_BYTES = 4 << 20;
   private static final int MAX_WAL_SEGMENTS = 6;
   private final BufferHashTuning tuning;
   private final ReentrantLock logLock = new ReentrantLock();
   private final ThreadLocal<ReadContext> contexts = ThreadLocal.withInitial(ReadContext::new);
-  private final ReadContext evictionContext = new ReadContext();
+  private final LogWriter writer;
   private volatile boolean closed;
 
   private final LongAdder lookups = new LongAdder();
   private final LongAdder reads = new LongAdder();
   private final LongAdder[] readsPerLookup = new LongAdder[8];
   private final LongAdder inserts = new LongAdder();
-  private long flushes;
-  private long evictedIncarnations;
-  private long keptEntries;
-  private long droppedCurrentEntries;
 
   private BufferHash(Builder builder, FileChannel lockChannel, FileLock directoryLock, IncarnationLog log, BufferHashTuning tuning) {
     this.directory = builder.directory;
@@ -107,6 +101,7 @@ public final class BufferHash implements Closeable {
     for (int i = 0; i < tables.length; i++) {
       tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
     }
+    this.writer = new LogWriter(log, tables, hasher, policy, listener, syncWrites);
     for (int i = 0; i < readsPerLookup.length; i++) {
       readsPerLookup[i] = new LongAdder();
     }
@@ -252,7 +247,7 @@ public final class BufferHash implements Closeable {
           table.lock.writeLock().unlock();
         }
       }
-      drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
+      writer.drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
       log.sync();
     } catch (IOException e) {
       throw new UncheckedIOException("syncing " + log.file(), e);
@@ -268,12 +263,12 @@ public final class BufferHash implements Closeable {
   private void syncWriteAheadLog() {
     logLock.lock();
     try {
-      if (!pendingFlushed.isEmpty()) {
+      List<long[]> flushed = writer.takePendingFlushed();
+      if (!flushed.isEmpty()) {
         log.sync();
-        for (long[] flushed : pendingFlushed) {
-          wal.appendFlushed((int) flushed[0], flushed[1]);
+        for (long[] table : flushed) {
+          wal.appendFlushed((int) table[0], table[1]);
         }
-        pendingFlushed.clear();
       }
     } catch (IOException e) {
       throw new UncheckedIOException("syncing " + log.file(), e);
@@ -309,7 +304,7 @@ public final class BufferHash implements Closeable {
           table.lock.writeLock().unlock();
         }
       }
-      drainSealed(work, policy.partialDiscard());
+      writer.drainSealed(work, policy.partialDiscard());
       log.sync();
       long oldest = Long.MAX_VALUE;
       for (SuperTable table : tables) {
@@ -359,9 +354,9 @@ public final class BufferHash implements Closeable {
       buffers.get(i).forEachEntry(offset -> offer(arena, offset, seen, into));
     }
     for (Incarnation incarnation : table.incarnationsNewestFirst()) {
-      byte[] bytes = readIncarnation(incarnation);
-      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
-      IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), where(incarnation));
+      byte[] bytes = writer.readIncarnation(incarnation);
+      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, writer.where(incarnation));
+      IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), writer.where(incarnation));
     }
   }
 
@@ -420,7 +415,14 @@ public final class BufferHash implements Closeable {
     logLock.lock();
     try {
       return new BufferHashStats(
-          lookups.sum(), reads.sum(), histogram, inserts.sum(), flushes, evictedIncarnations, keptEntries, droppedCurrentEntries);
+          lookups.sum(),
+          reads.sum(),
+          histogram,
+          inserts.sum(),
+          writer.flushes,
+          writer.evictedIncarnations,
+          writer.keptEntries,
+          writer.droppedCurrentEntries);
     } finally {
       logLock.unlock();
     }
@@ -450,140 +452,10 @@ public final class BufferHash implements Closeable {
       }
       ArrayDeque<SuperTable> work = new ArrayDeque<>();
       work.add(table);
-      drainSealed(work, policy.partialDiscard());
+      writer.drainSealed(work, policy.partialDiscard());
     } finally {
       logLock.unlock();
     }
-  }
-
-  /**
-   * Writes the sealed buffers of the tables in {@code work} to the log, evicting as needed. Entries
-   * that a partial discard keeps may fill buffers; those are flushed after, with full discards, so
-   * that the work ends.
-   */
-  private void drainSealed(ArrayDeque<SuperTable> work, boolean partialDiscard) {
-    Set<SuperTable> refilled = new LinkedHashSet<>();
-    try {
-      for (SuperTable table : work) {
-        int pending = sealedCount(table);
-        for (int i = 0; i < pending; i++) {
-          flushOldestSealed(table, partialDiscard, refilled);
-        }
-      }
-      while (!refilled.isEmpty()) {
-        SuperTable table = refilled.iterator().next();
-        refilled.remove(table);
-        while (sealedCount(table) > 0) {
-          flushOldestSealed(table, false, refilled);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to " + log.file(), e);
-    }
-  }
-
-  private static int sealedCount(SuperTable table) {
-    table.lock.readLock().lock();
-    try {
-      return table.sealedCount();
-    } finally {
-      table.lock.readLock().unlock();
-    }
-  }
-
-  private void flushOldestSealed(SuperTable table, boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
-    WriteBuffer buffer;
-    table.lock.readLock().lock();
-    try {
-      buffer = table.oldestSealed();
-    } finally {
-      table.lock.readLock().unlock();
-    }
-    if (buffer == null) {
-      return;
-    }
-    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher);
-    int page;
-    boolean evicted = false;
-    while ((page = log.placeFor(encoded.pages)) < 0) {
-      evictOldest(partialDiscard, refilled);
-      evicted = true;
-    }
-    if (evicted) {
-      log.commitTail(syncWrites);
-    }
-    Incarnation incarnation = log.append(encoded, page, syncWrites);
-    table.lock.writeLock().lock();
-    try {
-      table.install(incarnation, encoded);
-    } finally {
-      table.lock.writeLock().unlock();
-    }
-    if (wal != null && buffer.lastSequence() > 0) {
-      pendingFlushed.add(new long[] {table.id, buffer.lastSequence()});
-    }
-    flushes++;
-  }
-
-  private void evictOldest(boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
-    Incarnation victim = log.oldest();
-    SuperTable owner = tables[victim.superTable];
-    boolean readEntries = partialDiscard || listener != null;
-    byte[] bytes = readEntries ? readIncarnation(victim) : null;
-    owner.lock.writeLock().lock();
-    try {
-      if (readEntries) {
-        IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(victim));
-        List<byte[][]> entries = new ArrayList<>(victim.entries);
-        IncarnationCodec.decode(
-            bytes, header, victim.startPage, hasher, new long[2][], (unit, at, size) -> entries.add(new byte[][] {WriteBuffer.key(unit, at), WriteBuffer.value(unit, at)}), where(victim));
-        long[] hash = new long[2];
-        for (byte[][] entry : entries) {
-          if (entry[1] == null) {
-            continue; // a tombstone: every older version has gone before it
-          }
-          hasher.hash(entry[0], hash);
-          if (owner.find(entry[0], hash[0], hash[1], victim.ordinal, evictionContext, log)) {
-            continue; // replaced or deleted since
-          }
-          if (partialDiscard && policy.keeps(entry[0], entry[1])) {
-            keptEntries++;
-            long sequence = wal == null ? 0 : wal.appendEntry(owner.id, entry[0], entry[1]);
-            if (owner.put(entry[0], entry[1], false, hash[0], hash[1], sequence)) {
-              refilled.add(owner);
-            }
-          } else {
-            droppedCurrentEntries++;
-            if (listener != null) {
-              listener.evicted(entry[0], entry[1]);
-            }
-          }
-        }
-      }
-      owner.evictOldest(victim);
-    } finally {
-      owner.lock.writeLock().unlock();
-    }
-    log.removeOldest();
-    evictedIncarnations++;
-  }
-
-  private byte[] readIncarnation(Incarnation incarnation) {
-    byte[] bytes = new byte[incarnation.pages * LogFormat.PAGE_BYTES];
-    try {
-      log.read(ByteBuffer.wrap(bytes), (long) incarnation.startPage * LogFormat.PAGE_BYTES);
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading " + where(incarnation), e);
-    }
-    IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
-    CorruptStoreException.check(
-        header.sequence == incarnation.sequence && header.superTable == incarnation.superTable && header.pages == incarnation.pages,
-        where(incarnation) + ": the header reads sequence " + header.sequence + " of super table " + header.superTable);
-    return bytes;
-  }
-
-  private String where(Incarnation incarnation) {
-    return log.file() + ", " + incarnation;
   }
 
   private void ensureOpen() {
@@ -687,7 +559,8 @@ public final class BufferHash implements Closeable {
     WriteAheadLog opened = WriteAheadLog.open(directory, walSegmentBytes(), tables.length, replayer);
     try {
       if (durability.writeAheadLog()) {
-        wal = opened; // entries that eviction keeps while replaying are logged anew
+        wal = opened;
+        writer.attach(opened); // entries that eviction keeps while replaying are logged anew
       }
       opened.replayEntries(replayer);
     } finally {
