@@ -1,0 +1,674 @@
+package io.varve.bufferhash;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.KeyHasher;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+
+/**
+ * A mutable hash table on SSD with a few bytes of RAM per key: BufferHash, the data structure of
+ * CLAMs (Anand et al., NSDI 2010). Writes go to small in-memory buffers, one per super table (a
+ * partition of the key space); a full buffer is written to the SSD in one sequential write as an
+ * <em>incarnation</em>, at the head of one circular log shared by all super tables. A lookup
+ * checks the buffer, then asks the incarnations' Bloom filters (bit-sliced: one AND of a few
+ * words) which incarnations may hold the key, and reads one page of each, newest first, until it
+ * finds the key. Updates and deletes are lazy: the newest version wins, and stale versions and
+ * tombstones go when their incarnation is evicted. When the log is full the oldest incarnation is
+ * evicted under an {@link EvictionPolicy} (FIFO by default).
+ *
+ * <pre>{@code
+ * try (BufferHash table = BufferHash.builder(Path.of("/ssd/dedup"))
+ *     .logBytes(32L << 30)          // SSD budget
+ *     .memoryBytes(1L << 30)        // RAM budget: buffers, Bloom filters, everything
+ *     .entryBytes(28)               // typical key + value bytes (20-byte SHA-1, 8-byte address)
+ *     .open()) {
+ *   table.put(fingerprint, address);
+ *   byte[] seen = table.get(fingerprint); // null when absent
+ * }
+ * }</pre>
+ *
+ * <p><b>Durability.</b> Buffers live in RAM, as in the paper: {@link #close} writes them to the
+ * directory and the next {@link Builder#open} reads them back, and {@link #sync} makes every
+ * earlier write durable by writing every buffer out; a process that dies without either loses the
+ * writes still buffered, never an incarnation or the log's consistency (the state file only ever
+ * lists whole incarnations). Damage to any file surfaces as {@link CorruptStoreException} naming
+ * the file, never as a wrong value.
+ *
+ * <p><b>Threads.</b> Thread-safe. Lookups run concurrently with each other and with writes to
+ * other super tables; writes to one super table are serialized by its lock, and flushes to the
+ * log by one log lock (inserts that do not fill a buffer never wait for it). Use after {@link
+ * #close} throws {@link IllegalStateException}; close waits for operations in flight.
+ */
+public final class BufferHash implements Closeable {
+  private static final String BUFFERS_FILE = "buffers";
+
+  private final Path directory;
+  private final FileChannel lockChannel;
+  private final FileLock directoryLock;
+  private final IncarnationLog log;
+  private final SuperTable[] tables;
+  private final KeyHasher hasher;
+  private final EvictionPolicy policy;
+  private final EvictionListener listener;
+  private final boolean syncWrites;
+  private final BufferHashTuning tuning;
+  private final ReentrantLock logLock = new ReentrantLock();
+  private final ThreadLocal<ReadContext> contexts = ThreadLocal.withInitial(ReadContext::new);
+  private final ReadContext evictionContext = new ReadContext();
+  private volatile boolean closed;
+
+  private final LongAdder lookups = new LongAdder();
+  private final LongAdder reads = new LongAdder();
+  private final LongAdder[] readsPerLookup = new LongAdder[8];
+  private final LongAdder inserts = new LongAdder();
+  private long flushes;
+  private long evictedIncarnations;
+  private long keptEntries;
+  private long droppedCurrentEntries;
+
+  private BufferHash(Builder builder, FileChannel lockChannel, FileLock directoryLock, IncarnationLog log, BufferHashTuning tuning) {
+    this.directory = builder.directory;
+    this.lockChannel = lockChannel;
+    this.directoryLock = directoryLock;
+    this.log = log;
+    this.tuning = tuning;
+    this.hasher = KeyHasher.withSeed(log.seed());
+    this.policy = builder.policy;
+    this.listener = builder.listener;
+    this.syncWrites = builder.syncEveryFlush;
+    this.tables = new SuperTable[log.superTables()];
+    int initialColumns = (int) Math.min(1 << 16, tuning.incarnationsPerTable() * 1.1 + 2);
+    for (int i = 0; i < tables.length; i++) {
+      tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), initialColumns);
+    }
+    for (int i = 0; i < readsPerLookup.length; i++) {
+      readsPerLookup[i] = new LongAdder();
+    }
+  }
+
+  /** A builder for the BufferHash in {@code directory} (created on {@link Builder#open} if new). */
+  public static Builder builder(Path directory) {
+    return new Builder(directory);
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  /** The newest value of {@code key}, or null when it is absent, deleted or evicted. */
+  public byte[] get(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    long[] hash = new long[2];
+    hasher.hash(key, hash);
+    SuperTable table = tableOf(hash[0]);
+    ReadContext context = contexts.get();
+    context.reads = 0;
+    byte[] value;
+    boolean fromFlash;
+    long seenVersion;
+    table.lock.readLock().lock();
+    try {
+      ensureOpen();
+      boolean found = table.find(key, hash[0], hash[1], -1, context, log);
+      value = found ? WriteBuffer.value(context.foundBytes, context.foundOffset) : null;
+      fromFlash = found && context.fromFlash;
+      seenVersion = table.version();
+    } finally {
+      table.lock.readLock().unlock();
+      lookups.increment();
+      reads.add(context.reads);
+      readsPerLookup[Math.min(context.reads, readsPerLookup.length - 1)].increment();
+    }
+    if (fromFlash && value != null && policy.reinsertOnUse()) {
+      reinsertUsed(table, key, value, hash, seenVersion);
+    }
+    return value;
+  }
+
+  /** Whether {@code key} has a value (as {@code get(key) != null}). */
+  public boolean containsKey(byte[] key) {
+    return get(key) != null;
+  }
+
+  /** Sets {@code key}'s value; the old value, if any, stays on the SSD until its incarnation is evicted. */
+  public void put(byte[] key, byte[] value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    write(key, value, false);
+  }
+
+  /** Deletes {@code key}: at once if it is only in the buffer, else by a tombstone that shadows older versions. */
+  public void delete(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    write(key, null, true);
+  }
+
+  private void write(byte[] key, byte[] value, boolean tombstone) {
+    long[] hash = new long[2];
+    hasher.hash(key, hash);
+    SuperTable table = tableOf(hash[0]);
+    boolean sealed;
+    table.lock.writeLock().lock();
+    try {
+      ensureOpen();
+      sealed = tombstone ? table.delete(key, hash[0], hash[1], contexts.get()) : table.put(key, value, false, hash[0], hash[1]);
+    } finally {
+      table.lock.writeLock().unlock();
+    }
+    inserts.increment();
+    if (sealed) {
+      flushSealed(table);
+    }
+  }
+
+  /** LRU: a value just read from the SSD goes back into the buffer, unless the table changed since. */
+  private void reinsertUsed(SuperTable table, byte[] key, byte[] value, long[] hash, long seenVersion) {
+    boolean sealed = false;
+    table.lock.writeLock().lock();
+    try {
+      if (closed || table.version() != seenVersion) {
+        return;
+      }
+      sealed = table.put(key, value, false, hash[0], hash[1]);
+    } finally {
+      table.lock.writeLock().unlock();
+    }
+    if (sealed) {
+      flushSealed(table);
+    }
+  }
+
+  /**
+   * Makes every earlier write durable: writes every non-empty buffer to the log and forces the
+   * log and its state to the device. Each super table then starts a new incarnation, so frequent
+   * calls make many small incarnations.
+   */
+  public void sync() {
+    logLock.lock();
+    try {
+      ensureOpen();
+      List<SuperTable> sealedAny = new ArrayList<>();
+      for (SuperTable table : tables) {
+        table.lock.writeLock().lock();
+        try {
+          if (table.sealActive() || table.oldestSealed() != null) {
+            sealedAny.add(table);
+          }
+        } finally {
+          table.lock.writeLock().unlock();
+        }
+      }
+      drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
+      log.sync();
+    } catch (IOException e) {
+      throw new UncheckedIOException("syncing " + log.file(), e);
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  /**
+   * Calls {@code action} with every current entry (the newest version of each key that is neither
+   * deleted nor evicted), one super table at a time, in no particular order. Each super table is
+   * read under its read lock, then its entries are handed over outside it; writes made meanwhile
+   * may or may not be seen.
+   */
+  public void forEach(BiConsumer<byte[], byte[]> action) {
+    Objects.requireNonNull(action, "action");
+    for (SuperTable table : tables) {
+      List<byte[][]> current = new ArrayList<>();
+      table.lock.readLock().lock();
+      try {
+        ensureOpen();
+        collectCurrent(table, current);
+      } finally {
+        table.lock.readLock().unlock();
+      }
+      for (byte[][] entry : current) {
+        action.accept(entry[0], entry[1]);
+      }
+    }
+  }
+
+  private void collectCurrent(SuperTable table, List<byte[][]> into) {
+    Set<ByteBuffer> seen = new HashSet<>();
+    List<WriteBuffer> buffers = table.buffersOldestFirst();
+    for (int i = buffers.size() - 1; i >= 0; i--) {
+      byte[] arena = buffers.get(i).arena();
+      buffers.get(i).forEachEntry(offset -> offer(arena, offset, seen, into));
+    }
+    for (Incarnation incarnation : table.incarnationsNewestFirst()) {
+      byte[] bytes = readIncarnation(incarnation);
+      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
+      IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), where(incarnation));
+    }
+  }
+
+  private static void offer(byte[] bytes, int offset, Set<ByteBuffer> seen, List<byte[][]> into) {
+    byte[] key = WriteBuffer.key(bytes, offset);
+    if (seen.add(ByteBuffer.wrap(key))) {
+      byte[] value = WriteBuffer.value(bytes, offset);
+      if (value != null) {
+        into.add(new byte[][] {key, value});
+      }
+    }
+  }
+
+  /**
+   * Entries stored in buffers and on the SSD: an upper bound of the number of current keys, as it
+   * counts versions not yet evicted and tombstones too.
+   */
+  public long sizeEstimate() {
+    long n = 0;
+    for (SuperTable table : tables) {
+      table.lock.readLock().lock();
+      try {
+        n += table.storedEntries();
+      } finally {
+        table.lock.readLock().unlock();
+      }
+    }
+    return n;
+  }
+
+  /** Bytes of RAM this table holds: buffers, Bloom filters, what it keeps of each incarnation. */
+  public long ramBytesUsed() {
+    long bytes = 1024 + tables.length * 16L;
+    for (SuperTable table : tables) {
+      table.lock.readLock().lock();
+      try {
+        bytes += table.ramBytesUsed();
+      } finally {
+        table.lock.readLock().unlock();
+      }
+    }
+    return bytes;
+  }
+
+  /** The sizes chosen for this table's budgets. */
+  public BufferHashTuning tuning() {
+    return tuning;
+  }
+
+  /** The counters since this table was opened. */
+  public BufferHashStats stats() {
+    long[] histogram = new long[readsPerLookup.length];
+    for (int i = 0; i < histogram.length; i++) {
+      histogram[i] = readsPerLookup[i].sum();
+    }
+    logLock.lock();
+    try {
+      return new BufferHashStats(
+          lookups.sum(), reads.sum(), histogram, inserts.sum(), flushes, evictedIncarnations, keptEntries, droppedCurrentEntries);
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  /** Pages of the log that hold live incarnations, and the log's size in pages. */
+  public long[] logPages() {
+    logLock.lock();
+    try {
+      return new long[] {log.usedPages(), log.totalPages()};
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- flushing and eviction
+
+  private SuperTable tableOf(long hi) {
+    return tables[(int) (((hi >>> 32) * tables.length) >>> 32)];
+  }
+
+  private void flushSealed(SuperTable table) {
+    logLock.lock();
+    try {
+      if (closed) {
+        return; // close() writes sealed buffers to the buffers file
+      }
+      ArrayDeque<SuperTable> work = new ArrayDeque<>();
+      work.add(table);
+      drainSealed(work, policy.partialDiscard());
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  /**
+   * Writes the sealed buffers of the tables in {@code work} to the log, evicting as needed. Entries
+   * that a partial discard keeps may fill buffers; those are flushed after, with full discards, so
+   * that the work ends.
+   */
+  private void drainSealed(ArrayDeque<SuperTable> work, boolean partialDiscard) {
+    Set<SuperTable> refilled = new LinkedHashSet<>();
+    try {
+      for (SuperTable table : work) {
+        int pending = sealedCount(table);
+        for (int i = 0; i < pending; i++) {
+          flushOldestSealed(table, partialDiscard, refilled);
+        }
+      }
+      while (!refilled.isEmpty()) {
+        SuperTable table = refilled.iterator().next();
+        refilled.remove(table);
+        while (sealedCount(table) > 0) {
+          flushOldestSealed(table, false, refilled);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to " + log.file(), e);
+    }
+  }
+
+  private static int sealedCount(SuperTable table) {
+    table.lock.readLock().lock();
+    try {
+      return table.sealedCount();
+    } finally {
+      table.lock.readLock().unlock();
+    }
+  }
+
+  private void flushOldestSealed(SuperTable table, boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
+    WriteBuffer buffer;
+    table.lock.readLock().lock();
+    try {
+      buffer = table.oldestSealed();
+    } finally {
+      table.lock.readLock().unlock();
+    }
+    if (buffer == null) {
+      return;
+    }
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher);
+    int page;
+    boolean evicted = false;
+    while ((page = log.placeFor(encoded.pages)) < 0) {
+      evictOldest(partialDiscard, refilled);
+      evicted = true;
+    }
+    if (evicted) {
+      log.commitTail(syncWrites);
+    }
+    Incarnation incarnation = log.append(encoded, page, syncWrites);
+    table.lock.writeLock().lock();
+    try {
+      table.install(incarnation, encoded);
+    } finally {
+      table.lock.writeLock().unlock();
+    }
+    flushes++;
+  }
+
+  private void evictOldest(boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
+    Incarnation victim = log.oldest();
+    SuperTable owner = tables[victim.superTable];
+    boolean readEntries = partialDiscard || listener != null;
+    byte[] bytes = readEntries ? readIncarnation(victim) : null;
+    owner.lock.writeLock().lock();
+    try {
+      if (readEntries) {
+        IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(victim));
+        List<byte[][]> entries = new ArrayList<>(victim.entries);
+        IncarnationCodec.decode(
+            bytes, header, victim.startPage, hasher, new long[2][], (unit, at, size) -> entries.add(new byte[][] {WriteBuffer.key(unit, at), WriteBuffer.value(unit, at)}), where(victim));
+        long[] hash = new long[2];
+        for (byte[][] entry : entries) {
+          if (entry[1] == null) {
+            continue; // a tombstone: every older version has gone before it
+          }
+          hasher.hash(entry[0], hash);
+          if (owner.find(entry[0], hash[0], hash[1], victim.ordinal, evictionContext, log)) {
+            continue; // replaced or deleted since
+          }
+          if (partialDiscard && policy.keeps(entry[0], entry[1])) {
+            keptEntries++;
+            if (owner.put(entry[0], entry[1], false, hash[0], hash[1])) {
+              refilled.add(owner);
+            }
+          } else {
+            droppedCurrentEntries++;
+            if (listener != null) {
+              listener.evicted(entry[0], entry[1]);
+            }
+          }
+        }
+      }
+      owner.evictOldest(victim);
+    } finally {
+      owner.lock.writeLock().unlock();
+    }
+    log.removeOldest();
+    evictedIncarnations++;
+  }
+
+  private byte[] readIncarnation(Incarnation incarnation) {
+    byte[] bytes = new byte[incarnation.pages * LogFormat.PAGE_BYTES];
+    try {
+      log.read(ByteBuffer.wrap(bytes), (long) incarnation.startPage * LogFormat.PAGE_BYTES);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + where(incarnation), e);
+    }
+    IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
+    CorruptStoreException.check(
+        header.sequence == incarnation.sequence && header.superTable == incarnation.superTable && header.pages == incarnation.pages,
+        where(incarnation) + ": the header reads sequence " + header.sequence + " of super table " + header.superTable);
+    return bytes;
+  }
+
+  private String where(Incarnation incarnation) {
+    return log.file() + ", " + incarnation;
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("the BufferHash at " + directory + " is closed");
+    }
+  }
+
+  // ---------------------------------------------------------------- open and close
+
+  /**
+   * Writes the buffers to the directory (the next open reads them back), forces everything to the
+   * device and releases the directory. Waits for operations in flight; idempotent.
+   *
+   * @throws UncheckedIOException if writing fails (the incarnations already written stay valid)
+   */
+  @Override
+  public void close() {
+    logLock.lock();
+    if (closed) {
+      logLock.unlock();
+      return;
+    }
+    try {
+      closed = true;
+      for (SuperTable table : tables) {
+        table.lock.writeLock().lock(); // waits for operations in flight; later ones see closed
+        table.lock.writeLock().unlock();
+      }
+      BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables);
+      log.sync();
+    } catch (IOException e) {
+      throw new UncheckedIOException("closing the BufferHash at " + directory, e);
+    } finally {
+      try {
+        log.close();
+        directoryLock.release();
+        lockChannel.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } finally {
+        logLock.unlock();
+      }
+    }
+  }
+
+  private void recover() throws IOException {
+    long[][] hashes = new long[2][];
+    log.scan(
+        (bytes, header, startPage) -> {
+          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, log.file() + " at page " + startPage);
+          tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
+          return incarnation;
+        });
+    Path buffers = directory.resolve(BUFFERS_FILE);
+    if (Files.exists(buffers)) {
+      BufferSnapshot.read(
+          buffers,
+          tables.length,
+          (tableId, key, value) -> {
+            long[] hash = new long[2];
+            hasher.hash(key, hash);
+            CorruptStoreException.check(tableOf(hash[0]).id == tableId, buffers + ": an entry filed under the wrong super table");
+            write(key, value, value == null);
+          });
+      Files.delete(buffers);
+    }
+  }
+
+  /**
+   * Configures and opens a BufferHash. A new directory needs {@link #logBytes} and {@link
+   * #memoryBytes}; an existing one keeps its log size, partitioning and seed, and takes the RAM
+   * budget given now. Not thread-safe.
+   */
+  public static final class Builder {
+    private final Path directory;
+    private long logBytes;
+    private long memoryBytes;
+    private int entryBytes = 32;
+    private int bufferBytes;
+    private int superTables;
+    private long seed = 0x5EEDB0FFL;
+    private EvictionPolicy policy = EvictionPolicy.fifo();
+    private EvictionListener listener;
+    private boolean syncEveryFlush;
+
+    private Builder(Path directory) {
+      this.directory = Objects.requireNonNull(directory, "directory");
+    }
+
+    /** Bytes of SSD for the log (a new table only; rounded down to 4 KiB pages). */
+    public Builder logBytes(long logBytes) {
+      this.logBytes = logBytes;
+      return this;
+    }
+
+    /** Bytes of RAM for buffers, Bloom filters and everything else the table keeps in memory. */
+    public Builder memoryBytes(long memoryBytes) {
+      this.memoryBytes = memoryBytes;
+      return this;
+    }
+
+    /** Typical key plus value bytes, to size buffers and filters (default 32). */
+    public Builder entryBytes(int entryBytes) {
+      this.entryBytes = entryBytes;
+      return this;
+    }
+
+    /** Bytes of each buffer (default: chosen by {@link BufferHashTuning}). */
+    public Builder bufferBytes(int bufferBytes) {
+      this.bufferBytes = bufferBytes;
+      return this;
+    }
+
+    /** Partitions of the key space of a new table, each with its own buffer (default: chosen by {@link BufferHashTuning}). */
+    public Builder superTables(int superTables) {
+      this.superTables = superTables;
+      return this;
+    }
+
+    /** The hash seed of a new table. */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /** What eviction keeps (default {@link EvictionPolicy#fifo()}). */
+    public Builder evictionPolicy(EvictionPolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** Told of every current entry that eviction drops. Costs a read of each evicted incarnation. */
+    public Builder evictionListener(EvictionListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /** Forces the log to the device after every flush (default: only on {@link BufferHash#sync} and close). */
+    public Builder syncEveryFlush(boolean sync) {
+      this.syncEveryFlush = sync;
+      return this;
+    }
+
+    /**
+     * Creates or opens the table.
+     *
+     * @throws IllegalArgumentException if the budgets cannot work (the message names the knob)
+     * @throws IllegalStateException if another BufferHash holds the directory open
+     * @throws CorruptStoreException if a file of an existing table is damaged
+     */
+    public BufferHash open() throws IOException {
+      if (memoryBytes <= 0) {
+        throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
+      }
+      Files.createDirectories(directory);
+      FileChannel lockChannel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileLock lock;
+      try {
+        lock = lockChannel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null;
+      }
+      if (lock == null) {
+        lockChannel.close();
+        throw new IllegalStateException(directory + " is open in another BufferHash");
+      }
+      IncarnationLog log = null;
+      try {
+        boolean exists = Files.exists(directory.resolve("state"));
+        if (exists) {
+          log = IncarnationLog.open(directory);
+        } else {
+          if (logBytes <= 0) {
+            throw new IllegalArgumentException("logBytes must be set for a new BufferHash: the SSD budget of its log");
+          }
+          BufferHashTuning tuning = BufferHashTuning.forBudgets(logBytes, memoryBytes, entryBytes, bufferBytes, superTables);
+          log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(), seed);
+        }
+        long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
+        BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
+        BufferHash table = new BufferHash(this, lockChannel, lock, log, tuning);
+        if (exists) {
+          table.recover();
+        }
+        return table;
+      } catch (IOException | RuntimeException e) {
+        if (log != null) {
+          log.close();
+        }
+        lock.release();
+        lockChannel.close();
+        throw e;
+      }
+    }
+  }
+}

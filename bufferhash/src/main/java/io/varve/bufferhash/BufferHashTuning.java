@@ -1,0 +1,220 @@
+package io.varve.bufferhash;
+
+import java.util.Locale;
+
+/**
+ * Sizes a BufferHash from its budgets, by the cost analysis of BufferHash §6.4.
+ *
+ * <p>With {@code F} bytes of log and entries of {@code s} bytes, lookups waste the fewest reads
+ * when the buffers together hold {@code F / (8 s (ln 2)^2)} bytes: a super table then keeps about
+ * {@code k = 8 s (ln 2)^2} incarnations (115 for 30-byte entries), and the rest of the RAM goes to
+ * the Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
+ * vain, with {@code b} filter bits per key. The number of super tables sets each buffer's size,
+ * which does not change lookup cost: 128 KiB per buffer by default, as the paper found best.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class BufferHashTuning {
+  /** Bytes of a buffer by default (the paper's choice: one flash block). */
+  public static final int DEFAULT_BUFFER_BYTES = 128 * 1024;
+
+  private static final double LN2_SQUARED = Math.log(2) * Math.log(2);
+  /** Bytes of RAM per buffered entry beyond its encoded bytes: cuckoo slots (6 bytes at 87 % load). */
+  private static final double SLOT_BYTES_PER_ENTRY = 6 * 1.15;
+
+  private final long logBytes;
+  private final long memoryBytes;
+  private final int entryBytes;
+  private final int superTables;
+  private final int bufferBytes;
+  private final int bufferEntries;
+  private final int bitsPerFilter;
+  private final int hashes;
+  private final int incarnationsPerTable;
+  private final double bloomBitsPerKey;
+  private final long capacityEntries;
+
+  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int bufferBytes, double bloomBitsPerKey) {
+    this.logBytes = logBytes;
+    this.memoryBytes = memoryBytes;
+    this.entryBytes = entryBytes;
+    this.superTables = superTables;
+    this.bufferBytes = bufferBytes;
+    this.bloomBitsPerKey = bloomBitsPerKey;
+    int encoded = encodedBytes(entryBytes);
+    this.bufferEntries = Math.max(1, bufferBytes / encoded);
+    this.capacityEntries = capacity(logBytes, encoded);
+    this.incarnationsPerTable = (int) Math.max(1, Math.min(1 << 20, logBytes / ((long) superTables * bufferBytes)));
+    this.bitsPerFilter = (int) Math.max(64, Math.min(1 << 28, Math.round(bloomBitsPerKey * bufferEntries)));
+    this.hashes = (int) Math.max(1, Math.min(16, Math.round(bloomBitsPerKey * Math.log(2))));
+  }
+
+  /**
+   * The tuning for a log of {@code logBytes}, {@code memoryBytes} of RAM in all, and entries of
+   * about {@code entryBytes} (key plus value).
+   *
+   * @throws IllegalArgumentException naming the knob to change when the budgets cannot work
+   */
+  public static BufferHashTuning forBudgets(long logBytes, long memoryBytes, int entryBytes) {
+    return forBudgets(logBytes, memoryBytes, entryBytes, 0);
+  }
+
+  /**
+   * As {@link #forBudgets(long, long, int)} with buffers of {@code bufferBytes} (0: the paper's
+   * optimum, at most {@link #DEFAULT_BUFFER_BYTES} each).
+   */
+  public static BufferHashTuning forBudgets(long logBytes, long memoryBytes, int entryBytes, int bufferBytes) {
+    return forBudgets(logBytes, memoryBytes, entryBytes, bufferBytes, 0);
+  }
+
+  /**
+   * As {@link #forBudgets(long, long, int, int)} with {@code superTables} partitions (0: as many
+   * as the buffers' optimal total RAM divided by a buffer's size).
+   */
+  public static BufferHashTuning forBudgets(long logBytes, long memoryBytes, int entryBytes, int bufferBytes, int superTables) {
+    check(superTables >= 0, "superTables must not be negative");
+    check(logBytes >= 16 * LogFormat.PAGE_BYTES, "logBytes must be at least 64 KiB, was " + logBytes);
+    check(entryBytes >= 1, "entryBytes must be positive, was " + entryBytes);
+    check(bufferBytes >= 0, "bufferBytes must not be negative");
+    int encoded = encodedBytes(entryBytes);
+    long entries = capacity(logBytes, encoded);
+    double optimalBufferTotal = logBytes / (8.0 * encoded * LN2_SQUARED);
+    int perBuffer = bufferBytes > 0 ? bufferBytes : (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, optimalBufferTotal));
+    perBuffer = Math.max(perBuffer, encoded + LogFormat.HEADER_BYTES);
+    int tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.round(optimalBufferTotal / perBuffer)));
+    check(
+        (long) tables * perBuffer * 2 <= logBytes,
+        "a log of " + logBytes + " bytes cannot hold two incarnations of each of " + tables + " super tables of " + perBuffer
+            + "-byte buffers: raise logBytes or lower bufferBytes or superTables");
+    double bufferRam = tables * (perBuffer + SLOT_BYTES_PER_ENTRY * perBuffer / encoded);
+    double fenceRam = 4.0 * logBytes / LogFormat.PAGE_BYTES + 96.0 * logBytes / perBuffer;
+    double fixedRam = 4096 + 256.0 * tables;
+    double bloomBytes = memoryBytes - bufferRam - fenceRam - fixedRam;
+    double bitsPerKey = bloomBytes * 8 / entries;
+    if (bitsPerKey < 2) {
+      double needed = bufferRam + fenceRam + fixedRam + 10.0 * entries / 8;
+      throw new IllegalArgumentException(
+          String.format(
+              Locale.ROOT,
+              "memoryBytes %,d is too little for a log of %,d bytes of %d-byte entries (%,d entries): buffers take %,.0f bytes, "
+                  + "leaving %.1f Bloom filter bits per key; raise memoryBytes to at least %,.0f (10 bits per key) or lower logBytes",
+              memoryBytes, logBytes, entryBytes, entries, bufferRam, Math.max(0, bitsPerKey), needed));
+    }
+    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, perBuffer, Math.min(bitsPerKey, 40));
+  }
+
+  /**
+   * The RAM a log of {@code logBytes} of {@code entryBytes}-byte entries needs so that a lookup of
+   * an absent key reads at most {@code wastedReads} units on average (BufferHash §6.4, "total
+   * memory size").
+   */
+  public static long memoryFor(long logBytes, int entryBytes, double wastedReads) {
+    check(wastedReads > 0, "wastedReads must be positive");
+    long low = 1 << 16;
+    long high = Math.max(low, logBytes);
+    if (forBudgetsOrNull(logBytes, high, entryBytes) == null || forBudgetsOrNull(logBytes, high, entryBytes).expectedWastedReads() > wastedReads) {
+      throw new IllegalArgumentException("no RAM budget up to the log's size reaches " + wastedReads + " wasted reads: raise logBytes or the target");
+    }
+    while (high - low > 4096) {
+      long mid = (low + high) >>> 1;
+      BufferHashTuning tuning = forBudgetsOrNull(logBytes, mid, entryBytes);
+      if (tuning != null && tuning.expectedWastedReads() <= wastedReads) {
+        high = mid;
+      } else {
+        low = mid;
+      }
+    }
+    return high;
+  }
+
+  private static BufferHashTuning forBudgetsOrNull(long logBytes, long memoryBytes, int entryBytes) {
+    try {
+      return forBudgets(logBytes, memoryBytes, entryBytes);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static int encodedBytes(int entryBytes) {
+    return entryBytes + 2;
+  }
+
+  private static long capacity(long logBytes, int encoded) {
+    long usable = LogFormat.PAGE_BYTES - LogFormat.UNIT_HEADER_BYTES - LogFormat.UNIT_FOOTER_BYTES;
+    long perPage = Math.max(1, usable / encoded);
+    return Math.max(1, logBytes / LogFormat.PAGE_BYTES * perPage);
+  }
+
+  private static void check(boolean condition, String message) {
+    if (!condition) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  public long logBytes() {
+    return logBytes;
+  }
+
+  public long memoryBytes() {
+    return memoryBytes;
+  }
+
+  public int entryBytes() {
+    return entryBytes;
+  }
+
+  /** Partitions of the key space, each with its own buffer. */
+  public int superTables() {
+    return superTables;
+  }
+
+  /** Bytes of one buffer (and about one incarnation). */
+  public int bufferBytes() {
+    return bufferBytes;
+  }
+
+  /** Entries a buffer is sized for. */
+  public int bufferEntries() {
+    return bufferEntries;
+  }
+
+  /** Entries of {@link #entryBytes} the log holds when full. */
+  public long capacityEntries() {
+    return capacityEntries;
+  }
+
+  /** Incarnations each super table keeps, on average, once the log is full. */
+  public int incarnationsPerTable() {
+    return incarnationsPerTable;
+  }
+
+  public double bloomBitsPerKey() {
+    return bloomBitsPerKey;
+  }
+
+  /** Bits of one incarnation's Bloom filter. */
+  public int bitsPerFilter() {
+    return bitsPerFilter;
+  }
+
+  /** Hash functions of the Bloom filters. */
+  public int hashes() {
+    return hashes;
+  }
+
+  /** Units a lookup of an absent key reads in vain, on average, once the log is full. */
+  public double expectedWastedReads() {
+    double falsePositive = Math.pow(1 - Math.exp(-hashes * (double) bufferEntries / bitsPerFilter), hashes);
+    return incarnationsPerTable * falsePositive;
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        Locale.ROOT,
+        "%d super tables of %d-byte buffers (%d entries), %d incarnations each, %.1f Bloom bits per key with %d hashes, "
+            + "%.4f wasted reads per absent key, %,d entries of %d bytes",
+        superTables, bufferBytes, bufferEntries, incarnationsPerTable, bloomBitsPerKey, hashes, expectedWastedReads(), capacityEntries,
+        entryBytes);
+  }
+}

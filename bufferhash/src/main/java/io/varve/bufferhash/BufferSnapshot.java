@@ -1,0 +1,84 @@
+package io.varve.bufferhash;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * The buffers file: what the buffers held when the table was closed ({@link LogFormat} has the
+ * layout), so that a clean close loses nothing and makes no small incarnations. Written whole under
+ * a temporary name, forced, then renamed; read once on open and deleted. Stateless; thread-safe.
+ */
+final class BufferSnapshot {
+  private BufferSnapshot() {}
+
+  /** Receives each entry of the snapshot, oldest first within its super table. */
+  interface EntrySink {
+    /** {@code value} is null for a tombstone. */
+    void accept(int superTable, byte[] key, byte[] value);
+  }
+
+  static void write(Path file, SuperTable[] tables) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] header = new byte[12];
+    LogFormat.putInt(header, 0, LogFormat.BUFFERS_MAGIC);
+    header[4] = LogFormat.VERSION;
+    LogFormat.putInt(header, 8, tables.length);
+    out.write(header);
+    byte[] word = new byte[8];
+    for (SuperTable table : tables) {
+      List<WriteBuffer> buffers = table.buffersOldestFirst();
+      int count = 0;
+      for (WriteBuffer buffer : buffers) {
+        count += buffer.entryCount();
+      }
+      LogFormat.putInt(word, 0, table.id);
+      LogFormat.putInt(word, 4, count);
+      out.write(word);
+      for (WriteBuffer buffer : buffers) {
+        byte[] arena = buffer.arena();
+        buffer.forEachEntry(offset -> out.write(arena, offset, WriteBuffer.entrySize(arena, offset)));
+      }
+    }
+    byte[] bytes = out.toByteArray();
+    byte[] crc = new byte[4];
+    LogFormat.putInt(crc, 0, LogFormat.crc(bytes, 0, bytes.length));
+    Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+    try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      channel.write(java.nio.ByteBuffer.wrap(bytes));
+      channel.write(java.nio.ByteBuffer.wrap(crc));
+      channel.force(true);
+    }
+    Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  static void read(Path file, int superTables, EntrySink sink) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    CorruptStoreException.check(bytes.length >= 16, file + ": " + bytes.length + " bytes, too short for a buffers file");
+    int end = bytes.length - 4;
+    CorruptStoreException.check(LogFormat.getInt(bytes, end) == LogFormat.crc(bytes, 0, end), file + ": checksum mismatch");
+    CorruptStoreException.check(LogFormat.getInt(bytes, 0) == LogFormat.BUFFERS_MAGIC, file + ": not a buffers file");
+    CorruptStoreException.check(bytes[4] == LogFormat.VERSION, file + ": version " + bytes[4] + ", this reader knows 1");
+    CorruptStoreException.check(LogFormat.getInt(bytes, 8) == superTables, file + ": written for " + LogFormat.getInt(bytes, 8) + " super tables, the log has " + superTables);
+    int at = 12;
+    for (int t = 0; t < superTables; t++) {
+      CorruptStoreException.check(at + 8 <= end, file + ": ends inside super table " + t);
+      CorruptStoreException.check(LogFormat.getInt(bytes, at) == t, file + ": super table " + LogFormat.getInt(bytes, at) + " where " + t + " belongs");
+      int count = LogFormat.getInt(bytes, at + 4);
+      CorruptStoreException.check(count >= 0, file + ": negative entry count");
+      at += 8;
+      for (int i = 0; i < count; i++) {
+        int size = IncarnationCodec.checkedEntrySize(bytes, at, end, file.toString());
+        sink.accept(t, WriteBuffer.key(bytes, at), WriteBuffer.value(bytes, at));
+        at += size;
+      }
+    }
+    CorruptStoreException.check(at == end, file + ": " + (end - at) + " bytes after the last super table");
+  }
+}

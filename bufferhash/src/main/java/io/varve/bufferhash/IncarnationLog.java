@@ -1,0 +1,329 @@
+package io.varve.bufferhash;
+
+import static io.varve.bufferhash.LogFormat.HEADER_BYTES;
+import static io.varve.bufferhash.LogFormat.PAGE_BYTES;
+import static io.varve.bufferhash.LogFormat.STATE_SLOT_BYTES;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * The device as one circular log of incarnations (BufferHash §5.2): every super table's flushes
+ * are written one after another at the head, in one sequential write each; space is reclaimed at
+ * the tail, oldest incarnation first. An incarnation never wraps: when it does not fit before the
+ * end of the file, a wrap marker is left and it is written at page 0.
+ *
+ * <p>The state file records tail, head and sequence numbers. Before pages of evicted incarnations
+ * are overwritten, the state names the new tail; after an incarnation is written, the state names
+ * the new head. So whatever moment a process dies, the state lists only whole incarnations.
+ *
+ * <p>Not thread-safe for writes: {@link BufferHash} serializes them under its log lock. Reads
+ * ({@link #read}) are positional and may run from any thread.
+ */
+final class IncarnationLog implements AutoCloseable {
+  private final Path logFile;
+  private final Path stateFile;
+  private final FileChannel log;
+  private final FileChannel state;
+  private final int totalPages;
+  private final ArrayDeque<Incarnation> live = new ArrayDeque<>();
+  private int head;
+  private long nextSequence = 1;
+  private long generation;
+  private final int superTables;
+  private final long seed;
+
+  private IncarnationLog(Path logFile, Path stateFile, FileChannel log, FileChannel state, int totalPages, int superTables, long seed) {
+    this.logFile = logFile;
+    this.stateFile = stateFile;
+    this.log = log;
+    this.state = state;
+    this.totalPages = totalPages;
+    this.superTables = superTables;
+    this.seed = seed;
+  }
+
+  /** Creates a new, empty log of {@code totalPages} pages (the file is sparse until written). */
+  static IncarnationLog create(Path directory, int totalPages, int superTables, long seed) throws IOException {
+    Path logFile = directory.resolve("log");
+    Path stateFile = directory.resolve("state");
+    FileChannel log = FileChannel.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel state = FileChannel.open(stateFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    // Reserve the whole length now, so that a full disk shows at creation, not mid-flush.
+    log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
+    IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
+    result.writeState(true);
+    result.writeState(true);
+    return result;
+  }
+
+  /** Opens an existing log: reads the state; {@link #scan} then rebuilds the incarnations. */
+  static IncarnationLog open(Path directory) throws IOException {
+    Path logFile = directory.resolve("log");
+    Path stateFile = directory.resolve("state");
+    FileChannel log = FileChannel.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel state = FileChannel.open(stateFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    try {
+      byte[] bytes = new byte[2 * STATE_SLOT_BYTES];
+      readFully(state, ByteBuffer.wrap(bytes), 0, stateFile);
+      long[] best = null;
+      for (int slot = 0; slot < 2; slot++) {
+        long[] fields = parseState(bytes, slot * STATE_SLOT_BYTES);
+        if (fields != null && (best == null || fields[0] > best[0])) {
+          best = fields;
+        }
+      }
+      CorruptStoreException.check(best != null, stateFile + ": neither state slot is valid");
+      long logPages = best[1];
+      CorruptStoreException.check(
+          logPages >= 1 && logPages <= Integer.MAX_VALUE && log.size() >= logPages * PAGE_BYTES,
+          logFile + ": " + log.size() + " bytes, the state says " + logPages + " pages");
+      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, (int) best[7], best[8]);
+      result.generation = best[0];
+      result.head = (int) best[3];
+      result.nextSequence = best[5];
+      result.scanTail = (int) best[2];
+      result.scanTailSequence = best[4];
+      CorruptStoreException.check(
+          result.head >= 0 && result.head <= logPages && result.scanTail >= 0 && result.scanTail <= logPages
+              && result.scanTailSequence >= 1 && result.scanTailSequence <= result.nextSequence && result.superTables >= 1,
+          stateFile + ": inconsistent state");
+      return result;
+    } catch (RuntimeException | IOException e) {
+      log.close();
+      state.close();
+      throw e;
+    }
+  }
+
+  private int scanTail;
+  private long scanTailSequence;
+
+  /** Decodes each incarnation found by {@link #scan}, oldest first, into what RAM keeps of it. */
+  interface Decoder {
+    Incarnation decode(byte[] bytes, IncarnationCodec.Header header, int startPage);
+  }
+
+  /**
+   * Reads every incarnation between tail and head, oldest first, checking sequence numbers and
+   * checksums; {@code decoder} checks each and returns what RAM keeps, which becomes live.
+   */
+  void scan(Decoder decoder) throws IOException {
+    int page = scanTail;
+    long sequence = scanTailSequence;
+    byte[] header = new byte[HEADER_BYTES];
+    while (sequence < nextSequence) {
+      if (page == totalPages) {
+        page = 0;
+      }
+      readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
+      if (IncarnationCodec.isWrap(header, 0)) {
+        CorruptStoreException.check(page != 0, logFile + ": a wrap marker at page 0");
+        page = 0;
+        continue;
+      }
+      String where = logFile + " at page " + page;
+      IncarnationCodec.Header fields = IncarnationCodec.readHeader(header, where);
+      CorruptStoreException.check(fields.sequence == sequence, where + ": sequence " + fields.sequence + ", expected " + sequence);
+      CorruptStoreException.check(
+          fields.superTable >= 0 && fields.superTable < superTables && page + (long) fields.pages <= totalPages,
+          where + ": header out of range");
+      byte[] bytes = new byte[fields.pages * PAGE_BYTES];
+      readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
+      Incarnation incarnation = decoder.decode(bytes, fields, page);
+      if (incarnation.startPage != page) {
+        throw new IllegalStateException("decoder placed " + incarnation + " elsewhere than page " + page);
+      }
+      live.addLast(incarnation);
+      page += fields.pages;
+      sequence++;
+    }
+    CorruptStoreException.check(live.isEmpty() || page == head, logFile + ": the incarnations end at page " + page + ", the state says " + head);
+  }
+
+  int totalPages() {
+    return totalPages;
+  }
+
+  int superTables() {
+    return superTables;
+  }
+
+  long seed() {
+    return seed;
+  }
+
+  Path file() {
+    return logFile;
+  }
+
+  boolean isEmpty() {
+    return live.isEmpty();
+  }
+
+  Incarnation oldest() {
+    return live.peekFirst();
+  }
+
+  Iterator<Incarnation> oldestFirst() {
+    return live.iterator();
+  }
+
+  int liveIncarnations() {
+    return live.size();
+  }
+
+  long nextSequence() {
+    return nextSequence;
+  }
+
+  private int tail() {
+    return live.isEmpty() ? head : live.peekFirst().startPage;
+  }
+
+  /** Pages holding live incarnations. */
+  long usedPages() {
+    long used = 0;
+    for (Incarnation incarnation : live) {
+      used += incarnation.pages;
+    }
+    return used;
+  }
+
+  /** Where an incarnation of {@code pages} pages can be written now, or -1 if the oldest must go first. */
+  int placeFor(int pages) {
+    if (pages > totalPages) {
+      throw new IllegalArgumentException(
+          "an incarnation of " + pages + " pages does not fit a log of " + totalPages + " pages: raise logBytes");
+    }
+    if (live.isEmpty()) {
+      return head + pages <= totalPages ? head : 0;
+    }
+    int tail = tail();
+    if (head > tail) {
+      if (head + pages <= totalPages) {
+        return head;
+      }
+      return pages <= tail ? 0 : -1;
+    }
+    // head <= tail: the live region wraps, free space is [head, tail).
+    return head + pages <= tail ? head : -1;
+  }
+
+  /** Drops the oldest incarnation from the live list (its pages become free). */
+  Incarnation removeOldest() {
+    return live.removeFirst();
+  }
+
+  /** Records the current tail durably enough that its freed pages may be overwritten. */
+  void commitTail(boolean sync) throws IOException {
+    writeState(sync);
+  }
+
+  /** Writes {@code encoded} at {@code page} (from {@link #placeFor}) and makes it the newest live incarnation. */
+  Incarnation append(IncarnationCodec.Encoded encoded, int page, boolean sync) throws IOException {
+    if (encoded.sequence != nextSequence) {
+      throw new IllegalStateException("incarnation " + encoded.sequence + " written when " + nextSequence + " is next");
+    }
+    if (page == 0 && head != 0 && head < totalPages) {
+      byte[] marker = new byte[HEADER_BYTES];
+      LogFormat.putInt(marker, 0, LogFormat.WRAP_MAGIC);
+      LogFormat.putInt(marker, 28, LogFormat.crc(marker, 0, 28));
+      writeFully(ByteBuffer.wrap(marker), (long) head * PAGE_BYTES);
+    }
+    writeFully(ByteBuffer.wrap(encoded.bytes), (long) page * PAGE_BYTES);
+    if (sync) {
+      log.force(false);
+    }
+    Incarnation incarnation = encoded.at(page);
+    live.addLast(incarnation);
+    head = page + encoded.pages;
+    nextSequence++;
+    writeState(sync);
+    return incarnation;
+  }
+
+  /** Reads {@code into.remaining()} bytes at {@code position} of the log. */
+  void read(ByteBuffer into, long position) throws IOException {
+    readFully(log, into, position, logFile);
+  }
+
+  void sync() throws IOException {
+    log.force(false);
+    state.force(false);
+  }
+
+  private void writeFully(ByteBuffer bytes, long position) throws IOException {
+    while (bytes.hasRemaining()) {
+      position += log.write(bytes, position);
+    }
+  }
+
+  private static void readFully(FileChannel channel, ByteBuffer into, long position, Path file) throws IOException {
+    while (into.hasRemaining()) {
+      int read = channel.read(into, position);
+      if (read < 0) {
+        throw new CorruptStoreException(file + ": ends at " + position + ", before the bytes its state lists");
+      }
+      position += read;
+    }
+  }
+
+  private void writeState(boolean sync) throws IOException {
+    generation++;
+    byte[] slot = new byte[STATE_SLOT_BYTES];
+    LogFormat.putInt(slot, 0, LogFormat.STATE_MAGIC);
+    slot[4] = LogFormat.VERSION;
+    int at = 8;
+    for (long field : new long[] {generation, totalPages, tail(), head, live.isEmpty() ? nextSequence : live.peekFirst().sequence, nextSequence}) {
+      LogFormat.putLong(slot, at, field);
+      at += 8;
+    }
+    LogFormat.putInt(slot, at, superTables);
+    LogFormat.putLong(slot, at + 4, seed);
+    LogFormat.putInt(slot, at + 12, LogFormat.crc(slot, 0, at + 12));
+    ByteBuffer buffer = ByteBuffer.wrap(slot);
+    long position = (generation & 1) * STATE_SLOT_BYTES;
+    while (buffer.hasRemaining()) {
+      position += state.write(buffer, position);
+    }
+    if (sync) {
+      state.force(false);
+    }
+  }
+
+  /** The fields of a valid state slot (generation, pages, tail, head, tail sequence, next sequence, -, super tables, seed), or null. */
+  private static long[] parseState(byte[] bytes, int at) {
+    if (LogFormat.getInt(bytes, at) != LogFormat.STATE_MAGIC || bytes[at + 4] != LogFormat.VERSION) {
+      return null;
+    }
+    int fieldsEnd = at + 8 + 48;
+    if (LogFormat.getInt(bytes, fieldsEnd + 12) != LogFormat.crc(bytes, at, fieldsEnd + 12 - at)) {
+      return null;
+    }
+    long[] fields = new long[9];
+    for (int i = 0; i < 6; i++) {
+      fields[i] = LogFormat.getLong(bytes, at + 8 + 8 * i);
+    }
+    fields[7] = LogFormat.getInt(bytes, fieldsEnd);
+    fields[8] = LogFormat.getLong(bytes, fieldsEnd + 4);
+    return fields;
+  }
+
+  @Override
+  public void close() {
+    try (FileChannel l = log;
+        FileChannel s = state) {
+      // closes both
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

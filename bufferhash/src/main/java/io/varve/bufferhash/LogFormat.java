@@ -1,0 +1,153 @@
+package io.varve.bufferhash;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * The one place that knows BufferHash's byte layouts: entries, incarnations in the circular log,
+ * the state file and the buffer snapshot. Integers are big-endian; a varint is an unsigned LEB128.
+ *
+ * <pre>
+ * Entry        := keyLength:varint valueCode:varint key:byte[keyLength] value:byte[valueCode - 1]
+ *                 (valueCode 0: a tombstone, the key was deleted; no value bytes)
+ *
+ * log file     := Page* (PAGE_BYTES each), used as one circular list of incarnations; free or
+ *                 evicted pages hold anything
+ * Incarnation  := IncarnationHeader Unit+            (starts at a page; unit 0 follows the header
+ *                                                     inside page 0, every other unit starts a page)
+ * IncarnationHeader (HEADER_BYTES = 32)
+ *   +0  magic:int32 = 0x56424849 ("VBHI")  (WRAP_MAGIC 0x56424857 "VBHW": the log continues at page 0)
+ *   +4  version:uint8 = 1, reserved:uint8[3] = 0
+ *   +8  superTable:int32
+ *   +12 sequence:int64                     (1, 2, 3, ... in log order)
+ *   +20 pages:int32                        (the incarnation's length in pages)
+ *   +24 entries:int32
+ *   +28 crc:int32                          CRC32C of bytes +0..+27
+ * Unit         := runPages:int32 entryCount:int32 Entry[entryCount] zero padding crc:int32
+ *                 (fills its runPages pages, less the header in page 0; crc is the CRC32C of the
+ *                 incarnation's sequence (int64), the unit's first page in the incarnation (int32)
+ *                 and every unit byte before it, so a page left over from an older incarnation
+ *                 fails the check)
+ *                 Entries are ordered by the top bits of their key hash's low word; a unit holds
+ *                 the entries that fit in one page, or one entry too large for a page alone.
+ *
+ * state file   := StateSlot StateSlot              (STATE_SLOT_BYTES each; written alternately;
+ *                                                  the valid slot of higher generation counts)
+ * StateSlot    := magic:int32 = 0x56424853 ("VBHS") version:uint8 = 1 reserved:uint8[3]
+ *                 generation:int64 logPages:int64 tailPage:int64 headPage:int64
+ *                 tailSequence:int64 nextSequence:int64 superTables:int32 seed:int64 crc:int32
+ *
+ * buffers file := magic:int32 = 0x56424842 ("VBHB") version:uint8 = 1 reserved:uint8[3]
+ *                 superTables:int32 Table* crc:int32  (CRC32C of all bytes before it)
+ * Table        := superTable:int32 entryCount:int32 Entry[entryCount]
+ * </pre>
+ *
+ * Stateless; thread-safe.
+ */
+final class LogFormat {
+  static final int PAGE_BYTES = 4096;
+  static final int INCARNATION_MAGIC = 0x56424849;
+  static final int WRAP_MAGIC = 0x56424857;
+  static final int STATE_MAGIC = 0x56424853;
+  static final int BUFFERS_MAGIC = 0x56424842;
+  static final int VERSION = 1;
+  static final int HEADER_BYTES = 32;
+  static final int UNIT_HEADER_BYTES = 8;
+  static final int UNIT_FOOTER_BYTES = 4;
+  static final int STATE_SLOT_BYTES = 512;
+  static final int STATE_BYTES = 8 + 8 * 6 + 4 + 8;
+
+  private LogFormat() {}
+
+  /** Bytes an entry takes, encoded. */
+  static int entryBytes(int keyLength, int valueLength, boolean tombstone) {
+    int valueCode = tombstone ? 0 : valueLength + 1;
+    return varintBytes(keyLength) + varintBytes(valueCode) + keyLength + (tombstone ? 0 : valueLength);
+  }
+
+  static int varintBytes(int value) {
+    int bytes = 1;
+    while ((value & ~0x7F) != 0) {
+      value >>>= 7;
+      bytes++;
+    }
+    return bytes;
+  }
+
+  /** Writes {@code value} as a varint at {@code at}; returns the position after it. */
+  static int putVarint(byte[] to, int at, int value) {
+    while ((value & ~0x7F) != 0) {
+      to[at++] = (byte) ((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    to[at++] = (byte) value;
+    return at;
+  }
+
+  /**
+   * Reads a varint at {@code at}, no further than {@code end}: the value in the low 32 bits, the
+   * position after it in the high 32 bits, or -1 if the bytes are not a varint of at most 31 bits.
+   */
+  static long getVarint(byte[] from, int at, int end) {
+    int value = 0;
+    for (int shift = 0; shift < 32; shift += 7) {
+      if (at >= end) {
+        return -1;
+      }
+      int b = from[at++];
+      value |= (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return value < 0 ? -1 : ((long) at << 32) | (value & 0xFFFFFFFFL);
+      }
+    }
+    return -1;
+  }
+
+  /** Encodes one entry at {@code at}; returns the position after it. */
+  static int putEntry(byte[] to, int at, byte[] key, byte[] value, boolean tombstone) {
+    at = putVarint(to, at, key.length);
+    at = putVarint(to, at, tombstone ? 0 : value.length + 1);
+    System.arraycopy(key, 0, to, at, key.length);
+    at += key.length;
+    if (!tombstone) {
+      System.arraycopy(value, 0, to, at, value.length);
+      at += value.length;
+    }
+    return at;
+  }
+
+  /** CRC32C of a unit: bound to the incarnation's sequence and the unit's first page. */
+  static int unitCrc(long sequence, int firstPage, byte[] bytes, int offset, int length) {
+    CRC32C crc = new CRC32C();
+    ByteBuffer binding = ByteBuffer.allocate(12).putLong(sequence).putInt(firstPage).flip();
+    crc.update(binding);
+    crc.update(bytes, offset, length);
+    return (int) crc.getValue();
+  }
+
+  static int crc(byte[] bytes, int offset, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, offset, length);
+    return (int) crc.getValue();
+  }
+
+  static void putInt(byte[] to, int at, int value) {
+    to[at] = (byte) (value >>> 24);
+    to[at + 1] = (byte) (value >>> 16);
+    to[at + 2] = (byte) (value >>> 8);
+    to[at + 3] = (byte) value;
+  }
+
+  static int getInt(byte[] from, int at) {
+    return (from[at] << 24) | ((from[at + 1] & 0xFF) << 16) | ((from[at + 2] & 0xFF) << 8) | (from[at + 3] & 0xFF);
+  }
+
+  static void putLong(byte[] to, int at, long value) {
+    putInt(to, at, (int) (value >>> 32));
+    putInt(to, at + 4, (int) value);
+  }
+
+  static long getLong(byte[] from, int at) {
+    return ((long) getInt(from, at) << 32) | (getInt(from, at + 4) & 0xFFFFFFFFL);
+  }
+}
