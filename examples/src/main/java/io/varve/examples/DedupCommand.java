@@ -1,5 +1,9 @@
 package io.varve.examples;
 
+import io.varve.bufferhash.BufferHash;
+import io.varve.bufferhash.BufferHashStats;
+import io.varve.bufferhash.BufferHashTuning;
+import io.varve.examples.dedup.BufferHashChunkIndex;
 import io.varve.examples.dedup.ChunkIndex;
 import io.varve.examples.dedup.DedupStats;
 import io.varve.examples.dedup.Deduplicator;
@@ -21,21 +25,28 @@ import java.util.stream.Stream;
 /**
  * {@code varve dedup [PATH...]}: the dedup / WAN-optimizer run of the BufferHash paper (section 8)
  * over real files. Every file is cut into chunks by content (FastCDC), each chunk's SHA-1 is looked
- * up in a fingerprint index and recorded when new; the command prints the bytes seen, the
- * redundancy found (bytes of chunks seen before), the speed, and the index's RAM against its size
- * on disk. Without paths it reads the jars of the local Maven repository.
+ * up in a fingerprint index (BufferHash, or a HashMap) and recorded when new; the command prints
+ * the bytes seen, the redundancy found (bytes of chunks seen before), the speed, and the index's
+ * RAM against its size on disk. Without paths it reads the jars of the local Maven repository.
  */
 final class DedupCommand {
-  static final String USAGE =
-      "usage: varve dedup [PATH...] [--min 2k --avg 8k --max 64k] [--index hashmap] [--check]";
-
-  private static final Set<String> VALUED = Set.of("min", "avg", "max", "index");
+  private static final Set<String> VALUED = Set.of("min", "avg", "max", "index", "log", "memory", "dir");
   private static final Set<String> SWITCHES = Set.of("check");
 
   /** How often a run that is not on a terminal prints a progress line; on a terminal, one line updates. */
   private static final long LOG_INTERVAL_NANOS = 5_000_000_000L;
 
   private static final long TERMINAL_INTERVAL_NANOS = 500_000_000L;
+
+  /**
+   * Log bytes per expected fingerprint by default: twice an entry's share of a log page (about 32
+   * bytes), so that a run over the files given evicts nothing and finds all the redundancy a
+   * HashMap finds.
+   */
+  private static final long DEFAULT_LOG_BYTES_PER_CHUNK = 64;
+
+  /** What the default RAM budget is sized for: absent fingerprints read a page in vain once in 100 lookups. */
+  private static final double DEFAULT_WASTED_READS = 0.01;
 
   private DedupCommand() {}
 
@@ -44,12 +55,21 @@ final class DedupCommand {
     int min = options.getIntBytes("min", FastCdc.DEFAULT_MIN, 1);
     int avg = options.getIntBytes("avg", FastCdc.DEFAULT_AVG, 1);
     int max = options.getIntBytes("max", FastCdc.DEFAULT_MAX, 1);
-    String indexKind = options.getString("index", "hashmap");
+    String indexKind = options.getString("index", "bufferhash");
+    boolean logGiven = options.has("log");
+    long logBytes = options.getBytes("log", 0, 64 << 10);
+    boolean memoryGiven = options.has("memory");
+    long memoryBytes = options.getBytes("memory", 0, 1);
+    String dirOption = options.getString("dir", null);
     boolean check = options.flag("check");
     options.checkAllUsed();
     FastCdc chunker = new FastCdc(min, avg, max);
-    if (!indexKind.equals("hashmap")) {
-      throw new IllegalArgumentException("--index must be hashmap, got '" + indexKind + "'");
+    if (!indexKind.equals("bufferhash") && !indexKind.equals("hashmap")) {
+      throw new IllegalArgumentException("--index must be bufferhash or hashmap, got '" + indexKind + "'");
+    }
+    boolean bufferHash = indexKind.equals("bufferhash");
+    if (!bufferHash && (logGiven || memoryGiven || dirOption != null)) {
+      throw new IllegalArgumentException("--log, --memory and --dir are for --index bufferhash");
     }
     List<String> paths = options.positional();
     String what;
@@ -66,10 +86,32 @@ final class DedupCommand {
       files = files(roots, "");
       what = String.join(" ", paths);
     }
-    try (ChunkIndex index = new HashMapChunkIndex();
+    long totalBytes = 0;
+    for (Path file : files) {
+      totalBytes += Files.size(file);
+    }
+    if (bufferHash && !logGiven) {
+      long expectedChunks = totalBytes / avg + files.size();
+      logBytes = Math.max(1L << 20, roundUpToMiB(expectedChunks * DEFAULT_LOG_BYTES_PER_CHUNK));
+    }
+    if (bufferHash && !memoryGiven) {
+      memoryBytes = BufferHashTuning.memoryFor(logBytes, BufferHashChunkIndex.ENTRY_BYTES, DEFAULT_WASTED_READS);
+    }
+    Path temporary = bufferHash && dirOption == null ? Files.createTempDirectory("varve-dedup") : null;
+    try (ChunkIndex index = bufferHash
+            ? BufferHashChunkIndex.open(dirOption != null ? Path.of(dirOption) : temporary.resolve("index"), logBytes, memoryBytes)
+            : new HashMapChunkIndex();
         ChunkIndex reference = check ? new HashMapChunkIndex() : null) {
-      out.printf("varve dedup: %,d files in %s; chunks of %s min, %s average, %s max (FastCDC); SHA-1 into %s%n",
-          files.size(), what, Options.showBytes(min), Options.showBytes(avg), Options.showBytes(max), index.description());
+      out.printf("varve dedup: %,d files, %s, in %s; chunks of %s min, %s average, %s max (FastCDC); SHA-1 into %s%n",
+          files.size(), mib(totalBytes), what, Options.showBytes(min), Options.showBytes(avg), Options.showBytes(max),
+          index.description());
+      if (index instanceof BufferHashChunkIndex table) {
+        BufferHashTuning tuning = table.table().tuning();
+        out.printf("  budgets      log %s on disk, RAM %s: %,d super tables of %s buffers, %.1f Bloom bits per fingerprint"
+                + " (room for %,d fingerprints)%n",
+            mib(tuning.logBytes()), mib(tuning.memoryBytes()), tuning.superTables(), mib(tuning.bufferBytes()),
+            tuning.bloomBitsPerKey(), tuning.capacityEntries());
+      }
       boolean terminal = System.console() != null && err == System.err;
       long start = System.nanoTime();
       Deduplicator dedup = new Deduplicator(chunker, index, reference)
@@ -89,8 +131,14 @@ final class DedupCommand {
         err.print("\r" + " ".repeat(100) + "\r");
       }
       report(dedup.stats(), skipped, nanos, index, reference, out);
+    } finally {
+      StoreDemo.deleteTree(temporary);
     }
     return 0;
+  }
+
+  private static long roundUpToMiB(long bytes) {
+    return (bytes + (1 << 20) - 1) & -(1L << 20);
   }
 
   /**
@@ -136,8 +184,30 @@ final class DedupCommand {
         100 * stats.redundancy(), stats.duplicateBytes(), stats.duplicateChunks());
     out.printf("  speed        %.2f s: %,.0f chunks/s, %.1f MB/s (read, chunk, SHA-1, look up, record)%n",
         seconds, stats.chunks() / seconds, stats.bytes() / 1e6 / seconds);
-    out.printf("  index        %s: %,d entries, RAM %s, on disk %s%n",
-        index.description(), stats.chunks() - stats.duplicateChunks(), mib(index.ramBytes()), mib(index.diskBytes()));
+    long fingerprints = stats.chunks() - stats.duplicateChunks();
+    long ram = index.ramBytes();
+    long disk = index.diskBytes();
+    if (index instanceof BufferHashChunkIndex table) {
+      out.printf("  index        %,d fingerprints; RAM %s (%.1f bytes per fingerprint) against %s of log on disk: %s%n",
+          fingerprints, mib(ram), ram / (double) Math.max(1, fingerprints), mib(disk),
+          disk == 0 ? "nothing on disk yet" : String.format("RAM is %.3f of the index's size", ram / (double) disk));
+      BufferHash bufferHash = table.table();
+      BufferHashStats counters = bufferHash.stats();
+      long[] histogram = counters.readsPerLookup();
+      long lookups = Math.max(1, counters.lookups());
+      StringBuilder distribution = new StringBuilder();
+      for (int reads = 0; reads < histogram.length; reads++) {
+        if (histogram[reads] != 0) {
+          distribution.append(String.format("%s%d%s: %.4f", distribution.length() == 0 ? "" : ", ", reads,
+              reads == histogram.length - 1 ? "+" : "", histogram[reads] / (double) lookups));
+        }
+      }
+      out.printf("  lookups      %,d, %.4f SSD reads each (lookups making 0, 1, ... reads: %s); %,d flushes, %,d incarnations evicted%n",
+          counters.lookups(), counters.flashReads() / (double) lookups, distribution, counters.flushes(),
+          counters.evictedIncarnations());
+    } else {
+      out.printf("  index        %s: %,d fingerprints; RAM %s (estimated), nothing on disk%n", index.description(), fingerprints, mib(ram));
+    }
     if (reference != null) {
       out.printf("  check        %s: redundancy %.2f%% (%,d bytes); %,d chunks seen by one index only, %,d at other addresses%n",
           reference.description(), 100 * stats.referenceRedundancy(), stats.referenceDuplicateBytes(),

@@ -59,7 +59,7 @@ class CommandOptionsTest extends CommandTestSupport {
       "demo", List.of("records", "memory", "index", "keys-per-block", "bucket-size", "huffman-max", "skip-levels", "lookups",
           "seed", "dir"),
       "index-demo", List.of("keys", "bucket-size", "huffman-max", "skip-levels", "lookups", "seed"),
-      "dedup", List.of("min", "avg", "max", "index"));
+      "dedup", List.of("min", "avg", "max", "index", "log", "memory", "dir"));
 
   /** The switches, per command. */
   private static final Map<String, List<String>> SWITCHES = Map.of(

@@ -48,6 +48,44 @@ class DedupCommandTest extends CommandTestSupport {
   }
 
   @Test
+  void aHashMapIndexFindsTheSame() {
+    assertEquals(0, run("dedup", files.toString(), "--index", "hashmap"), stderr());
+    double bufferHash = redundancyOf("dedup", files.toString());
+    assertEquals(bufferHash, redundancyOf("dedup", files.toString(), "--index", "hashmap"));
+    assertTrue(stdout().contains("HashMap (in memory)"), stdout());
+  }
+
+  private double redundancyOf(String... args) {
+    assertEquals(0, run(args), stderr());
+    return redundancy();
+  }
+
+  /** An index kept in --dir remembers a run's chunks in the next: the same files again are all redundant. */
+  @Test
+  void anIndexInADirectoryIsKeptForTheNextRun() throws IOException {
+    Path index = temp.resolve("index");
+    assertEquals(0, run("dedup", files.resolve("a.bin").toString(), "--dir", index.toString(), "--log", "1m", "--memory", "256k"),
+        stderr());
+    assertEquals(0.0, redundancy());
+    assertTrue(Files.isDirectory(index));
+    assertEquals(0, run("dedup", files.resolve("b.bin").toString(), "--dir", index.toString(), "--memory", "256k"), stderr());
+    assertEquals(100.0, redundancy(), stdout());
+    assertTrue(stdout().contains("budgets      log 1.0 MiB on disk, RAM 256.0 KiB"), stdout());
+  }
+
+  @Test
+  void bufferHashReportsItsBudgetsAndReads() {
+    // Small chunks, so that buffers fill and flushes write incarnations to the log.
+    assertEquals(0, run("dedup", files.toString(), "--log", "2m", "--min", "64", "--avg", "256", "--max", "1k", "--check"), stderr());
+    String text = stdout();
+    assertTrue(text.contains("0 chunks seen by one index only, 0 at other addresses"), text);
+    assertTrue(!text.contains(" 0 flushes"), text);
+    assertTrue(text.contains("budgets      log 2.0 MiB on disk"), text);
+    assertTrue(text.contains("RAM is ") && text.contains("of the index's size"), text);
+    assertTrue(text.contains("SSD reads each") && text.contains("0 incarnations evicted"), text);
+  }
+
+  @Test
   void takesFilesAndFoldersAndChunkSizes() {
     assertEquals(0, run("dedup", files.resolve("a.bin").toString(), files.resolve("b.bin").toString(),
         "--min", "1k", "--avg", "4k", "--max", "16k"), stderr());
@@ -86,6 +124,11 @@ class DedupCommandTest extends CommandTestSupport {
     assertEquals(2, run("dedup", files.toString(), "--min", "64k"));
     assertTrue(stderr().contains("the minimum chunk size must be"), stderr());
     assertEquals(2, run("dedup", files.toString(), "--index", "btree"));
-    assertTrue(stderr().contains("--index must be"), stderr());
+    assertTrue(stderr().contains("--index must be bufferhash or hashmap"), stderr());
+    assertEquals(2, run("dedup", files.toString(), "--index", "hashmap", "--log", "1m"));
+    assertTrue(stderr().contains("--log, --memory and --dir are for --index bufferhash"), stderr());
+    // Too little RAM for the log: BufferHash's tuning says which knob to change.
+    assertEquals(2, run("dedup", files.toString(), "--log", "1g", "--memory", "64k"));
+    assertTrue(stderr().contains("raise memoryBytes"), stderr());
   }
 }

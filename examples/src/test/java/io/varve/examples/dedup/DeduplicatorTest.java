@@ -9,12 +9,14 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class DeduplicatorTest {
   private static final int MIB = 1 << 20;
@@ -132,6 +134,60 @@ class DeduplicatorTest {
     assertEquals(0, forgetful.duplicateBytes());
     assertEquals(agreeing.duplicateChunks(), forgetful.disagreements());
     assertEquals(agreeing.duplicateBytes(), forgetful.referenceDuplicateBytes());
+  }
+
+  /** Small chunks (about 4,000 per MiB), so that BufferHash's buffers fill and its log is read. */
+  private static final FastCdc SMALL = new FastCdc(64, 256, 1024);
+
+  private static DedupStats dedupSmall(List<byte[]> streams, ChunkIndex index, ChunkIndex reference) throws IOException {
+    Deduplicator dedup = new Deduplicator(SMALL, index, reference);
+    for (byte[] stream : streams) {
+      dedup.add(new ByteArrayInputStream(stream));
+    }
+    return dedup.stats();
+  }
+
+  @Test
+  void bufferHashFindsWhatAHashMapFindsWhileItEvictsNothing(@TempDir Path temp) throws IOException {
+    List<byte[]> streams = knownDuplication();
+    try (BufferHashChunkIndex index = BufferHashChunkIndex.open(temp.resolve("index"), 4 << 20, 512 << 10)) {
+      DedupStats stats = dedupSmall(streams, index, new HashMapChunkIndex());
+      assertTrue(index.table().stats().flushes() > 5, index.table().stats().toString());
+      assertTrue(index.table().stats().flashReads() > 0, index.table().stats().toString());
+      assertEquals(0, index.table().stats().evictedIncarnations());
+      assertTrue(stats.duplicateBytes() > 5L * MIB - 100_000, stats.toString());
+      assertEquals(stats.referenceDuplicateBytes(), stats.duplicateBytes());
+      assertEquals(0, stats.disagreements());
+      assertEquals(0, stats.wrongAddresses());
+      assertTrue(index.diskBytes() > 0 && index.ramBytes() > 0);
+    }
+  }
+
+  /**
+   * A log too small for the run: the oldest fingerprints are evicted, so BufferHash finds less than
+   * the HashMap, never more (it forgets, it does not invent).
+   */
+  @Test
+  void aLogTooSmallForgetsTheOldestChunks(@TempDir Path temp) throws IOException {
+    byte[] first = FastCdcTest.random(2 * MIB, 20);
+    List<byte[]> streams = List.of(first, FastCdcTest.random(2 * MIB, 21), first);
+    try (BufferHashChunkIndex index = BufferHashChunkIndex.open(temp.resolve("index"), 256 << 10, 256 << 10)) {
+      DedupStats stats = dedupSmall(streams, index, new HashMapChunkIndex());
+      assertTrue(index.table().stats().evictedIncarnations() > 0, index.table().stats().toString());
+      assertTrue(stats.duplicateBytes() < stats.referenceDuplicateBytes(), stats.toString());
+      assertEquals(stats.duplicateChunks() + stats.disagreements(), stats.chunks() - fresh(streams), stats.toString());
+    }
+  }
+
+  /** Chunks of {@code streams} (cut by {@link #SMALL}) that a perfect index would find new. */
+  private static long fresh(List<byte[]> streams) throws IOException {
+    Set<ByteBuffer> seen = new HashSet<>();
+    for (byte[] stream : streams) {
+      for (byte[] chunk : FastCdcTest.chunks(SMALL, stream)) {
+        seen.add(ByteBuffer.wrap(chunk));
+      }
+    }
+    return seen.size();
   }
 
   @Test
