@@ -88,7 +88,11 @@ final class DedupCommand {
     }
     long totalBytes = 0;
     for (Path file : files) {
-      totalBytes += Files.size(file);
+      try {
+        totalBytes += Files.size(file);
+      } catch (NoSuchFileException e) {
+        // Gone since the listing: the run below says so when it gets there.
+      }
     }
     if (bufferHash && !logGiven) {
       long expectedChunks = totalBytes / avg + files.size();

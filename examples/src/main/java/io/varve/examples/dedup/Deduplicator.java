@@ -123,7 +123,8 @@ public final class Deduplicator {
   /**
    * The address of a chunk, 8 bytes big-endian: the stream's number in the high 24 bits, the
    * chunk's offset in its stream in the low {@value #OFFSET_BITS}. Stream numbers wrap after
-   * 2^24 streams: an address names where a chunk was, it is not needed to find duplicates.
+   * 2^24 streams and offsets after 1 TiB: an address names where a chunk was, for a content cache;
+   * finding duplicates does not need it.
    */
   public static byte[] address(long stream, long offset) {
     long value = stream << OFFSET_BITS | (offset & ((1L << OFFSET_BITS) - 1));
