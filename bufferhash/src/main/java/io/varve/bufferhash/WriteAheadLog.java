@@ -281,8 +281,10 @@ final class WriteAheadLog implements AutoCloseable {
     }
     syncLock.lock();
     try {
-      if (durableSequence >= target) {
-        return; // another thread's sync covered these records
+      if (durableSequence >= target || current == null) {
+        // Another thread's sync covered these records, or the table closed: its buffers file,
+        // forced before the segments went, holds what they held.
+        return;
       }
       byte[] bytes;
       int length;
