@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Writers and readers on the same super tables at once. Each key's value carries a version that
@@ -108,13 +110,15 @@ class BufferHashConcurrencyTest {
     }
   }
 
-  @Test
-  void closeUnderLoadWaitsForOperationsAndThenRejectsThem() throws Exception {
-    Path dir = temp.resolve("closing");
+  @ParameterizedTest
+  @EnumSource(Durability.class)
+  void closeUnderLoadWaitsForOperationsAndThenRejectsThem(Durability durability) throws Exception {
+    Path dir = temp.resolve("closing-" + durability);
     AtomicLongArray done = new AtomicLongArray(KEYS);
     AtomicLongArray started = new AtomicLongArray(KEYS);
     ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-    BufferHash table = BufferHash.builder(dir).logBytes(64 << 20).memoryBytes(4 << 20).entryBytes(24).bufferBytes(4096).superTables(8).open();
+    BufferHash table =
+        BufferHash.builder(dir).logBytes(64 << 20).memoryBytes(4 << 20).entryBytes(24).bufferBytes(4096).superTables(8).durability(durability).open();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       int id = t;
@@ -150,7 +154,7 @@ class BufferHashConcurrencyTest {
       thread.join();
     }
     assertTrue(failures.isEmpty(), () -> failures.peek().toString());
-    try (BufferHash reopened = BufferHash.builder(dir).memoryBytes(4 << 20).entryBytes(24).bufferBytes(4096).open()) {
+    try (BufferHash reopened = BufferHash.builder(dir).memoryBytes(4 << 20).entryBytes(24).bufferBytes(4096).durability(durability).open()) {
       for (int k = 0; k < KEYS; k++) {
         // A put that returned is there; one that close cut off is there or not.
         byte[] value = reopened.get(key(k));
