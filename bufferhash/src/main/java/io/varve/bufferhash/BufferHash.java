@@ -163,9 +163,9 @@ public final class BufferHash implements Closeable {
   }
 
   private void write(byte[] key, byte[] value, boolean tombstone) {
-    apply(key, value, tombstone, -1);
+    long sequence = apply(key, value, tombstone, -1);
     if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
-      syncWriteAheadLog();
+      syncWriteAheadLog(durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
     }
   }
 
@@ -173,7 +173,7 @@ public final class BufferHash implements Closeable {
    * Puts or deletes {@code key} in its super table; {@code replayed} is the write-ahead sequence
    * of a record being replayed, or -1 for a new write (logged first when there is a log).
    */
-  private void apply(byte[] key, byte[] value, boolean tombstone, long replayed) {
+  private long apply(byte[] key, byte[] value, boolean tombstone, long replayed) {
     long entryBytes = (long) key.length + (tombstone ? 0 : value.length) + 10;
     long pages = (LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + entryBytes + LogFormat.UNIT_FOOTER_BYTES + LogFormat.PAGE_BYTES - 1)
         / LogFormat.PAGE_BYTES;
@@ -186,10 +186,11 @@ public final class BufferHash implements Closeable {
     hasher.hash(key, hash);
     SuperTable table = tableOf(hash[0]);
     boolean sealed;
+    long sequence;
     table.lock.writeLock().lock();
     try {
       ensureOpen();
-      long sequence = replayed >= 0 ? replayed : wal == null ? 0 : wal.appendEntry(table.id, key, tombstone ? null : value);
+      sequence = replayed >= 0 ? replayed : wal == null ? 0 : wal.appendEntry(table.id, key, tombstone ? null : value);
       sealed =
           tombstone
               ? table.delete(key, hash[0], hash[1], sequence, contexts.get())
@@ -201,6 +202,7 @@ public final class BufferHash implements Closeable {
     if (sealed) {
       flushSealed(table);
     }
+    return sequence;
   }
 
   /** LRU: a value just read from the SSD goes back into the buffer, unless the table changed since. */
@@ -230,7 +232,7 @@ public final class BufferHash implements Closeable {
   public void sync() {
     if (wal != null) {
       ensureOpen();
-      syncWriteAheadLog();
+      syncWriteAheadLog(Long.MAX_VALUE);
       return;
     }
     logLock.lock();
@@ -258,9 +260,10 @@ public final class BufferHash implements Closeable {
 
   /**
    * Forces the write-ahead log: first the incarnations flushed since the last sync (so that their
-   * flushed records may be trusted), then every record appended so far. Retires old segments.
+   * flushed records may be trusted), then the records up to {@code through} (every record appended
+   * so far with {@code Long.MAX_VALUE}). Retires old segments.
    */
-  private void syncWriteAheadLog() {
+  private void syncWriteAheadLog(long through) {
     logLock.lock();
     try {
       List<long[]> flushed = writer.takePendingFlushed();
@@ -275,7 +278,11 @@ public final class BufferHash implements Closeable {
     } finally {
       logLock.unlock();
     }
-    wal.sync();
+    if (through == Long.MAX_VALUE) {
+      wal.sync();
+    } else {
+      wal.syncThrough(through);
+    }
     if (wal.segmentCount() > MAX_WAL_SEGMENTS) {
       retireWriteAheadSegments();
     }

@@ -49,12 +49,16 @@ final class WriteAheadLog implements AutoCloseable {
   private final long segmentBytes;
   private final ReentrantLock appendLock = new ReentrantLock();
   private final ReentrantLock syncLock = new ReentrantLock();
+  private final java.util.concurrent.locks.Condition synced = syncLock.newCondition();
+  /** Whether a thread is writing and forcing records now (sync lock). */
+  private boolean leading;
   private byte[] pending = new byte[1 << 16];
   private int pendingBytes;
   private long nextSequence;
   private volatile long durableSequence;
   /** Segments on disk, oldest first: number, first sequence. */
   private final ArrayDeque<long[]> segments = new ArrayDeque<>();
+  private volatile int segmentCount;
   private FileChannel current;
   private long currentBytes;
   private long segmentNumber;
@@ -205,6 +209,7 @@ final class WriteAheadLog implements AutoCloseable {
     current.force(true);
     currentBytes = SEGMENT_HEADER_BYTES;
     segments.addLast(new long[] {segmentNumber, firstSequence});
+    segmentCount = segments.size();
   }
 
   /** Appends a put (or, with a null value, a delete) of {@code superTable}; returns its sequence. */
@@ -276,40 +281,86 @@ final class WriteAheadLog implements AutoCloseable {
     } finally {
       appendLock.unlock();
     }
+    syncThrough(target);
+  }
+
+  /**
+   * Makes the records up to {@code target} durable (group commit). One thread at a time leads: it
+   * takes every record pending, writes and forces it without holding the lock, then wakes the
+   * others at once; a thread whose record a leader's {@code fsync} covered returns without one of
+   * its own, and records appended meanwhile wait for the next leader.
+   */
+  void syncThrough(long target) {
     if (durableSequence >= target) {
       return;
     }
     syncLock.lock();
     try {
-      if (durableSequence >= target || current == null) {
-        // Another thread's sync covered these records, or the table closed: its buffers file,
-        // forced before the segments went, holds what they held.
-        return;
+      while (durableSequence < target) {
+        if (current == null) {
+          // The table closed: its buffers file, forced before the segments went, holds what they held.
+          return;
+        }
+        if (leading) {
+          synced.awaitUninterruptibly();
+          continue;
+        }
+        leading = true;
+        try {
+          writeAndForcePending();
+        } finally {
+          leading = false;
+          synced.signalAll();
+        }
       }
-      byte[] bytes;
-      int length;
-      long through;
-      appendLock.lock();
-      try {
-        bytes = pending;
-        length = pendingBytes;
-        through = nextSequence - 1;
-        pending = new byte[Math.max(1 << 16, Math.min(bytes.length, 1 << 22))];
-        pendingBytes = 0;
-      } finally {
-        appendLock.unlock();
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /** Waits until no leader is writing (sync lock held), so that the segment it writes stays open. */
+  private void awaitNoLeader() {
+    while (leading) {
+      synced.awaitUninterruptibly();
+    }
+  }
+
+  /** The leader's work: called holding the sync lock, which it releases around the I/O. */
+  private void writeAndForcePending() {
+    byte[] bytes;
+    int length;
+    long through;
+    appendLock.lock();
+    try {
+      bytes = pending;
+      length = pendingBytes;
+      through = nextSequence - 1;
+      pending = new byte[Math.max(1 << 16, Math.min(bytes.length, 1 << 22))];
+      pendingBytes = 0;
+    } finally {
+      appendLock.unlock();
+    }
+    FileChannel channel = current;
+    syncLock.unlock();
+    try {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, length);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
       }
-      writeFully(ByteBuffer.wrap(bytes, 0, length));
-      current.force(false);
-      currentBytes += length;
-      durableSequence = through;
-      if (currentBytes >= segmentBytes) {
-        startSegment(through + 1);
-      }
+      channel.force(false);
     } catch (IOException e) {
       throw new UncheckedIOException("writing the write-ahead log in " + directory, e);
     } finally {
-      syncLock.unlock();
+      syncLock.lock();
+    }
+    currentBytes += length;
+    durableSequence = through;
+    if (currentBytes >= segmentBytes) {
+      try {
+        startSegment(through + 1);
+      } catch (IOException e) {
+        throw new UncheckedIOException("starting a write-ahead log segment in " + directory, e);
+      }
     }
   }
 
@@ -323,14 +374,9 @@ final class WriteAheadLog implements AutoCloseable {
     }
   }
 
-  /** Segments on disk. */
+  /** Segments on disk (read without the sync lock: a writer must not wait for another's fsync to ask). */
   int segmentCount() {
-    syncLock.lock();
-    try {
-      return segments.size();
-    } finally {
-      syncLock.unlock();
-    }
+    return segmentCount;
   }
 
   /** The first sequence of the segment {@code keep} places before the newest: records from there on stay. */
@@ -356,6 +402,7 @@ final class WriteAheadLog implements AutoCloseable {
         if (all.get(i + 1)[1] <= sequence) {
           Files.deleteIfExists(directory.resolve(segmentName(all.get(i)[0])));
           segments.removeFirst();
+          segmentCount = segments.size();
         } else {
           break;
         }
@@ -372,6 +419,7 @@ final class WriteAheadLog implements AutoCloseable {
   void deleteAll() throws IOException {
     syncLock.lock();
     try {
+      awaitNoLeader();
       if (current != null) {
         current.close();
         current = null;
@@ -380,6 +428,7 @@ final class WriteAheadLog implements AutoCloseable {
         Files.deleteIfExists(directory.resolve(segmentName(segment[0])));
       }
       segments.clear();
+      segmentCount = 0;
     } finally {
       syncLock.unlock();
     }
@@ -395,6 +444,7 @@ final class WriteAheadLog implements AutoCloseable {
   public void close() {
     syncLock.lock();
     try {
+      awaitNoLeader();
       if (current != null) {
         current.close();
         current = null;
