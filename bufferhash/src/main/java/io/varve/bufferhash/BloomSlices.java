@@ -9,7 +9,7 @@ package io.varve.bufferhash;
  * column {@code o mod columns} of every slice, a ring. Columns of evicted incarnations are not
  * cleared at eviction but when reused; with at least 64 spare columns a whole 64-bit word of every
  * slice is cleared at once, every 64 flushes (the paper's sliding window), otherwise one column
- * (one bit of every slice). When the live incarnations would fill the ring, it doubles.
+ * (one bit of every slice). When the live incarnations would fill the ring, it grows by a word.
  *
  * <p>Not thread-safe: its super table's lock guards it.
  */
@@ -48,8 +48,11 @@ final class BloomSlices {
   }
 
   private int position(long hi, long lo, int i) {
-    long x = lo + i * (Long.rotateLeft(hi, 32) | 1);
-    return (int) (((x >>> 32) * bitsPerFilter) >>> 32);
+    // Double hashing plus a quadratic term of a fixed odd constant: with plain double hashing, the
+    // keys (about one in m / probes) whose step is near a multiple of 2^64 / m put every probe in
+    // a few bits, and pass nearly every filter. Mapped by x * m / 2^64 (unsigned).
+    long x = lo + i * Long.rotateLeft(hi, 32) + (long) i * i * 0x9E3779B97F4A7C15L;
+    return (int) (Math.multiplyHigh(x, bitsPerFilter) + ((x >> 63) & bitsPerFilter));
   }
 
   /**
@@ -85,7 +88,7 @@ final class BloomSlices {
 
   private void grow(long firstLive, long nextOrdinal) {
     int oldColumns = columns();
-    int newWords = words * 2;
+    int newWords = words + 1;
     long[] grown = new long[Math.multiplyExact(bitsPerFilter, newWords)];
     int newColumns = newWords * 64;
     for (long o = firstLive; o < nextOrdinal; o++) {

@@ -69,20 +69,21 @@ public final class BufferHash implements Closeable {
   private final EvictionPolicy policy;
   private final EvictionListener listener;
   private final boolean syncWrites;
+  private final Durability durability;
+  private final long walSegmentBytes;
+  private WriteAheadLog wal;
+  private static final int PENDING_WAL_BYTES = 4 << 20;
+  private static final int MAX_WAL_SEGMENTS = 6;
   private final BufferHashTuning tuning;
   private final ReentrantLock logLock = new ReentrantLock();
   private final ThreadLocal<ReadContext> contexts = ThreadLocal.withInitial(ReadContext::new);
-  private final ReadContext evictionContext = new ReadContext();
+  private final LogWriter writer;
   private volatile boolean closed;
 
   private final LongAdder lookups = new LongAdder();
   private final LongAdder reads = new LongAdder();
   private final LongAdder[] readsPerLookup = new LongAdder[8];
   private final LongAdder inserts = new LongAdder();
-  private long flushes;
-  private long evictedIncarnations;
-  private long keptEntries;
-  private long droppedCurrentEntries;
 
   private BufferHash(Builder builder, FileChannel lockChannel, FileLock directoryLock, IncarnationLog log, BufferHashTuning tuning) {
     this.directory = builder.directory;
@@ -94,11 +95,13 @@ public final class BufferHash implements Closeable {
     this.policy = builder.policy;
     this.listener = builder.listener;
     this.syncWrites = builder.syncEveryFlush;
+    this.durability = builder.durability;
+    this.walSegmentBytes = builder.walSegmentBytes;
     this.tables = new SuperTable[log.superTables()];
-    int initialColumns = (int) Math.min(1 << 16, tuning.incarnationsPerTable() * 1.1 + 2);
     for (int i = 0; i < tables.length; i++) {
-      tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), initialColumns);
+      tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
     }
+    this.writer = new LogWriter(log, tables, hasher, policy, listener, syncWrites);
     for (int i = 0; i < readsPerLookup.length; i++) {
       readsPerLookup[i] = new LongAdder();
     }
@@ -160,14 +163,38 @@ public final class BufferHash implements Closeable {
   }
 
   private void write(byte[] key, byte[] value, boolean tombstone) {
+    long sequence = apply(key, value, tombstone, -1);
+    if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
+      syncWriteAheadLog(durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
+    }
+  }
+
+  /**
+   * Puts or deletes {@code key} in its super table; {@code replayed} is the write-ahead sequence
+   * of a record being replayed, or -1 for a new write (logged first when there is a log).
+   */
+  private long apply(byte[] key, byte[] value, boolean tombstone, long replayed) {
+    long entryBytes = (long) key.length + (tombstone ? 0 : value.length) + 10;
+    long pages = (LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + entryBytes + LogFormat.UNIT_FOOTER_BYTES + LogFormat.PAGE_BYTES - 1)
+        / LogFormat.PAGE_BYTES;
+    if (pages > log.totalPages() / 4) {
+      throw new IllegalArgumentException(
+          "an entry of " + entryBytes + " bytes is more than a quarter of the log (" + (long) log.totalPages() * LogFormat.PAGE_BYTES
+              + " bytes): raise logBytes");
+    }
     long[] hash = new long[2];
     hasher.hash(key, hash);
     SuperTable table = tableOf(hash[0]);
     boolean sealed;
+    long sequence;
     table.lock.writeLock().lock();
     try {
       ensureOpen();
-      sealed = tombstone ? table.delete(key, hash[0], hash[1], contexts.get()) : table.put(key, value, false, hash[0], hash[1]);
+      sequence = replayed >= 0 ? replayed : wal == null ? 0 : wal.appendEntry(table.id, key, tombstone ? null : value);
+      sealed =
+          tombstone
+              ? table.delete(key, hash[0], hash[1], sequence, contexts.get())
+              : table.put(key, value, false, hash[0], hash[1], sequence);
     } finally {
       table.lock.writeLock().unlock();
     }
@@ -175,6 +202,7 @@ public final class BufferHash implements Closeable {
     if (sealed) {
       flushSealed(table);
     }
+    return sequence;
   }
 
   /** LRU: a value just read from the SSD goes back into the buffer, unless the table changed since. */
@@ -185,7 +213,7 @@ public final class BufferHash implements Closeable {
       if (closed || table.version() != seenVersion) {
         return;
       }
-      sealed = table.put(key, value, false, hash[0], hash[1]);
+      sealed = table.put(key, value, false, hash[0], hash[1], 0);
     } finally {
       table.lock.writeLock().unlock();
     }
@@ -195,11 +223,18 @@ public final class BufferHash implements Closeable {
   }
 
   /**
-   * Makes every earlier write durable: writes every non-empty buffer to the log and forces the
-   * log and its state to the device. Each super table then starts a new incarnation, so frequent
-   * calls make many small incarnations.
+   * Makes every earlier write durable. With a write-ahead log ({@link Durability#SYNC_ON_CALL},
+   * {@link Durability#SYNC_EVERY_WRITE}) it writes and forces the log's pending records, one
+   * {@code fsync} shared by every thread syncing at once. Without one ({@link
+   * Durability#BUFFERS_IN_RAM}) it writes every non-empty buffer to the log as an incarnation and
+   * forces the log: frequent calls then make many small incarnations.
    */
   public void sync() {
+    if (wal != null) {
+      ensureOpen();
+      syncWriteAheadLog(Long.MAX_VALUE);
+      return;
+    }
     logLock.lock();
     try {
       ensureOpen();
@@ -214,10 +249,82 @@ public final class BufferHash implements Closeable {
           table.lock.writeLock().unlock();
         }
       }
-      drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
+      writer.drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
       log.sync();
     } catch (IOException e) {
       throw new UncheckedIOException("syncing " + log.file(), e);
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  /**
+   * Forces the write-ahead log: first the incarnations flushed since the last sync (so that their
+   * flushed records may be trusted), then the records up to {@code through} (every record appended
+   * so far with {@code Long.MAX_VALUE}). Retires old segments.
+   */
+  private void syncWriteAheadLog(long through) {
+    logLock.lock();
+    try {
+      List<long[]> flushed = writer.takePendingFlushed();
+      if (!flushed.isEmpty()) {
+        log.sync();
+        for (long[] table : flushed) {
+          wal.appendFlushed((int) table[0], table[1]);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("syncing " + log.file(), e);
+    } finally {
+      logLock.unlock();
+    }
+    if (through == Long.MAX_VALUE) {
+      wal.sync();
+    } else {
+      wal.syncThrough(through);
+    }
+    if (wal.segmentCount() > MAX_WAL_SEGMENTS) {
+      retireWriteAheadSegments();
+    }
+  }
+
+  /**
+   * Deletes write-ahead segments whose records are all in durable incarnations, first flushing
+   * the buffers that still hold records of the oldest ones, so that the log stays bounded.
+   */
+  private void retireWriteAheadSegments() {
+    logLock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      long keepFrom = wal.sequenceToKeep(MAX_WAL_SEGMENTS / 2);
+      ArrayDeque<SuperTable> work = new ArrayDeque<>();
+      for (SuperTable table : tables) {
+        table.lock.writeLock().lock();
+        try {
+          if (table.oldestBufferedSequence() < keepFrom) {
+            table.sealActive();
+            work.add(table);
+          }
+        } finally {
+          table.lock.writeLock().unlock();
+        }
+      }
+      writer.drainSealed(work, policy.partialDiscard());
+      log.sync();
+      long oldest = Long.MAX_VALUE;
+      for (SuperTable table : tables) {
+        table.lock.readLock().lock();
+        try {
+          oldest = Math.min(oldest, table.oldestBufferedSequence());
+        } finally {
+          table.lock.readLock().unlock();
+        }
+      }
+      wal.deleteBelow(Math.min(oldest, wal.nextSequence()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("retiring write-ahead log segments in " + directory, e);
     } finally {
       logLock.unlock();
     }
@@ -254,9 +361,9 @@ public final class BufferHash implements Closeable {
       buffers.get(i).forEachEntry(offset -> offer(arena, offset, seen, into));
     }
     for (Incarnation incarnation : table.incarnationsNewestFirst()) {
-      byte[] bytes = readIncarnation(incarnation);
-      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
-      IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), where(incarnation));
+      byte[] bytes = writer.readIncarnation(incarnation);
+      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, writer.where(incarnation));
+      IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), writer.where(incarnation));
     }
   }
 
@@ -315,7 +422,14 @@ public final class BufferHash implements Closeable {
     logLock.lock();
     try {
       return new BufferHashStats(
-          lookups.sum(), reads.sum(), histogram, inserts.sum(), flushes, evictedIncarnations, keptEntries, droppedCurrentEntries);
+          lookups.sum(),
+          reads.sum(),
+          histogram,
+          inserts.sum(),
+          writer.flushes,
+          writer.evictedIncarnations,
+          writer.keptEntries,
+          writer.droppedCurrentEntries);
     } finally {
       logLock.unlock();
     }
@@ -345,136 +459,10 @@ public final class BufferHash implements Closeable {
       }
       ArrayDeque<SuperTable> work = new ArrayDeque<>();
       work.add(table);
-      drainSealed(work, policy.partialDiscard());
+      writer.drainSealed(work, policy.partialDiscard());
     } finally {
       logLock.unlock();
     }
-  }
-
-  /**
-   * Writes the sealed buffers of the tables in {@code work} to the log, evicting as needed. Entries
-   * that a partial discard keeps may fill buffers; those are flushed after, with full discards, so
-   * that the work ends.
-   */
-  private void drainSealed(ArrayDeque<SuperTable> work, boolean partialDiscard) {
-    Set<SuperTable> refilled = new LinkedHashSet<>();
-    try {
-      for (SuperTable table : work) {
-        int pending = sealedCount(table);
-        for (int i = 0; i < pending; i++) {
-          flushOldestSealed(table, partialDiscard, refilled);
-        }
-      }
-      while (!refilled.isEmpty()) {
-        SuperTable table = refilled.iterator().next();
-        refilled.remove(table);
-        while (sealedCount(table) > 0) {
-          flushOldestSealed(table, false, refilled);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to " + log.file(), e);
-    }
-  }
-
-  private static int sealedCount(SuperTable table) {
-    table.lock.readLock().lock();
-    try {
-      return table.sealedCount();
-    } finally {
-      table.lock.readLock().unlock();
-    }
-  }
-
-  private void flushOldestSealed(SuperTable table, boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
-    WriteBuffer buffer;
-    table.lock.readLock().lock();
-    try {
-      buffer = table.oldestSealed();
-    } finally {
-      table.lock.readLock().unlock();
-    }
-    if (buffer == null) {
-      return;
-    }
-    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher);
-    int page;
-    boolean evicted = false;
-    while ((page = log.placeFor(encoded.pages)) < 0) {
-      evictOldest(partialDiscard, refilled);
-      evicted = true;
-    }
-    if (evicted) {
-      log.commitTail(syncWrites);
-    }
-    Incarnation incarnation = log.append(encoded, page, syncWrites);
-    table.lock.writeLock().lock();
-    try {
-      table.install(incarnation, encoded);
-    } finally {
-      table.lock.writeLock().unlock();
-    }
-    flushes++;
-  }
-
-  private void evictOldest(boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
-    Incarnation victim = log.oldest();
-    SuperTable owner = tables[victim.superTable];
-    boolean readEntries = partialDiscard || listener != null;
-    byte[] bytes = readEntries ? readIncarnation(victim) : null;
-    owner.lock.writeLock().lock();
-    try {
-      if (readEntries) {
-        IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(victim));
-        List<byte[][]> entries = new ArrayList<>(victim.entries);
-        IncarnationCodec.decode(
-            bytes, header, victim.startPage, hasher, new long[2][], (unit, at, size) -> entries.add(new byte[][] {WriteBuffer.key(unit, at), WriteBuffer.value(unit, at)}), where(victim));
-        long[] hash = new long[2];
-        for (byte[][] entry : entries) {
-          if (entry[1] == null) {
-            continue; // a tombstone: every older version has gone before it
-          }
-          hasher.hash(entry[0], hash);
-          if (owner.find(entry[0], hash[0], hash[1], victim.ordinal, evictionContext, log)) {
-            continue; // replaced or deleted since
-          }
-          if (partialDiscard && policy.keeps(entry[0], entry[1])) {
-            keptEntries++;
-            if (owner.put(entry[0], entry[1], false, hash[0], hash[1])) {
-              refilled.add(owner);
-            }
-          } else {
-            droppedCurrentEntries++;
-            if (listener != null) {
-              listener.evicted(entry[0], entry[1]);
-            }
-          }
-        }
-      }
-      owner.evictOldest(victim);
-    } finally {
-      owner.lock.writeLock().unlock();
-    }
-    log.removeOldest();
-    evictedIncarnations++;
-  }
-
-  private byte[] readIncarnation(Incarnation incarnation) {
-    byte[] bytes = new byte[incarnation.pages * LogFormat.PAGE_BYTES];
-    try {
-      log.read(ByteBuffer.wrap(bytes), (long) incarnation.startPage * LogFormat.PAGE_BYTES);
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading " + where(incarnation), e);
-    }
-    IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
-    CorruptStoreException.check(
-        header.sequence == incarnation.sequence && header.superTable == incarnation.superTable && header.pages == incarnation.pages,
-        where(incarnation) + ": the header reads sequence " + header.sequence + " of super table " + header.superTable);
-    return bytes;
-  }
-
-  private String where(Incarnation incarnation) {
-    return log.file() + ", " + incarnation;
   }
 
   private void ensureOpen() {
@@ -504,12 +492,19 @@ public final class BufferHash implements Closeable {
         table.lock.writeLock().lock(); // waits for operations in flight; later ones see closed
         table.lock.writeLock().unlock();
       }
-      BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables);
       log.sync();
+      int checksum = BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables, log.nextGeneration());
+      log.recordBuffers(checksum & 0xFFFFFFFFL);
+      if (wal != null) {
+        wal.deleteAll(); // the buffers file holds what the write-ahead log held
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("closing the BufferHash at " + directory, e);
     } finally {
       try {
+        if (wal != null) {
+          wal.close();
+        }
         log.close();
         directoryLock.release();
         lockChannel.close();
@@ -525,22 +520,95 @@ public final class BufferHash implements Closeable {
     long[][] hashes = new long[2][];
     log.scan(
         (bytes, header, startPage) -> {
-          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, log.file() + " at page " + startPage);
+          String where = log.file() + " at page " + startPage;
+          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, where);
+          for (long hi : hashes[0]) {
+            CorruptStoreException.check(tableOf(hi).id == incarnation.superTable, where + ": an entry of another super table");
+          }
           tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
           return incarnation;
         });
-    Path buffers = directory.resolve(BUFFERS_FILE);
-    if (Files.exists(buffers)) {
+    replayWriteAheadLog();
+    loadBuffers(directory.resolve(BUFFERS_FILE));
+    if (wal != null) {
+      wal.sync(); // the buffers file's entries are now in the write-ahead log, before the state stops naming the file
+    }
+    log.recordBuffersIfNamed();
+    Files.deleteIfExists(directory.resolve(BUFFERS_FILE));
+  }
+
+  /**
+   * Replays the write-ahead log into the buffers: every entry a super table had not yet flushed to
+   * a durable incarnation. Without a log in this mode, the replayed entries stay in RAM and the
+   * segments go.
+   */
+  private void replayWriteAheadLog() throws IOException {
+    long[] flushedThrough = new long[tables.length];
+    WriteAheadLog.Replayer replayer =
+            new WriteAheadLog.Replayer() {
+              @Override
+              public void flushed(int superTable, long through) {
+                flushedThrough[superTable] = Math.max(flushedThrough[superTable], through);
+              }
+
+              @Override
+              public void entry(long sequence, int superTable, byte[] key, byte[] value) {
+                if (sequence <= flushedThrough[superTable]) {
+                  return;
+                }
+                long[] hash = new long[2];
+                hasher.hash(key, hash);
+                CorruptStoreException.check(
+                    tableOf(hash[0]).id == superTable, directory + ": write-ahead record " + sequence + " filed under the wrong super table");
+                apply(key, value, value == null, durability.writeAheadLog() ? sequence : 0);
+              }
+            };
+    WriteAheadLog opened = WriteAheadLog.open(directory, walSegmentBytes(), tables.length, replayer);
+    try {
+      if (durability.writeAheadLog()) {
+        wal = opened;
+        writer.attach(opened); // entries that eviction keeps while replaying are logged anew
+      }
+      opened.replayEntries(replayer);
+    } finally {
+      if (!durability.writeAheadLog()) {
+        opened.deleteAll();
+        opened.close();
+      }
+    }
+  }
+
+  private long walSegmentBytes() {
+    return walSegmentBytes > 0 ? walSegmentBytes : Math.max(16L << 20, (long) tables.length * tuning.bufferBytes() / 2);
+  }
+
+  /**
+   * Reads back the buffers written on close. The state names the file it expects; a valid file
+   * written for a newer state than the one read is loaded too (the state write that named it was
+   * lost: the process died there, or the newest state slot was damaged); an older one is stale.
+   */
+  private void loadBuffers(Path buffers) throws IOException {
+    long expected = log.expectedBuffersChecksum();
+    boolean present = Files.exists(buffers);
+    CorruptStoreException.check(present || expected < 0, buffers + " is missing: the state says the buffers were written there on close");
+    if (!present) {
+      return;
+    }
+    long generation = BufferSnapshot.generationOf(buffers);
+    CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
+    CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
+    boolean current = generation > log.generation() || (generation == log.generation() && expected >= 0);
+    if (current) {
       BufferSnapshot.read(
           buffers,
           tables.length,
+          generation == log.generation() ? expected : -1,
           (tableId, key, value) -> {
             long[] hash = new long[2];
             hasher.hash(key, hash);
             CorruptStoreException.check(tableOf(hash[0]).id == tableId, buffers + ": an entry filed under the wrong super table");
-            write(key, value, value == null);
+            apply(key, value, value == null, -1);
           });
-      Files.delete(buffers);
     }
   }
 
@@ -560,6 +628,8 @@ public final class BufferHash implements Closeable {
     private EvictionPolicy policy = EvictionPolicy.fifo();
     private EvictionListener listener;
     private boolean syncEveryFlush;
+    private Durability durability = Durability.BUFFERS_IN_RAM;
+    private long walSegmentBytes;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -613,6 +683,18 @@ public final class BufferHash implements Closeable {
       return this;
     }
 
+    /** What survives a crash (default {@link Durability#BUFFERS_IN_RAM}, as in the paper). */
+    public Builder durability(Durability durability) {
+      this.durability = Objects.requireNonNull(durability, "durability");
+      return this;
+    }
+
+    /** Bytes after which the write-ahead log starts a new segment (tests make it small to exercise retiring). */
+    Builder walSegmentBytes(long bytes) {
+      this.walSegmentBytes = bytes;
+      return this;
+    }
+
     /** Forces the log to the device after every flush (default: only on {@link BufferHash#sync} and close). */
     public Builder syncEveryFlush(boolean sync) {
       this.syncEveryFlush = sync;
@@ -645,6 +727,10 @@ public final class BufferHash implements Closeable {
       IncarnationLog log = null;
       try {
         boolean exists = Files.exists(directory.resolve("state"));
+        CorruptStoreException.check(
+            exists || !Files.exists(directory.resolve("log")), directory.resolve("state") + " is missing beside the log it describes");
+        CorruptStoreException.check(
+            !exists || Files.exists(directory.resolve("log")), directory.resolve("log") + " is missing: the state describes it");
         if (exists) {
           log = IncarnationLog.open(directory);
         } else {
@@ -657,8 +743,13 @@ public final class BufferHash implements Closeable {
         long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
         BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
         BufferHash table = new BufferHash(this, lockChannel, lock, log, tuning);
-        if (exists) {
+        try {
           table.recover();
+        } catch (IOException | RuntimeException e) {
+          if (table.wal != null) {
+            table.wal.close();
+          }
+          throw e;
         }
         return table;
       } catch (IOException | RuntimeException e) {

@@ -7,8 +7,9 @@ import java.util.Locale;
  *
  * <p>With {@code F} bytes of log and entries of {@code s} bytes, lookups waste the fewest reads
  * when the buffers together hold {@code F / (8 s (ln 2)^2)} bytes: a super table then keeps about
- * {@code k = 8 s (ln 2)^2} incarnations (115 for 30-byte entries), and the rest of the RAM goes to
- * the Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
+ * {@code k = 8 s (ln 2)^2} incarnations (115 for 30-byte entries; rounded to fill whole 64-bit
+ * words of the bit-sliced filters with a few to spare: 124), and the rest of the RAM goes to the
+ * Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
  * vain, with {@code b} filter bits per key. The number of super tables sets each buffer's size,
  * which does not change lookup cost: 128 KiB per buffer by default, as the paper found best.
  *
@@ -19,8 +20,8 @@ public final class BufferHashTuning {
   public static final int DEFAULT_BUFFER_BYTES = 128 * 1024;
 
   private static final double LN2_SQUARED = Math.log(2) * Math.log(2);
-  /** Bytes of RAM per buffered entry beyond its encoded bytes: cuckoo slots (6 bytes at 87 % load). */
-  private static final double SLOT_BYTES_PER_ENTRY = 6 * 1.15;
+  /** Bytes of RAM per buffered entry beyond its encoded bytes: cuckoo slots of 6 bytes, up to twice as many as planned (powers of two). */
+  private static final double SLOT_BYTES_PER_ENTRY = 6 * WriteBuffer.SLOTS_PER_ENTRY * 1.5;
 
   private final long logBytes;
   private final long memoryBytes;
@@ -31,22 +32,48 @@ public final class BufferHashTuning {
   private final int bitsPerFilter;
   private final int hashes;
   private final int incarnationsPerTable;
+  private final int filterColumns;
   private final double bloomBitsPerKey;
   private final long capacityEntries;
 
-  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int bufferBytes, double bloomBitsPerKey) {
+  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int bufferBytes, double bloomBytes) {
     this.logBytes = logBytes;
     this.memoryBytes = memoryBytes;
     this.entryBytes = entryBytes;
     this.superTables = superTables;
     this.bufferBytes = bufferBytes;
-    this.bloomBitsPerKey = bloomBitsPerKey;
     int encoded = encodedBytes(entryBytes);
     this.bufferEntries = Math.max(1, bufferBytes / encoded);
     this.capacityEntries = capacity(logBytes, encoded);
     this.incarnationsPerTable = (int) Math.max(1, Math.min(1 << 20, logBytes / ((long) superTables * bufferBytes)));
-    this.bitsPerFilter = (int) Math.max(64, Math.min(1 << 28, Math.round(bloomBitsPerKey * bufferEntries)));
+    this.filterColumns = filterColumns(incarnationsPerTable);
+    long bits = (long) (bloomBytes * 8 / ((double) superTables * filterColumns));
+    this.bitsPerFilter = (int) Math.max(64, Math.min(1 << 28, bits));
+    this.bloomBitsPerKey = bitsPerFilter / (double) bufferEntries;
     this.hashes = (int) Math.max(1, Math.min(16, Math.round(bloomBitsPerKey * Math.log(2))));
+  }
+
+  /** Columns of the bit-sliced filters: the incarnations a table keeps, and a few to spare, in whole words. */
+  private static int filterColumns(int incarnations) {
+    return (int) Math.min(1 << 20, ((long) incarnations + spare(incarnations) + 63) / 64 * 64);
+  }
+
+  /** Incarnations a table may hold beyond the average: tables fill at nearly equal rates. */
+  private static int spare(int incarnations) {
+    return Math.max(2, incarnations / 32);
+  }
+
+  /**
+   * Incarnations per table near {@code optimal} that fill whole 64-bit words of the filters with
+   * their spare: the lookup cost is flat near the optimum, a word's unused columns are not.
+   */
+  private static double snapToWords(double optimal) {
+    long words = Math.max(1, Math.round(optimal / 64));
+    long incarnations = 64 * words;
+    while (incarnations > 2 && incarnations + spare((int) incarnations) > 64 * words) {
+      incarnations--;
+    }
+    return Math.abs(incarnations - optimal) < optimal / 2 ? incarnations : optimal;
   }
 
   /**
@@ -78,7 +105,7 @@ public final class BufferHashTuning {
     check(bufferBytes >= 0, "bufferBytes must not be negative");
     int encoded = encodedBytes(entryBytes);
     long entries = capacity(logBytes, encoded);
-    double optimalBufferTotal = logBytes / (8.0 * encoded * LN2_SQUARED);
+    double optimalBufferTotal = logBytes / snapToWords(8.0 * encoded * LN2_SQUARED);
     int perBuffer = bufferBytes > 0 ? bufferBytes : (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, optimalBufferTotal));
     perBuffer = Math.max(perBuffer, encoded + LogFormat.HEADER_BYTES);
     int tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.round(optimalBufferTotal / perBuffer)));
@@ -90,9 +117,11 @@ public final class BufferHashTuning {
     double fenceRam = 4.0 * logBytes / LogFormat.PAGE_BYTES + 96.0 * logBytes / perBuffer;
     double fixedRam = 4096 + 256.0 * tables;
     double bloomBytes = memoryBytes - bufferRam - fenceRam - fixedRam;
-    double bitsPerKey = bloomBytes * 8 / entries;
+    long columns = (long) tables * filterColumns((int) Math.max(1, Math.min(1 << 20, logBytes / ((long) tables * perBuffer))));
+    // Bits per key as a filter holds them: a table's filters have more columns than it keeps incarnations.
+    double bitsPerKey = bloomBytes * 8 / columns / Math.max(1, perBuffer / encoded);
     if (bitsPerKey < 2) {
-      double needed = bufferRam + fenceRam + fixedRam + 10.0 * entries / 8;
+      double needed = bufferRam + fenceRam + fixedRam + 10.0 * columns * Math.max(1, perBuffer / encoded) / 8;
       throw new IllegalArgumentException(
           String.format(
               Locale.ROOT,
@@ -100,7 +129,8 @@ public final class BufferHashTuning {
                   + "leaving %.1f Bloom filter bits per key; raise memoryBytes to at least %,.0f (10 bits per key) or lower logBytes",
               memoryBytes, logBytes, entryBytes, entries, bufferRam, Math.max(0, bitsPerKey), needed));
     }
-    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, perBuffer, Math.min(bitsPerKey, 40));
+    double cappedBloomBytes = Math.min(bloomBytes, 40.0 / bitsPerKey * bloomBytes);
+    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, perBuffer, cappedBloomBytes);
   }
 
   /**
@@ -195,6 +225,11 @@ public final class BufferHashTuning {
   /** Bits of one incarnation's Bloom filter. */
   public int bitsPerFilter() {
     return bitsPerFilter;
+  }
+
+  /** Columns of each table's bit-sliced filters to start with (one per incarnation, and some to spare). */
+  public int filterColumns() {
+    return filterColumns;
   }
 
   /** Hash functions of the Bloom filters. */

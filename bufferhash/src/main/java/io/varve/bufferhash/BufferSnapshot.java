@@ -16,7 +16,19 @@ import java.util.List;
  * a temporary name, forced, then renamed; read once on open and deleted. Stateless; thread-safe.
  */
 final class BufferSnapshot {
+  private static final int HEADER_BYTES = 20;
+
   private BufferSnapshot() {}
+
+  /** The state generation a buffers file was written for, or -1 if it is not a whole, valid buffers file. */
+  static long generationOf(Path file) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    int end = bytes.length - 4;
+    if (end < HEADER_BYTES || LogFormat.getInt(bytes, end) != LogFormat.crc(bytes, 0, end) || LogFormat.getInt(bytes, 0) != LogFormat.BUFFERS_MAGIC) {
+      return -1;
+    }
+    return LogFormat.getLong(bytes, 8);
+  }
 
   /** Receives each entry of the snapshot, oldest first within its super table. */
   interface EntrySink {
@@ -24,12 +36,17 @@ final class BufferSnapshot {
     void accept(int superTable, byte[] key, byte[] value);
   }
 
-  static void write(Path file, SuperTable[] tables) throws IOException {
+  /**
+   * Writes the buffers of {@code tables}, for the state write of {@code generation} to record;
+   * returns the file's checksum (its last four bytes).
+   */
+  static int write(Path file, SuperTable[] tables, long generation) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] header = new byte[12];
+    byte[] header = new byte[HEADER_BYTES];
     LogFormat.putInt(header, 0, LogFormat.BUFFERS_MAGIC);
     header[4] = LogFormat.VERSION;
-    LogFormat.putInt(header, 8, tables.length);
+    LogFormat.putLong(header, 8, generation);
+    LogFormat.putInt(header, 16, tables.length);
     out.write(header);
     byte[] word = new byte[8];
     for (SuperTable table : tables) {
@@ -56,17 +73,23 @@ final class BufferSnapshot {
       channel.force(true);
     }
     Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    return LogFormat.getInt(crc, 0);
   }
 
-  static void read(Path file, int superTables, EntrySink sink) throws IOException {
+  /** Reads the file into {@code sink}; it must have checksum {@code expectedChecksum} unless that is -1. */
+  static void read(Path file, int superTables, long expectedChecksum, EntrySink sink) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
-    CorruptStoreException.check(bytes.length >= 16, file + ": " + bytes.length + " bytes, too short for a buffers file");
+    CorruptStoreException.check(bytes.length >= HEADER_BYTES + 4, file + ": " + bytes.length + " bytes, too short for a buffers file");
     int end = bytes.length - 4;
     CorruptStoreException.check(LogFormat.getInt(bytes, end) == LogFormat.crc(bytes, 0, end), file + ": checksum mismatch");
+    CorruptStoreException.check(
+        expectedChecksum < 0 || (LogFormat.getInt(bytes, end) & 0xFFFFFFFFL) == expectedChecksum,
+        file + ": not the buffers file the state names (another checksum)");
     CorruptStoreException.check(LogFormat.getInt(bytes, 0) == LogFormat.BUFFERS_MAGIC, file + ": not a buffers file");
     CorruptStoreException.check(bytes[4] == LogFormat.VERSION, file + ": version " + bytes[4] + ", this reader knows 1");
-    CorruptStoreException.check(LogFormat.getInt(bytes, 8) == superTables, file + ": written for " + LogFormat.getInt(bytes, 8) + " super tables, the log has " + superTables);
-    int at = 12;
+    int tables = LogFormat.getInt(bytes, 16);
+    CorruptStoreException.check(tables == superTables, file + ": written for " + tables + " super tables, the log has " + superTables);
+    int at = HEADER_BYTES;
     for (int t = 0; t < superTables; t++) {
       CorruptStoreException.check(at + 8 <= end, file + ": ends inside super table " + t);
       CorruptStoreException.check(LogFormat.getInt(bytes, at) == t, file + ": super table " + LogFormat.getInt(bytes, at) + " where " + t + " belongs");

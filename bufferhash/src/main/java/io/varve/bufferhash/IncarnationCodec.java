@@ -179,7 +179,25 @@ final class IncarnationCodec {
     int footer = checkUnit(bytes, length, sequence, firstPage, where);
     int count = LogFormat.getInt(bytes, 4);
     int at = UNIT_HEADER_BYTES;
+    byte first = key.length == 0 ? 0 : key[0];
     for (int i = 0; i < count; i++) {
+      int keyLength = at < footer ? bytes[at] : -1;
+      int valueCode = at + 1 < footer ? bytes[at + 1] : -1;
+      if (keyLength >= 0 && valueCode >= 0) {
+        // Both lengths below 128 (the usual case): one byte each, no varint loop.
+        int keyStart = at + 2;
+        int size = 2 + keyLength + (valueCode == 0 ? 0 : valueCode - 1);
+        if (at + size > footer) {
+          throw new CorruptStoreException(where + ": entry at unit offset " + at + " runs past its unit");
+        }
+        if (keyLength == key.length
+            && (keyLength == 0 || bytes[keyStart] == first)
+            && Arrays.equals(bytes, keyStart, keyStart + keyLength, key, 0, keyLength)) {
+          return at;
+        }
+        at += size;
+        continue;
+      }
       int size = checkedEntrySize(bytes, at, footer, where);
       if (WriteBuffer.keyEquals(bytes, at, at + size, key)) {
         return at;

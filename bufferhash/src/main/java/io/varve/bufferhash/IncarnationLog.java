@@ -59,6 +59,7 @@ final class IncarnationLog implements AutoCloseable {
     // Reserve the whole length now, so that a full disk shows at creation, not mid-flush.
     log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
     IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
+    result.scanTailSequence = 1;
     result.writeState(true);
     result.writeState(true);
     return result;
@@ -86,6 +87,7 @@ final class IncarnationLog implements AutoCloseable {
           logPages >= 1 && logPages <= Integer.MAX_VALUE && log.size() >= logPages * PAGE_BYTES,
           logFile + ": " + log.size() + " bytes, the state says " + logPages + " pages");
       IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, (int) best[7], best[8]);
+      result.buffersCheck = best[6];
       result.generation = best[0];
       result.head = (int) best[3];
       result.nextSequence = best[5];
@@ -105,6 +107,36 @@ final class IncarnationLog implements AutoCloseable {
 
   private int scanTail;
   private long scanTailSequence;
+  /** 0 when no buffers file is expected, else 1 &lt;&lt; 32 | its checksum. */
+  private long buffersCheck;
+
+  /** The generation the next state write will carry. */
+  long nextGeneration() {
+    return generation + 1;
+  }
+
+  /** The generation of the state in effect. */
+  long generation() {
+    return generation;
+  }
+
+  /** The checksum of the buffers file the state expects, or -1 when it expects none. */
+  long expectedBuffersChecksum() {
+    return buffersCheck == 0 ? -1 : buffersCheck & 0xFFFFFFFFL;
+  }
+
+  /** Records that no buffers file is current, if the state named one. */
+  void recordBuffersIfNamed() throws IOException {
+    if (buffersCheck != 0) {
+      recordBuffers(-1);
+    }
+  }
+
+  /** Records in the state (forced to the device) that a buffers file with this checksum exists, or none (-1). */
+  void recordBuffers(long checksum) throws IOException {
+    buffersCheck = checksum < 0 ? 0 : (1L << 32) | (checksum & 0xFFFFFFFFL);
+    writeState(true);
+  }
 
   /** Decodes each incarnation found by {@link #scan}, oldest first, into what RAM keeps of it. */
   interface Decoder {
@@ -146,6 +178,57 @@ final class IncarnationLog implements AutoCloseable {
       sequence++;
     }
     CorruptStoreException.check(live.isEmpty() || page == head, logFile + ": the incarnations end at page " + page + ", the state says " + head);
+    rollForward(decoder, header);
+  }
+
+  /**
+   * Takes in whole incarnations written after the state's head: the process died between writing
+   * one and recording it, or the newest state slot was damaged and the older one was read. An
+   * incarnation counts only with the next sequence number and every unit's checksum right (a torn
+   * write is left out: nothing recorded it).
+   */
+  private void rollForward(Decoder decoder, byte[] header) throws IOException {
+    while (true) {
+      int page = head == totalPages ? 0 : head;
+      readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
+      if (IncarnationCodec.isWrap(header, 0) && page != 0) {
+        page = 0;
+        readFully(log, ByteBuffer.wrap(header), 0, logFile);
+      }
+      IncarnationCodec.Header fields;
+      try {
+        fields = IncarnationCodec.readHeader(header, logFile + " at page " + page);
+      } catch (CorruptStoreException notAnIncarnation) {
+        return;
+      }
+      if (fields.sequence != nextSequence || fields.superTable < 0 || fields.superTable >= superTables || page + (long) fields.pages > totalPages) {
+        return;
+      }
+      if (!live.isEmpty() && overlapsLive(page, fields.pages)) {
+        return;
+      }
+      byte[] bytes = new byte[fields.pages * PAGE_BYTES];
+      readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
+      Incarnation incarnation;
+      try {
+        incarnation = decoder.decode(bytes, fields, page);
+      } catch (CorruptStoreException torn) {
+        return;
+      }
+      live.addLast(incarnation);
+      head = page + fields.pages;
+      nextSequence++;
+      writeState(true);
+    }
+  }
+
+  private boolean overlapsLive(int page, int pages) {
+    for (Incarnation incarnation : live) {
+      if (page < incarnation.startPage + incarnation.pages && incarnation.startPage < page + pages) {
+        return true;
+      }
+    }
+    return false;
   }
 
   int totalPages() {
@@ -282,7 +365,8 @@ final class IncarnationLog implements AutoCloseable {
     LogFormat.putInt(slot, 0, LogFormat.STATE_MAGIC);
     slot[4] = LogFormat.VERSION;
     int at = 8;
-    for (long field : new long[] {generation, totalPages, tail(), head, live.isEmpty() ? nextSequence : live.peekFirst().sequence, nextSequence}) {
+    long tailSequence = live.isEmpty() ? nextSequence : live.peekFirst().sequence;
+    for (long field : new long[] {generation, totalPages, tail(), head, tailSequence, nextSequence, buffersCheck}) {
       LogFormat.putLong(slot, at, field);
       at += 8;
     }
@@ -299,17 +383,20 @@ final class IncarnationLog implements AutoCloseable {
     }
   }
 
-  /** The fields of a valid state slot (generation, pages, tail, head, tail sequence, next sequence, -, super tables, seed), or null. */
+  /**
+   * The fields of a valid state slot (generation, pages, tail, head, tail sequence, next sequence,
+   * buffers check, super tables, seed), or null.
+   */
   private static long[] parseState(byte[] bytes, int at) {
     if (LogFormat.getInt(bytes, at) != LogFormat.STATE_MAGIC || bytes[at + 4] != LogFormat.VERSION) {
       return null;
     }
-    int fieldsEnd = at + 8 + 48;
+    int fieldsEnd = at + 8 + 56;
     if (LogFormat.getInt(bytes, fieldsEnd + 12) != LogFormat.crc(bytes, at, fieldsEnd + 12 - at)) {
       return null;
     }
     long[] fields = new long[9];
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
       fields[i] = LogFormat.getLong(bytes, at + 8 + 8 * i);
     }
     fields[7] = LogFormat.getInt(bytes, fieldsEnd);

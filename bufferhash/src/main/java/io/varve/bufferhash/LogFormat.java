@@ -35,7 +35,9 @@ import java.util.zip.CRC32C;
  *                                                  the valid slot of higher generation counts)
  * StateSlot    := magic:int32 = 0x56424853 ("VBHS") version:uint8 = 1 reserved:uint8[3]
  *                 generation:int64 logPages:int64 tailPage:int64 headPage:int64
- *                 tailSequence:int64 nextSequence:int64 superTables:int32 seed:int64 crc:int32
+ *                 tailSequence:int64 nextSequence:int64
+ *                 buffersCheck:int64               (0: no buffers file; else 2^32 | its CRC32C)
+ *                 superTables:int32 seed:int64 crc:int32 (CRC32C of the slot's bytes before it)
  *
  * buffers file := magic:int32 = 0x56424842 ("VBHB") version:uint8 = 1 reserved:uint8[3]
  *                 superTables:int32 Table* crc:int32  (CRC32C of all bytes before it)
@@ -55,7 +57,6 @@ final class LogFormat {
   static final int UNIT_HEADER_BYTES = 8;
   static final int UNIT_FOOTER_BYTES = 4;
   static final int STATE_SLOT_BYTES = 512;
-  static final int STATE_BYTES = 8 + 8 * 6 + 4 + 8;
 
   private LogFormat() {}
 

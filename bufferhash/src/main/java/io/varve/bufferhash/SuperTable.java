@@ -146,15 +146,17 @@ final class SuperTable {
   // ---------------------------------------------------------------- writes
 
   /**
-   * Writes {@code key}'s new version (a value, or a tombstone). Returns true when a buffer was
-   * sealed: the caller must then flush this table's sealed buffers.
+   * Writes {@code key}'s new version (a value, or a tombstone), logged as write-ahead record
+   * {@code sequence} (0: not logged). Returns true when a buffer was sealed: the caller must then
+   * flush this table's sealed buffers.
    */
-  boolean put(byte[] key, byte[] value, boolean tombstone, long hi, long lo) {
+  boolean put(byte[] key, byte[] value, boolean tombstone, long hi, long lo, long sequence) {
     version++;
     if (active == null) {
       active = newBuffer();
     }
     if (active.put(key, value, tombstone, hi, lo)) {
+      active.noteSequence(sequence);
       return false;
     }
     int size = LogFormat.entryBytes(key.length, tombstone ? 0 : value.length, tombstone);
@@ -162,6 +164,7 @@ final class SuperTable {
       sealed.add(active);
       active = newBuffer();
       if (active.put(key, value, tombstone, hi, lo)) {
+        active.noteSequence(sequence);
         return true;
       }
     }
@@ -170,20 +173,36 @@ final class SuperTable {
     if (!single.put(key, value, tombstone, hi, lo)) {
       throw new IllegalStateException("a buffer sized for one entry refused it");
     }
+    single.noteSequence(sequence);
     sealed.add(single);
     return true;
   }
 
   /** Deletes {@code key}: outright if no older version can exist, else by a tombstone. */
-  boolean delete(byte[] key, long hi, long lo, ReadContext context) {
+  boolean delete(byte[] key, long hi, long lo, long sequence, ReadContext context) {
     if (!mayHoldOlder(key, hi, lo, context)) {
       version++;
       if (active != null) {
         active.remove(key, hi, lo);
+        active.noteSequence(sequence);
       }
       return false;
     }
-    return put(key, null, true, hi, lo);
+    return put(key, null, true, hi, lo, sequence);
+  }
+
+  /** The oldest write-ahead log record still only in this table's buffers, or {@code Long.MAX_VALUE}. */
+  long oldestBufferedSequence() {
+    long oldest = Long.MAX_VALUE;
+    for (WriteBuffer buffer : sealed) {
+      if (buffer.firstSequence() > 0) {
+        oldest = Math.min(oldest, buffer.firstSequence());
+      }
+    }
+    if (active != null && active.firstSequence() > 0) {
+      oldest = Math.min(oldest, active.firstSequence());
+    }
+    return oldest;
   }
 
   private WriteBuffer newBuffer() {

@@ -33,7 +33,9 @@ class BufferHashModelTest {
         Arguments.of("fifo", EvictionPolicy.fifo()),
         Arguments.of("lru", EvictionPolicy.lru()),
         Arguments.of("update-based", EvictionPolicy.updateBased()),
-        Arguments.of("priority", EvictionPolicy.priority((key, value) -> value.length % 3 != 0)));
+        Arguments.of("priority", EvictionPolicy.priority((key, value) -> value.length % 3 != 0)),
+        Arguments.of("fifo-with-write-ahead-log", EvictionPolicy.fifo()),
+        Arguments.of("update-based-with-write-ahead-log", EvictionPolicy.updateBased()));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -54,7 +56,16 @@ class BufferHashModelTest {
         };
     Path dir = temp.resolve(name);
     BufferHash.Builder builder =
-        BufferHash.builder(dir).logBytes(512 * 1024).memoryBytes(256 * 1024).entryBytes(40).bufferBytes(4096).superTables(8).evictionPolicy(policy).evictionListener(listener);
+        BufferHash.builder(dir)
+            .logBytes(512 * 1024)
+            .memoryBytes(256 * 1024)
+            .entryBytes(40)
+            .bufferBytes(4096)
+            .superTables(8)
+            .evictionPolicy(policy)
+            .evictionListener(listener)
+            .durability(name.endsWith("write-ahead-log") ? Durability.SYNC_ON_CALL : Durability.BUFFERS_IN_RAM)
+            .walSegmentBytes(32 * 1024);
     List<byte[]> keys = keyUniverse(random, 2_500);
     BufferHash table = builder.open();
     try {

@@ -68,6 +68,8 @@ public final class Varve {
           return StoreCommands.verify(rest, out, err);
         case "dump":
           return StoreCommands.dump(rest, out, err);
+        case "dedup":
+          return DedupCommand.run(rest, out, err);
         default:
           err.println("varve: unknown command '" + args[0] + "'\n\n" + usage());
           return 2;
@@ -184,6 +186,17 @@ public final class Varve {
         "         --skip-levels L   trie levels that store skip lengths (default 3; 0 = the paper's tries)",
         "         --lookups N       member and absent lookups to time (default 1000000)",
         "         --seed S          key generator seed (default 42)",
+        "  dedup [PATH...]          the dedup / WAN-optimizer run of the BufferHash paper: cut the files (every",
+        "                           file under each PATH; default the jars under ~/.m2/repository) into",
+        "                           chunks by content (FastCDC), look each chunk's SHA-1 up in an index and",
+        "                           record it when new; print bytes seen, redundancy, chunks/s, MB/s, index RAM",
+        "         --min SIZE --avg SIZE --max SIZE   chunk sizes (default 2k, 8k, 64k; avg a power of two)",
+        "         --index bufferhash|hashmap   the fingerprint index: BufferHash on disk (default), or a HashMap",
+        "         --log SIZE        BufferHash's log on disk (default: 64 bytes per expected chunk, so that",
+        "                           nothing is evicted); when full, its oldest fingerprints are forgotten",
+        "         --memory SIZE     BufferHash's RAM (default: enough for 0.01 wasted reads per lookup)",
+        "         --dir DIR         keep the index in DIR (reopened by the next run); default: a temporary one",
+        "         --check           also run a HashMap index and count the chunks the two disagree on",
         "  help   this text (so does --help after any command)",
         "",
         "-- ends the options: the arguments after it are positional even if they start with --",

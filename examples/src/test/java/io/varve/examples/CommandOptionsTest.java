@@ -37,7 +37,8 @@ class CommandOptionsTest extends CommandTestSupport {
         "verify", List.of("verify", base.toString()),
         "dump", List.of("dump", base.toString()),
         "demo", List.of("demo", "--records=10", "--lookups=10", "--dir=" + temp.resolve("out")),
-        "index-demo", List.of("index-demo", "--keys=10", "--lookups=10"));
+        "index-demo", List.of("index-demo", "--keys=10", "--lookups=10"),
+        "dedup", List.of("dedup", input.toString()));
   }
 
   /** Whether {@code option} is already in the valid run {@code args}, so that adding it would repeat it. */
@@ -57,7 +58,8 @@ class CommandOptionsTest extends CommandTestSupport {
       "dump", List.of("limit"),
       "demo", List.of("records", "memory", "index", "keys-per-block", "bucket-size", "huffman-max", "skip-levels", "lookups",
           "seed", "dir"),
-      "index-demo", List.of("keys", "bucket-size", "huffman-max", "skip-levels", "lookups", "seed"));
+      "index-demo", List.of("keys", "bucket-size", "huffman-max", "skip-levels", "lookups", "seed"),
+      "dedup", List.of("min", "avg", "max", "index", "log", "memory", "dir"));
 
   /** The switches, per command. */
   private static final Map<String, List<String>> SWITCHES = Map.of(
@@ -69,7 +71,8 @@ class CommandOptionsTest extends CommandTestSupport {
       "verify", List.of("no-index"),
       "dump", List.of("no-index"),
       "demo", List.of("keep"),
-      "index-demo", List.of());
+      "index-demo", List.of(),
+      "dedup", List.of("check"));
 
   @BeforeEach
   void store() throws IOException {

@@ -1,0 +1,188 @@
+package io.varve.bufferhash;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.KeyHasher;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one writer of the log: writes sealed buffers as incarnations at its head and evicts the
+ * oldest incarnations to make room, applying the eviction policy (BufferHash §5.1.2).
+ *
+ * <p>Not thread-safe: callers hold {@link BufferHash}'s log lock. It takes super tables' locks
+ * itself, after the log lock, never the other way round.
+ */
+final class LogWriter {
+  private final IncarnationLog log;
+  private final SuperTable[] tables;
+  private final KeyHasher hasher;
+  private final EvictionPolicy policy;
+  private final EvictionListener listener;
+  private final boolean syncWrites;
+  private final ReadContext evictionContext = new ReadContext();
+  private WriteAheadLog wal;
+  /** Super tables and the write-ahead sequence their newest incarnation covers, to record once the log is forced. */
+  private final List<long[]> pendingFlushed = new ArrayList<>();
+  long flushes;
+  long evictedIncarnations;
+  long keptEntries;
+  long droppedCurrentEntries;
+
+  LogWriter(IncarnationLog log, SuperTable[] tables, KeyHasher hasher, EvictionPolicy policy, EvictionListener listener, boolean syncWrites) {
+    this.log = log;
+    this.tables = tables;
+    this.hasher = hasher;
+    this.policy = policy;
+    this.listener = listener;
+    this.syncWrites = syncWrites;
+  }
+
+  /** From now on, entries that eviction keeps are logged there, and flushes are noted for it. */
+  void attach(WriteAheadLog wal) {
+    this.wal = wal;
+  }
+
+  /** The flushes since the last call: (super table, write-ahead sequence its new incarnation covers). */
+  List<long[]> takePendingFlushed() {
+    List<long[]> taken = new ArrayList<>(pendingFlushed);
+    pendingFlushed.clear();
+    return taken;
+  }
+
+  /**
+   * Writes the sealed buffers of the tables in {@code work} to the log, evicting as needed. Entries
+   * that a partial discard keeps may fill buffers; those are flushed after, with full discards, so
+   * that the work ends.
+   */
+  void drainSealed(ArrayDeque<SuperTable> work, boolean partialDiscard) {
+    Set<SuperTable> refilled = new LinkedHashSet<>();
+    try {
+      for (SuperTable table : work) {
+        int pending = sealedCount(table);
+        for (int i = 0; i < pending; i++) {
+          flushOldestSealed(table, partialDiscard, refilled);
+        }
+      }
+      while (!refilled.isEmpty()) {
+        SuperTable table = refilled.iterator().next();
+        refilled.remove(table);
+        while (sealedCount(table) > 0) {
+          flushOldestSealed(table, false, refilled);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to " + log.file(), e);
+    }
+  }
+
+  private static int sealedCount(SuperTable table) {
+    table.lock.readLock().lock();
+    try {
+      return table.sealedCount();
+    } finally {
+      table.lock.readLock().unlock();
+    }
+  }
+
+  private void flushOldestSealed(SuperTable table, boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
+    WriteBuffer buffer;
+    table.lock.readLock().lock();
+    try {
+      buffer = table.oldestSealed();
+    } finally {
+      table.lock.readLock().unlock();
+    }
+    if (buffer == null) {
+      return;
+    }
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher);
+    int page;
+    boolean evicted = false;
+    while ((page = log.placeFor(encoded.pages)) < 0) {
+      evictOldest(partialDiscard, refilled);
+      evicted = true;
+    }
+    if (evicted) {
+      log.commitTail(syncWrites);
+    }
+    Incarnation incarnation = log.append(encoded, page, syncWrites);
+    table.lock.writeLock().lock();
+    try {
+      table.install(incarnation, encoded);
+    } finally {
+      table.lock.writeLock().unlock();
+    }
+    if (wal != null && buffer.lastSequence() > 0) {
+      pendingFlushed.add(new long[] {table.id, buffer.lastSequence()});
+    }
+    flushes++;
+  }
+
+  private void evictOldest(boolean partialDiscard, Set<SuperTable> refilled) throws IOException {
+    Incarnation victim = log.oldest();
+    SuperTable owner = tables[victim.superTable];
+    boolean readEntries = partialDiscard || listener != null;
+    byte[] bytes = readEntries ? readIncarnation(victim) : null;
+    owner.lock.writeLock().lock();
+    try {
+      if (readEntries) {
+        IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(victim));
+        List<byte[][]> entries = new ArrayList<>(victim.entries);
+        IncarnationCodec.decode(
+            bytes, header, victim.startPage, hasher, new long[2][], (unit, at, size) -> entries.add(new byte[][] {WriteBuffer.key(unit, at), WriteBuffer.value(unit, at)}), where(victim));
+        long[] hash = new long[2];
+        for (byte[][] entry : entries) {
+          if (entry[1] == null) {
+            continue; // a tombstone: every older version has gone before it
+          }
+          hasher.hash(entry[0], hash);
+          if (owner.find(entry[0], hash[0], hash[1], victim.ordinal, evictionContext, log)) {
+            continue; // replaced or deleted since
+          }
+          if (partialDiscard && policy.keeps(entry[0], entry[1])) {
+            keptEntries++;
+            long sequence = wal == null ? 0 : wal.appendEntry(owner.id, entry[0], entry[1]);
+            if (owner.put(entry[0], entry[1], false, hash[0], hash[1], sequence)) {
+              refilled.add(owner);
+            }
+          } else {
+            droppedCurrentEntries++;
+            if (listener != null) {
+              listener.evicted(entry[0], entry[1]);
+            }
+          }
+        }
+      }
+      owner.evictOldest(victim);
+    } finally {
+      owner.lock.writeLock().unlock();
+    }
+    log.removeOldest();
+    evictedIncarnations++;
+  }
+
+  byte[] readIncarnation(Incarnation incarnation) {
+    byte[] bytes = new byte[incarnation.pages * LogFormat.PAGE_BYTES];
+    try {
+      log.read(ByteBuffer.wrap(bytes), (long) incarnation.startPage * LogFormat.PAGE_BYTES);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + where(incarnation), e);
+    }
+    IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
+    CorruptStoreException.check(
+        header.sequence == incarnation.sequence && header.superTable == incarnation.superTable && header.pages == incarnation.pages,
+        where(incarnation) + ": the header reads sequence " + header.sequence + " of super table " + header.superTable);
+    return bytes;
+  }
+
+  String where(Incarnation incarnation) {
+    return log.file() + ", " + incarnation;
+  }
+
+}

@@ -1,0 +1,458 @@
+package io.varve.bufferhash;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The write-ahead log of the buffers: every put and delete is appended here (in memory) before it
+ * enters a buffer, and {@link #sync} writes what is pending and forces it to the device, one
+ * {@code fsync} for every thread waiting (group commit). A buffer's records are needed until its
+ * incarnation is durable; a <em>flushed</em> record then says so for its super table, and replay
+ * skips that table's earlier records. Segments are files {@code wal-NNNNNNNNNNNNNNNN}:
+ *
+ * <pre>
+ * Segment := magic:int32 = 0x5642484C ("VBHL") version:uint8 = 1 reserved:uint8[3]
+ *            segment:int64 firstSequence:int64 crc:int32          (CRC32C of the 24 bytes before)
+ *            Record*
+ * Record  := length:int32 crc:int32 Body                          (crc: CRC32C of Body; length: its bytes)
+ * Body    := sequence:int64 kind:uint8 superTable:int32 Payload
+ * Payload := Entry (kind 1: a put or a delete, as in {@link LogFormat}) | through:int64 (kind 2: flushed)
+ * </pre>
+ *
+ * A record cut short at the end of the newest segment is a write the process did not finish; it
+ * was never acknowledged, and replay drops it. Damage anywhere else is a {@link
+ * CorruptStoreException}.
+ *
+ * <p>Thread-safe: appends take a short lock; syncs are serialized and share their work.
+ */
+final class WriteAheadLog implements AutoCloseable {
+  static final int MAGIC = 0x5642484C;
+  private static final int SEGMENT_HEADER_BYTES = 28;
+  private static final int RECORD_HEADER_BYTES = 8;
+  private static final int BODY_HEADER_BYTES = 13;
+  static final byte KIND_ENTRY = 1;
+  static final byte KIND_FLUSHED = 2;
+
+  private final Path directory;
+  private final long segmentBytes;
+  private final ReentrantLock appendLock = new ReentrantLock();
+  private final ReentrantLock syncLock = new ReentrantLock();
+  private final java.util.concurrent.locks.Condition synced = syncLock.newCondition();
+  /** Whether a thread is writing and forcing records now (sync lock). */
+  private boolean leading;
+  private byte[] pending = new byte[1 << 16];
+  private int pendingBytes;
+  private long nextSequence;
+  private volatile long durableSequence;
+  /** Segments on disk, oldest first: number, first sequence. */
+  private final ArrayDeque<long[]> segments = new ArrayDeque<>();
+  private volatile int segmentCount;
+  private FileChannel current;
+  private long currentBytes;
+  private long segmentNumber;
+
+  private WriteAheadLog(Path directory, long segmentBytes) {
+    this.directory = directory;
+    this.segmentBytes = segmentBytes;
+  }
+
+  /** Receives the records of existing segments: first every flushed record, then every entry, oldest first. */
+  interface Replayer {
+    void flushed(int superTable, long through);
+
+    void entry(long sequence, int superTable, byte[] key, byte[] value);
+  }
+
+  /**
+   * Opens the log in {@code directory}: checks its segments (dropping a record cut short at the
+   * end of the newest), hands every flushed record to {@code replayer}, and starts a new segment.
+   * {@link #replayEntries} then hands over the entries.
+   */
+  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, Replayer replayer) throws IOException {
+    WriteAheadLog wal = new WriteAheadLog(directory, segmentBytes);
+    List<Path> files;
+    try (Stream<Path> list = Files.list(directory)) {
+      files = list.filter(p -> p.getFileName().toString().matches("wal-\\d{16}")).sorted().collect(Collectors.toList());
+    }
+    long sequence = 1;
+    for (int i = 0; i < files.size(); i++) {
+      long[] segment = replaySegment(files.get(i), i == files.size() - 1, superTables, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
+      if (segment == null) {
+        continue; // the newest segment's header was cut short: created, never written
+      }
+      wal.replayFiles.add(files.get(i));
+      wal.segments.addLast(new long[] {segment[0], segment[1]});
+      sequence = segment[2];
+      wal.segmentNumber = segment[0];
+    }
+    wal.superTables = superTables;
+    wal.nextSequence = sequence;
+    wal.durableSequence = sequence - 1;
+    wal.startSegment(sequence);
+    return wal;
+  }
+
+  private final List<Path> replayFiles = new ArrayList<>();
+  private int superTables;
+
+  /** Hands every entry of the segments found by {@link #open} to {@code replayer}, oldest first. */
+  void replayEntries(Replayer replayer) throws IOException {
+    for (Path file : replayFiles) {
+      replaySegment(file, false, superTables, -1, replayer, true);
+    }
+    replayFiles.clear();
+  }
+
+  /**
+   * Replays one segment; returns its number, its first sequence and the sequence after its last
+   * record, or null for a newest segment whose header was never whole (it is deleted).
+   */
+  private static long[] replaySegment(Path file, boolean newest, int superTables, long expectedFirst, Replayer replayer, boolean entries)
+      throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    String where = file.toString();
+    if (newest && (bytes.length < SEGMENT_HEADER_BYTES || LogFormat.getInt(bytes, 24) != LogFormat.crc(bytes, 0, 24))
+        && bytes.length <= SEGMENT_HEADER_BYTES) {
+      Files.delete(file);
+      return null;
+    }
+    CorruptStoreException.check(bytes.length >= SEGMENT_HEADER_BYTES, where + ": shorter than a segment header");
+    CorruptStoreException.check(LogFormat.getInt(bytes, 0) == MAGIC, where + ": not a write-ahead log segment");
+    CorruptStoreException.check(LogFormat.getInt(bytes, 24) == LogFormat.crc(bytes, 0, 24), where + ": header checksum mismatch");
+    CorruptStoreException.check(bytes[4] == LogFormat.VERSION, where + ": version " + bytes[4] + ", this reader knows 1");
+    long number = LogFormat.getLong(bytes, 8);
+    long first = LogFormat.getLong(bytes, 16);
+    CorruptStoreException.check(
+        file.getFileName().toString().equals(segmentName(number)), where + ": the header says segment " + number + ", the file name another");
+    CorruptStoreException.check(
+        expectedFirst < 0 || first == expectedFirst, where + ": starts at sequence " + first + ", the segment before ends before " + expectedFirst);
+    long sequence = first;
+    int at = SEGMENT_HEADER_BYTES;
+    while (at < bytes.length) {
+      boolean whole = at + RECORD_HEADER_BYTES <= bytes.length;
+      int length = whole ? LogFormat.getInt(bytes, at) : -1;
+      whole = whole && length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length <= bytes.length;
+      boolean valid = whole && LogFormat.getInt(bytes, at + 4) == LogFormat.crc(bytes, at + RECORD_HEADER_BYTES, length);
+      if (!valid) {
+        // Cut short at the very end of the newest segment: an append the process did not finish.
+        boolean torn = newest && (!whole || at + RECORD_HEADER_BYTES + length == bytes.length);
+        CorruptStoreException.check(torn, where + ": damaged record at offset " + at);
+        truncate(file, at);
+        break;
+      }
+      int body = at + RECORD_HEADER_BYTES;
+      long recordSequence = LogFormat.getLong(bytes, body);
+      byte kind = bytes[body + 8];
+      int superTable = LogFormat.getInt(bytes, body + 9);
+      CorruptStoreException.check(recordSequence == sequence, where + ": record " + recordSequence + " where " + sequence + " belongs");
+      CorruptStoreException.check(superTable >= 0 && superTable < superTables, where + ": super table " + superTable);
+      int payload = body + BODY_HEADER_BYTES;
+      int end = body + length;
+      if (kind == KIND_ENTRY) {
+        int size = IncarnationCodec.checkedEntrySize(bytes, payload, end, where);
+        CorruptStoreException.check(payload + size == end, where + ": record " + recordSequence + " has bytes after its entry");
+        if (entries) {
+          replayer.entry(recordSequence, superTable, WriteBuffer.key(bytes, payload), WriteBuffer.value(bytes, payload));
+        }
+      } else if (kind == KIND_FLUSHED) {
+        CorruptStoreException.check(end - payload == 8, where + ": record " + recordSequence + " of a wrong length");
+        if (!entries) {
+          replayer.flushed(superTable, LogFormat.getLong(bytes, payload));
+        }
+      } else {
+        throw new CorruptStoreException(where + ": record " + recordSequence + " of unknown kind " + kind);
+      }
+      sequence++;
+      at = end;
+    }
+    return new long[] {number, first, sequence};
+  }
+
+  private static void truncate(Path file, long length) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.truncate(length);
+      channel.force(true);
+    }
+  }
+
+  static String segmentName(long number) {
+    return String.format("wal-%016d", number);
+  }
+
+  private void startSegment(long firstSequence) throws IOException {
+    if (current != null) {
+      current.force(false);
+      current.close();
+    }
+    segmentNumber++;
+    Path file = directory.resolve(segmentName(segmentNumber));
+    current = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    byte[] header = new byte[SEGMENT_HEADER_BYTES];
+    LogFormat.putInt(header, 0, MAGIC);
+    header[4] = LogFormat.VERSION;
+    LogFormat.putLong(header, 8, segmentNumber);
+    LogFormat.putLong(header, 16, firstSequence);
+    LogFormat.putInt(header, 24, LogFormat.crc(header, 0, 24));
+    writeFully(ByteBuffer.wrap(header));
+    current.force(true);
+    currentBytes = SEGMENT_HEADER_BYTES;
+    segments.addLast(new long[] {segmentNumber, firstSequence});
+    segmentCount = segments.size();
+  }
+
+  /** Appends a put (or, with a null value, a delete) of {@code superTable}; returns its sequence. */
+  long appendEntry(int superTable, byte[] key, byte[] value) {
+    int size = LogFormat.entryBytes(key.length, value == null ? 0 : value.length, value == null);
+    appendLock.lock();
+    try {
+      int body = reserve(BODY_HEADER_BYTES + size);
+      long sequence = nextSequence++;
+      LogFormat.putLong(pending, body, sequence);
+      pending[body + 8] = KIND_ENTRY;
+      LogFormat.putInt(pending, body + 9, superTable);
+      LogFormat.putEntry(pending, body + BODY_HEADER_BYTES, key, value, value == null);
+      seal(body, BODY_HEADER_BYTES + size);
+      return sequence;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** Appends that {@code superTable}'s records up to {@code through} are in durable incarnations. */
+  void appendFlushed(int superTable, long through) {
+    appendLock.lock();
+    try {
+      int body = reserve(BODY_HEADER_BYTES + 8);
+      LogFormat.putLong(pending, body, nextSequence++);
+      pending[body + 8] = KIND_FLUSHED;
+      LogFormat.putInt(pending, body + 9, superTable);
+      LogFormat.putLong(pending, body + BODY_HEADER_BYTES, through);
+      seal(body, BODY_HEADER_BYTES + 8);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  private int reserve(int bodyBytes) {
+    int needed = pendingBytes + RECORD_HEADER_BYTES + bodyBytes;
+    if (needed > pending.length) {
+      pending = java.util.Arrays.copyOf(pending, Math.max(needed, pending.length * 2));
+    }
+    LogFormat.putInt(pending, pendingBytes, bodyBytes);
+    return pendingBytes + RECORD_HEADER_BYTES;
+  }
+
+  private void seal(int body, int bodyBytes) {
+    LogFormat.putInt(pending, body - 4, LogFormat.crc(pending, body, bodyBytes));
+    pendingBytes = body + bodyBytes;
+  }
+
+  /** The sequence the next record will get. */
+  long nextSequence() {
+    appendLock.lock();
+    try {
+      return nextSequence;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /**
+   * Writes every record appended so far and forces it to the device. Threads that call this
+   * together share one write and one {@code fsync}.
+   */
+  void sync() {
+    long target;
+    appendLock.lock();
+    try {
+      target = nextSequence - 1;
+    } finally {
+      appendLock.unlock();
+    }
+    syncThrough(target);
+  }
+
+  /**
+   * Makes the records up to {@code target} durable (group commit). One thread at a time leads: it
+   * takes every record pending, writes and forces it without holding the lock, then wakes the
+   * others at once; a thread whose record a leader's {@code fsync} covered returns without one of
+   * its own, and records appended meanwhile wait for the next leader.
+   */
+  void syncThrough(long target) {
+    if (durableSequence >= target) {
+      return;
+    }
+    syncLock.lock();
+    try {
+      while (durableSequence < target) {
+        if (current == null) {
+          // The table closed: its buffers file, forced before the segments went, holds what they held.
+          return;
+        }
+        if (leading) {
+          synced.awaitUninterruptibly();
+          continue;
+        }
+        leading = true;
+        try {
+          writeAndForcePending();
+        } finally {
+          leading = false;
+          synced.signalAll();
+        }
+      }
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /** Waits until no leader is writing (sync lock held), so that the segment it writes stays open. */
+  private void awaitNoLeader() {
+    while (leading) {
+      synced.awaitUninterruptibly();
+    }
+  }
+
+  /** The leader's work: called holding the sync lock, which it releases around the I/O. */
+  private void writeAndForcePending() {
+    byte[] bytes;
+    int length;
+    long through;
+    appendLock.lock();
+    try {
+      bytes = pending;
+      length = pendingBytes;
+      through = nextSequence - 1;
+      pending = new byte[Math.max(1 << 16, Math.min(bytes.length, 1 << 22))];
+      pendingBytes = 0;
+    } finally {
+      appendLock.unlock();
+    }
+    FileChannel channel = current;
+    syncLock.unlock();
+    try {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, length);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      channel.force(false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing the write-ahead log in " + directory, e);
+    } finally {
+      syncLock.lock();
+    }
+    currentBytes += length;
+    durableSequence = through;
+    if (currentBytes >= segmentBytes) {
+      try {
+        startSegment(through + 1);
+      } catch (IOException e) {
+        throw new UncheckedIOException("starting a write-ahead log segment in " + directory, e);
+      }
+    }
+  }
+
+  /** Bytes appended and not yet written. */
+  int pendingBytes() {
+    appendLock.lock();
+    try {
+      return pendingBytes;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** Segments on disk (read without the sync lock: a writer must not wait for another's fsync to ask). */
+  int segmentCount() {
+    return segmentCount;
+  }
+
+  /** The first sequence of the segment {@code keep} places before the newest: records from there on stay. */
+  long sequenceToKeep(int keep) {
+    syncLock.lock();
+    try {
+      List<long[]> all = new ArrayList<>(segments);
+      return all.get(Math.max(0, all.size() - 1 - keep))[1];
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /**
+   * Deletes the segments whose every record is below {@code sequence} (their buffers are in
+   * durable incarnations). The newest segment stays.
+   */
+  void deleteBelow(long sequence) throws IOException {
+    syncLock.lock();
+    try {
+      List<long[]> all = new ArrayList<>(segments);
+      for (int i = 0; i + 1 < all.size(); i++) {
+        if (all.get(i + 1)[1] <= sequence) {
+          Files.deleteIfExists(directory.resolve(segmentName(all.get(i)[0])));
+          segments.removeFirst();
+          segmentCount = segments.size();
+        } else {
+          break;
+        }
+      }
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /**
+   * Deletes every segment: the buffers file now holds what they held. Call with no appends
+   * running (on close).
+   */
+  void deleteAll() throws IOException {
+    syncLock.lock();
+    try {
+      awaitNoLeader();
+      if (current != null) {
+        current.close();
+        current = null;
+      }
+      for (long[] segment : segments) {
+        Files.deleteIfExists(directory.resolve(segmentName(segment[0])));
+      }
+      segments.clear();
+      segmentCount = 0;
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  private void writeFully(ByteBuffer bytes) throws IOException {
+    while (bytes.hasRemaining()) {
+      current.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    syncLock.lock();
+    try {
+      awaitNoLeader();
+      if (current != null) {
+        current.close();
+        current = null;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      syncLock.unlock();
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package io.varve.bufferhash;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * BufferHash directories written by released format versions stay readable. {@code v1-closed}: a
+ * table closed cleanly (log, state, buffers file); {@code v1-crashed}: the files of a table with a
+ * write-ahead log, copied after a sync while it was still open, as a crash leaves them. Regenerate
+ * with {@link #main} (only for a new format version, into a new folder).
+ */
+class GoldenFilesTest {
+  @TempDir Path temp;
+
+  static Map<String, byte[]> expected() {
+    Map<String, byte[]> expected = new HashMap<>();
+    for (int i = 0; i < 600; i++) {
+      if (i % 10 != 3) {
+        expected.put("golden-key-" + i, ("value-" + i + "-").repeat(i % 5).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    return expected;
+  }
+
+  private static BufferHash.Builder builder(Path dir, Durability durability) {
+    return BufferHash.builder(dir).logBytes(64 * 1024).memoryBytes(64 * 1024).entryBytes(24).bufferBytes(4096).superTables(2).durability(durability);
+  }
+
+  private static void write(BufferHash table) {
+    for (int i = 0; i < 600; i++) {
+      table.put(("golden-key-" + i).getBytes(StandardCharsets.UTF_8), ("value-" + i + "-").repeat(i % 5).getBytes(StandardCharsets.UTF_8));
+    }
+    for (int i = 3; i < 600; i += 10) {
+      table.delete(("golden-key-" + i).getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"v1-closed", "v1-crashed"})
+  void readsTheGoldenDirectory(String name) throws Exception {
+    Path dir = temp.resolve(name);
+    Files.createDirectories(dir);
+    Path golden = Path.of(GoldenFilesTest.class.getResource("/golden/" + name).toURI());
+    try (Stream<Path> files = Files.list(golden)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        Files.copy(file, dir.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    Map<String, byte[]> expected = expected();
+    Durability durability = name.endsWith("crashed") ? Durability.SYNC_ON_CALL : Durability.BUFFERS_IN_RAM;
+    try (BufferHash table = builder(dir, durability).open()) {
+      assertEquals(2, table.tuning().superTables());
+      for (int i = 0; i < 600; i++) {
+        String key = "golden-key-" + i;
+        assertArrayEquals(expected.get(key), table.get(key.getBytes(StandardCharsets.UTF_8)), key);
+      }
+      Map<String, byte[]> seen = new HashMap<>();
+      table.forEach((key, value) -> seen.put(new String(key, StandardCharsets.UTF_8), value));
+      assertEquals(expected.keySet(), seen.keySet());
+      assertTrue(table.logPages()[0] > 1, "the golden log holds incarnations");
+    }
+  }
+
+  /** Writes the golden directories into {@code args[0]}. */
+  public static void main(String[] args) throws IOException {
+    Path root = Path.of(args[0]);
+    try (BufferHash table = builder(root.resolve("v1-closed"), Durability.BUFFERS_IN_RAM).open()) {
+      write(table);
+    }
+    Path crashed = root.resolve("v1-crashed");
+    Path live = root.resolve("v1-crashed-live");
+    try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).open()) {
+      write(table);
+      table.sync();
+      Files.createDirectories(crashed);
+      try (Stream<Path> files = Files.list(live)) {
+        for (Path file : (Iterable<Path>) files::iterator) {
+          if (!file.getFileName().toString().equals("lock")) {
+            Files.copy(file, crashed.resolve(file.getFileName()));
+          }
+        }
+      }
+    }
+    Files.deleteIfExists(root.resolve("v1-closed").resolve("lock"));
+  }
+}

@@ -1,0 +1,212 @@
+package io.varve.bufferhash;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The hostile BufferHash directories in {@code hostile/bufferhash}: each is a golden directory
+ * ({@code golden/v1-closed} or {@code golden/v1-crashed}, named in the variant's {@code base} file)
+ * with the files of the variant put over it ({@code deleted} lists files to remove). Each lies in a
+ * way a structure check must catch: checksums are recomputed where the check under test is not the
+ * checksum. Regenerate with {@link #main} after a deliberate format change.
+ */
+final class HostileBufferHashFiles {
+  private HostileBufferHashFiles() {}
+
+  /** A variant: its base and the files that replace the base's ({@code null} bytes: deleted). */
+  static final class Variant {
+    final String base;
+    final Map<String, byte[]> files = new LinkedHashMap<>();
+
+    Variant(String base) {
+      this.base = base;
+    }
+
+    Variant with(String file, byte[] bytes) {
+      files.put(file, bytes);
+      return this;
+    }
+  }
+
+  static byte[] golden(String base, String file) throws IOException {
+    try {
+      return Files.readAllBytes(Path.of(HostileBufferHashFiles.class.getResource("/golden/" + base + "/" + file).toURI()));
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static final int SLOT = LogFormat.STATE_SLOT_BYTES;
+
+  /** The state with field {@code field} (0 generation .. 6 buffersCheck) of its newest slot set, crc recomputed. */
+  private static byte[] stateWith(String base, int field, long value) throws IOException {
+    byte[] state = golden(base, "state");
+    int slot = newestSlot(state);
+    LogFormat.putLong(state, slot + 8 + 8 * field, value);
+    resealSlot(state, slot);
+    return state;
+  }
+
+  private static int newestSlot(byte[] state) {
+    return LogFormat.getLong(state, 8) > LogFormat.getLong(state, SLOT + 8) ? 0 : SLOT;
+  }
+
+  private static void resealSlot(byte[] state, int slot) {
+    int crcAt = slot + 8 + 56 + 12;
+    LogFormat.putInt(state, crcAt, LogFormat.crc(state, slot, crcAt - slot));
+  }
+
+  /** The log with the header of the incarnation at {@code page} changed at {@code offset}, crc recomputed. */
+  private static byte[] logWithHeaderInt(int page, int offset, int value) throws IOException {
+    byte[] log = golden("v1-closed", "log");
+    int at = page * LogFormat.PAGE_BYTES;
+    LogFormat.putInt(log, at + offset, value);
+    LogFormat.putInt(log, at + 28, LogFormat.crc(log, at, 28));
+    return log;
+  }
+
+  /** The log with the incarnation at page 0's unit 0 changed by {@code edit}, its crc recomputed (sequence 1). */
+  private static byte[] logWithUnit0(java.util.function.Consumer<byte[]> edit) throws IOException {
+    byte[] log = golden("v1-closed", "log");
+    int start = LogFormat.HEADER_BYTES;
+    int footer = LogFormat.PAGE_BYTES - LogFormat.UNIT_FOOTER_BYTES;
+    byte[] unit = Arrays.copyOfRange(log, start, LogFormat.PAGE_BYTES);
+    edit.accept(unit);
+    System.arraycopy(unit, 0, log, start, unit.length);
+    LogFormat.putInt(log, footer, LogFormat.unitCrc(1, 0, log, start, footer - start));
+    return log;
+  }
+
+  /** The buffers file with {@code edit} applied, its crc recomputed, and the state naming it. */
+  private static Variant buffersNamed(java.util.function.Consumer<byte[]> edit) throws IOException {
+    byte[] buffers = golden("v1-closed", "buffers");
+    edit.accept(buffers);
+    int end = buffers.length - 4;
+    int crc = LogFormat.crc(buffers, 0, end);
+    LogFormat.putInt(buffers, end, crc);
+    return new Variant("v1-closed").with("buffers", buffers).with("state", stateWith("v1-closed", 6, (1L << 32) | (crc & 0xFFFFFFFFL)));
+  }
+
+  /** The write-ahead segment with the record at {@code index} edited, its crc recomputed. */
+  private static byte[] walWithRecord(int index, java.util.function.ObjIntConsumer<byte[]> edit, boolean reseal) throws IOException {
+    byte[] wal = golden("v1-crashed", "wal-0000000000000001");
+    int at = 28;
+    for (int i = 0; i < index; i++) {
+      at += 8 + LogFormat.getInt(wal, at);
+    }
+    int length = LogFormat.getInt(wal, at);
+    edit.accept(wal, at + 8);
+    if (reseal) {
+      LogFormat.putInt(wal, at + 4, LogFormat.crc(wal, at + 8, length));
+    }
+    return wal;
+  }
+
+  private static int walRecords() throws IOException {
+    byte[] wal = golden("v1-crashed", "wal-0000000000000001");
+    int n = 0;
+    for (int at = 28; at < wal.length; at += 8 + LogFormat.getInt(wal, at)) {
+      n++;
+    }
+    return n;
+  }
+
+  /** The last entry record of the write-ahead segment (after every flushed record it is replayed). */
+  private static int lastEntryRecord() throws IOException {
+    byte[] wal = golden("v1-crashed", "wal-0000000000000001");
+    int last = -1;
+    int i = 0;
+    for (int at = 28; at < wal.length; at += 8 + LogFormat.getInt(wal, at), i++) {
+      if (wal[at + 8 + 8] == WriteAheadLog.KIND_ENTRY) {
+        last = i;
+      }
+    }
+    return last;
+  }
+
+  static Map<String, Variant> variants() throws IOException {
+    Map<String, Variant> v = new LinkedHashMap<>();
+    v.put("state-log-pages-beyond-the-file", new Variant("v1-closed").with("state", stateWith("v1-closed", 1, 17)));
+    v.put("state-head-beyond-the-log", new Variant("v1-closed").with("state", stateWith("v1-closed", 3, 99)));
+    v.put("state-head-short-of-the-incarnations", new Variant("v1-closed").with("state", stateWith("v1-closed", 3, 5)));
+    v.put("state-tail-sequence-after-next", new Variant("v1-closed").with("state", stateWith("v1-closed", 4, 9)));
+    v.put("state-next-sequence-skips-ahead", new Variant("v1-closed").with("state", stateWith("v1-closed", 5, 7)));
+    byte[] noTables = golden("v1-closed", "state");
+    LogFormat.putInt(noTables, newestSlot(noTables) + 64, 0);
+    resealSlot(noTables, newestSlot(noTables));
+    v.put("state-no-super-tables", new Variant("v1-closed").with("state", noTables));
+    byte[] bothBad = golden("v1-closed", "state");
+    bothBad[20] ^= 1;
+    bothBad[SLOT + 20] ^= 1;
+    v.put("state-both-slots-damaged", new Variant("v1-closed").with("state", bothBad));
+    v.put("state-missing", new Variant("v1-closed").with("state", null));
+    v.put("log-missing", new Variant("v1-closed").with("log", null));
+    v.put("header-super-table-out-of-range", new Variant("v1-closed").with("log", logWithHeaderInt(0, 8, 5)));
+    v.put("header-of-the-other-super-table", new Variant("v1-closed").with("log", logWithHeaderInt(0, 8, 1)));
+    v.put("header-sequence-out-of-order", new Variant("v1-closed").with("log", logWithHeaderInt(2, 16, 7)));
+    v.put("header-pages-beyond-the-log", new Variant("v1-closed").with("log", logWithHeaderInt(5, 20, 100)));
+    v.put("header-zero-pages", new Variant("v1-closed").with("log", logWithHeaderInt(0, 20, 0)));
+    v.put("header-more-entries-than-the-units", new Variant("v1-closed").with("log", logWithHeaderInt(0, 24, 1000)));
+    v.put("header-version-2", new Variant("v1-closed").with("log", logWithHeaderInt(0, 4, 2 << 24)));
+    v.put("unit-run-past-the-incarnation", new Variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 0, 50))));
+    v.put("unit-entry-count-huge", new Variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 4, 100_000))));
+    v.put("unit-entry-runs-past-the-unit", new Variant("v1-closed").with("log", logWithUnit0(unit -> unit[8] = (byte) 0x7F)));
+    v.put("unit-varint-overflow", new Variant("v1-closed").with("log", logWithUnit0(unit -> Arrays.fill(unit, 8, 14, (byte) 0xFF))));
+    v.put("unit-first-key-changed-out-of-order", new Variant("v1-closed").with("log", logWithUnit0(unit -> unit[8 + 2 + 3] ^= 0x55)));
+    v.put("buffers-missing-but-named", new Variant("v1-closed").with("buffers", null));
+    v.put("buffers-for-another-table-count", buffersNamed(b -> LogFormat.putInt(b, 16, 3)));
+    v.put("buffers-super-tables-out-of-order", buffersNamed(b -> LogFormat.putInt(b, 20, 1)));
+    v.put("buffers-entry-count-past-the-end", buffersNamed(b -> LogFormat.putInt(b, 24, 1_000_000)));
+    byte[] other = golden("v1-closed", "buffers");
+    other[40] ^= 1;
+    LogFormat.putInt(other, other.length - 4, LogFormat.crc(other, 0, other.length - 4));
+    v.put("buffers-not-the-one-the-state-names", new Variant("v1-closed").with("buffers", other));
+    byte[] damagedBuffers = golden("v1-closed", "buffers");
+    damagedBuffers[40] ^= 1;
+    v.put("buffers-damaged", new Variant("v1-closed").with("buffers", damagedBuffers));
+    int last = lastEntryRecord();
+    v.put("wal-sequence-gap", new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(1, (w, body) -> LogFormat.putLong(w, body, 9), true)));
+    v.put("wal-unknown-kind", new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> w[body + 8] = 9, true)));
+    v.put(
+        "wal-super-table-out-of-range",
+        new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> LogFormat.putInt(w, body + 9, 2), true)));
+    v.put(
+        "wal-entry-of-the-other-super-table",
+        new Variant("v1-crashed")
+            .with("wal-0000000000000001", walWithRecord(last, (w, body) -> LogFormat.putInt(w, body + 9, 1 - LogFormat.getInt(w, body + 9)), true)));
+    v.put("wal-damaged-record-before-others", new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> w[body + 14] ^= 1, false)));
+    v.put(
+        "wal-segment-renamed",
+        new Variant("v1-crashed").with("wal-0000000000000001", null).with("wal-0000000000000002", golden("v1-crashed", "wal-0000000000000001")));
+    if (walRecords() < 3 || last < 0) {
+      throw new IllegalStateException("the golden write-ahead log is too short for the variants");
+    }
+    return v;
+  }
+
+  /** Writes the folder {@code args[0]} (e.g. bufferhash/src/test/resources/hostile/bufferhash). */
+  public static void main(String[] args) throws IOException {
+    Path root = Path.of(args[0]);
+    for (Map.Entry<String, Variant> variant : variants().entrySet()) {
+      Path dir = root.resolve(variant.getKey());
+      Files.createDirectories(dir);
+      Files.write(dir.resolve("base"), variant.getValue().base.getBytes(StandardCharsets.UTF_8));
+      StringBuilder deleted = new StringBuilder();
+      for (Map.Entry<String, byte[]> file : variant.getValue().files.entrySet()) {
+        if (file.getValue() == null) {
+          deleted.append(file.getKey()).append('\n');
+        } else {
+          Files.write(dir.resolve(file.getKey()), file.getValue());
+        }
+      }
+      if (deleted.length() > 0) {
+        Files.write(dir.resolve("deleted"), deleted.toString().getBytes(StandardCharsets.UTF_8));
+      }
+    }
+  }
+}
