@@ -28,7 +28,7 @@ import java.nio.file.Path;
 final class BufferHashStore implements MutableStore {
   static final double LOG_SLACK = 1.5;
   static final double WASTED_READS = 0.01;
-  static final double MAX_SHARE = 0.25;
+  static final double MAX_SHARE = 0.5;
   /** The smallest log the tuning accepts with room to spare (its floor is 64 KiB). */
   private static final long MIN_LOG_BYTES = 1L << 20;
 
