@@ -15,13 +15,12 @@ import java.nio.file.Path;
  * <p>Its RAM ({@code memoryBytes}: buffers, Bloom filters, incarnation fences) is what its own
  * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says reaches
  * {@value #WASTED_READS} wasted reads per lookup of an absent key, as the paper's configuration does
- * (section 7.1.1), capped at {@value #MAX_SHARE} of the budget: its buffers and filters live on the
- * Java heap, which needs room for garbage, and the process's anonymous memory grew by about 30 MB
- * whether {@code memoryBytes} was 18.8 MB or 16 MiB (4.8 million records; {@code ramBytesUsed}
- * said 29.2 MB for the first), so that with half of a 32 MiB budget the kernel killed the run
- * (measured).
- * The rest of the budget is left to the page cache, which may keep log pages, as the other
- * systems' page cache does.
+ * (section 7.1.1), capped at {@value #MAX_SHARE} of the budget, as JE's and RocksDB's caches are
+ * capped below it: its buffers and filters live on the Java heap, which needs room for garbage.
+ * (The module as first merged, 3185a0b, held about 1.5 times {@code memoryBytes}, and the kernel
+ * killed it at half of a 32 MiB budget; as of b9689b0 {@code ramBytesUsed} is {@code memoryBytes}:
+ * measured, see docs/benchmarks/bufferhash/RESULTS.md.) The rest of the budget is left to the page
+ * cache, which may keep log pages, as the other systems' page cache does.
  *
  * <p>Not thread-safe as used here (the harness drives one thread); BufferHash itself is.
  */
