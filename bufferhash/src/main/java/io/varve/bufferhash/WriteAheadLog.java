@@ -274,14 +274,7 @@ final class WriteAheadLog implements AutoCloseable {
    * together share one write and one {@code fsync}.
    */
   void sync() {
-    long target;
-    appendLock.lock();
-    try {
-      target = nextSequence - 1;
-    } finally {
-      appendLock.unlock();
-    }
-    syncThrough(target);
+    syncThrough(nextSequence() - 1);
   }
 
   /**
