@@ -8,20 +8,17 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * A mutable hash table on SSD with a few bytes of RAM per key: BufferHash, the data structure of
@@ -46,7 +43,7 @@ import java.util.function.BiConsumer;
  * }</pre>
  *
  * <p><b>Durability.</b> Buffers live in RAM, as in the paper: {@link #close} writes them to the
- * directory and the next {@link Builder#open} reads them back, and {@link #sync} makes every
+ * directory and the next {@link BufferHashBuilder#open} reads them back, and {@link #sync} makes every
  * earlier write durable by writing every buffer out; a process that dies without either loses the
  * writes still buffered, never an incarnation or the log's consistency (the state file only ever
  * lists whole incarnations). Damage to any file surfaces as {@link CorruptStoreException} naming
@@ -67,11 +64,9 @@ public final class BufferHash implements Closeable {
   private final SuperTable[] tables;
   private final KeyHasher hasher;
   private final EvictionPolicy policy;
-  private final EvictionListener listener;
-  private final boolean syncWrites;
   private final Durability durability;
   private final long walSegmentBytes;
-  private WriteAheadLog wal;
+  WriteAheadLog wal;
   private static final int PENDING_WAL_BYTES = 4 << 20;
   private static final int MAX_WAL_SEGMENTS = 6;
   private final BufferHashTuning tuning;
@@ -85,7 +80,7 @@ public final class BufferHash implements Closeable {
   private final LongAdder[] readsPerLookup = new LongAdder[8];
   private final LongAdder inserts = new LongAdder();
 
-  private BufferHash(Builder builder, FileChannel lockChannel, FileLock directoryLock, IncarnationLog log, BufferHashTuning tuning) {
+  BufferHash(BufferHashBuilder builder, FileChannel lockChannel, FileLock directoryLock, IncarnationLog log, BufferHashTuning tuning) {
     this.directory = builder.directory;
     this.lockChannel = lockChannel;
     this.directoryLock = directoryLock;
@@ -93,23 +88,21 @@ public final class BufferHash implements Closeable {
     this.tuning = tuning;
     this.hasher = KeyHasher.withSeed(log.seed());
     this.policy = builder.policy;
-    this.listener = builder.listener;
-    this.syncWrites = builder.syncEveryFlush;
     this.durability = builder.durability;
     this.walSegmentBytes = builder.walSegmentBytes;
     this.tables = new SuperTable[log.superTables()];
     for (int i = 0; i < tables.length; i++) {
       tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
     }
-    this.writer = new LogWriter(log, tables, hasher, policy, listener, syncWrites);
+    this.writer = new LogWriter(log, tables, hasher, policy, builder.listener, builder.syncEveryFlush);
     for (int i = 0; i < readsPerLookup.length; i++) {
       readsPerLookup[i] = new LongAdder();
     }
   }
 
-  /** A builder for the BufferHash in {@code directory} (created on {@link Builder#open} if new). */
-  public static Builder builder(Path directory) {
-    return new Builder(directory);
+  /** A builder for the BufferHash in {@code directory} (created on {@link BufferHashBuilder#open} if new). */
+  public static BufferHashBuilder builder(Path directory) {
+    return new BufferHashBuilder(directory);
   }
 
   // ---------------------------------------------------------------- operations
@@ -117,10 +110,10 @@ public final class BufferHash implements Closeable {
   /** The newest value of {@code key}, or null when it is absent, deleted or evicted. */
   public byte[] get(byte[] key) {
     Objects.requireNonNull(key, "key");
-    long[] hash = new long[2];
+    ReadContext context = contexts.get();
+    long[] hash = context.hash;
     hasher.hash(key, hash);
     SuperTable table = tableOf(hash[0]);
-    ReadContext context = contexts.get();
     context.reads = 0;
     byte[] value;
     boolean fromFlash;
@@ -139,7 +132,7 @@ public final class BufferHash implements Closeable {
       readsPerLookup[Math.min(context.reads, readsPerLookup.length - 1)].increment();
     }
     if (fromFlash && value != null && policy.reinsertOnUse()) {
-      reinsertUsed(table, key, value, hash, seenVersion);
+      reinsertUsed(table, key, value, hash[0], hash[1], seenVersion);
     }
     return value;
   }
@@ -174,6 +167,25 @@ public final class BufferHash implements Closeable {
    * of a record being replayed, or -1 for a new write (logged first when there is a log).
    */
   private long apply(byte[] key, byte[] value, boolean tombstone, long replayed) {
+    long[] hash = new long[2];
+    hasher.hash(key, hash);
+    return apply(key, value, tombstone, replayed, hash);
+  }
+
+  /**
+   * Puts or deletes a recovered entry ({@code value} null: a delete) that {@code source} filed
+   * under {@code superTable}, which must be the one its key hashes to.
+   */
+  private void applyRecovered(byte[] key, byte[] value, int superTable, long replayed, Supplier<String> source) {
+    long[] hash = new long[2];
+    hasher.hash(key, hash);
+    if (tableOf(hash[0]).id != superTable) {
+      throw new CorruptStoreException(source.get() + ": an entry filed under the wrong super table");
+    }
+    apply(key, value, value == null, replayed, hash);
+  }
+
+  private long apply(byte[] key, byte[] value, boolean tombstone, long replayed, long[] hash) {
     long entryBytes = (long) key.length + (tombstone ? 0 : value.length) + 10;
     long pages = (LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + entryBytes + LogFormat.UNIT_FOOTER_BYTES + LogFormat.PAGE_BYTES - 1)
         / LogFormat.PAGE_BYTES;
@@ -182,8 +194,6 @@ public final class BufferHash implements Closeable {
           "an entry of " + entryBytes + " bytes is more than a quarter of the log (" + (long) log.totalPages() * LogFormat.PAGE_BYTES
               + " bytes): raise logBytes");
     }
-    long[] hash = new long[2];
-    hasher.hash(key, hash);
     SuperTable table = tableOf(hash[0]);
     boolean sealed;
     long sequence;
@@ -206,14 +216,14 @@ public final class BufferHash implements Closeable {
   }
 
   /** LRU: a value just read from the SSD goes back into the buffer, unless the table changed since. */
-  private void reinsertUsed(SuperTable table, byte[] key, byte[] value, long[] hash, long seenVersion) {
+  private void reinsertUsed(SuperTable table, byte[] key, byte[] value, long hi, long lo, long seenVersion) {
     boolean sealed = false;
     table.lock.writeLock().lock();
     try {
       if (closed || table.version() != seenVersion) {
         return;
       }
-      sealed = table.put(key, value, false, hash[0], hash[1], 0);
+      sealed = table.put(key, value, false, hi, lo, 0);
     } finally {
       table.lock.writeLock().unlock();
     }
@@ -516,250 +526,28 @@ public final class BufferHash implements Closeable {
     }
   }
 
-  private void recover() throws IOException {
-    long[][] hashes = new long[2][];
-    log.scan(
-        (bytes, header, startPage) -> {
-          String where = log.file() + " at page " + startPage;
-          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, where);
-          for (long hi : hashes[0]) {
-            CorruptStoreException.check(tableOf(hi).id == incarnation.superTable, where + ": an entry of another super table");
-          }
-          tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
-          return incarnation;
-        });
-    replayWriteAheadLog();
-    loadBuffers(directory.resolve(BUFFERS_FILE));
-    if (wal != null) {
-      wal.sync(); // the buffers file's entries are now in the write-ahead log, before the state stops naming the file
-    }
-    log.recordBuffersIfNamed();
-    Files.deleteIfExists(directory.resolve(BUFFERS_FILE));
-  }
-
-  /**
-   * Replays the write-ahead log into the buffers: every entry a super table had not yet flushed to
-   * a durable incarnation. Without a log in this mode, the replayed entries stay in RAM and the
-   * segments go.
-   */
-  private void replayWriteAheadLog() throws IOException {
-    long[] flushedThrough = new long[tables.length];
-    WriteAheadLog.Replayer replayer =
-            new WriteAheadLog.Replayer() {
+  void recover() throws IOException {
+    long segmentBytes = walSegmentBytes > 0 ? walSegmentBytes : Math.max(16L << 20, (long) tables.length * tuning.bufferBytes() / 2);
+    new Recovery(directory, BUFFERS_FILE, log, tables, hasher)
+        .run(
+            durability,
+            segmentBytes,
+            new Recovery.Target() {
               @Override
-              public void flushed(int superTable, long through) {
-                flushedThrough[superTable] = Math.max(flushedThrough[superTable], through);
+              public int superTableOf(long hi) {
+                return tableOf(hi).id;
               }
 
               @Override
-              public void entry(long sequence, int superTable, byte[] key, byte[] value) {
-                if (sequence <= flushedThrough[superTable]) {
-                  return;
-                }
-                long[] hash = new long[2];
-                hasher.hash(key, hash);
-                CorruptStoreException.check(
-                    tableOf(hash[0]).id == superTable, directory + ": write-ahead record " + sequence + " filed under the wrong super table");
-                apply(key, value, value == null, durability.writeAheadLog() ? sequence : 0);
+              public void apply(byte[] key, byte[] value, int superTable, long replayed, Supplier<String> source) {
+                applyRecovered(key, value, superTable, replayed, source);
               }
-            };
-    WriteAheadLog opened = WriteAheadLog.open(directory, walSegmentBytes(), tables.length, replayer);
-    try {
-      if (durability.writeAheadLog()) {
-        wal = opened;
-        writer.attach(opened); // entries that eviction keeps while replaying are logged anew
-      }
-      opened.replayEntries(replayer);
-    } finally {
-      if (!durability.writeAheadLog()) {
-        opened.deleteAll();
-        opened.close();
-      }
-    }
-  }
 
-  private long walSegmentBytes() {
-    return walSegmentBytes > 0 ? walSegmentBytes : Math.max(16L << 20, (long) tables.length * tuning.bufferBytes() / 2);
-  }
-
-  /**
-   * Reads back the buffers written on close. The state names the file it expects; a valid file
-   * written for a newer state than the one read is loaded too (the state write that named it was
-   * lost: the process died there, or the newest state slot was damaged); an older one is stale.
-   */
-  private void loadBuffers(Path buffers) throws IOException {
-    long expected = log.expectedBuffersChecksum();
-    boolean present = Files.exists(buffers);
-    CorruptStoreException.check(present || expected < 0, buffers + " is missing: the state says the buffers were written there on close");
-    if (!present) {
-      return;
-    }
-    long generation = BufferSnapshot.generationOf(buffers);
-    CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
-    CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
-    boolean current = generation > log.generation() || (generation == log.generation() && expected >= 0);
-    if (current) {
-      BufferSnapshot.read(
-          buffers,
-          tables.length,
-          generation == log.generation() ? expected : -1,
-          (tableId, key, value) -> {
-            long[] hash = new long[2];
-            hasher.hash(key, hash);
-            CorruptStoreException.check(tableOf(hash[0]).id == tableId, buffers + ": an entry filed under the wrong super table");
-            apply(key, value, value == null, -1);
-          });
-    }
-  }
-
-  /**
-   * Configures and opens a BufferHash. A new directory needs {@link #logBytes} and {@link
-   * #memoryBytes}; an existing one keeps its log size, partitioning and seed, and takes the RAM
-   * budget given now. Not thread-safe.
-   */
-  public static final class Builder {
-    private final Path directory;
-    private long logBytes;
-    private long memoryBytes;
-    private int entryBytes = 32;
-    private int bufferBytes;
-    private int superTables;
-    private long seed = 0x5EEDB0FFL;
-    private EvictionPolicy policy = EvictionPolicy.fifo();
-    private EvictionListener listener;
-    private boolean syncEveryFlush;
-    private Durability durability = Durability.BUFFERS_IN_RAM;
-    private long walSegmentBytes;
-
-    private Builder(Path directory) {
-      this.directory = Objects.requireNonNull(directory, "directory");
-    }
-
-    /** Bytes of SSD for the log (a new table only; rounded down to 4 KiB pages). */
-    public Builder logBytes(long logBytes) {
-      this.logBytes = logBytes;
-      return this;
-    }
-
-    /** Bytes of RAM for buffers, Bloom filters and everything else the table keeps in memory. */
-    public Builder memoryBytes(long memoryBytes) {
-      this.memoryBytes = memoryBytes;
-      return this;
-    }
-
-    /** Typical key plus value bytes, to size buffers and filters (default 32). */
-    public Builder entryBytes(int entryBytes) {
-      this.entryBytes = entryBytes;
-      return this;
-    }
-
-    /** Bytes of each buffer (default: chosen by {@link BufferHashTuning}). */
-    public Builder bufferBytes(int bufferBytes) {
-      this.bufferBytes = bufferBytes;
-      return this;
-    }
-
-    /** Partitions of the key space of a new table, each with its own buffer (default: chosen by {@link BufferHashTuning}). */
-    public Builder superTables(int superTables) {
-      this.superTables = superTables;
-      return this;
-    }
-
-    /** The hash seed of a new table. */
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    /** What eviction keeps (default {@link EvictionPolicy#fifo()}). */
-    public Builder evictionPolicy(EvictionPolicy policy) {
-      this.policy = Objects.requireNonNull(policy, "policy");
-      return this;
-    }
-
-    /** Told of every current entry that eviction drops. Costs a read of each evicted incarnation. */
-    public Builder evictionListener(EvictionListener listener) {
-      this.listener = listener;
-      return this;
-    }
-
-    /** What survives a crash (default {@link Durability#BUFFERS_IN_RAM}, as in the paper). */
-    public Builder durability(Durability durability) {
-      this.durability = Objects.requireNonNull(durability, "durability");
-      return this;
-    }
-
-    /** Bytes after which the write-ahead log starts a new segment (tests make it small to exercise retiring). */
-    Builder walSegmentBytes(long bytes) {
-      this.walSegmentBytes = bytes;
-      return this;
-    }
-
-    /** Forces the log to the device after every flush (default: only on {@link BufferHash#sync} and close). */
-    public Builder syncEveryFlush(boolean sync) {
-      this.syncEveryFlush = sync;
-      return this;
-    }
-
-    /**
-     * Creates or opens the table.
-     *
-     * @throws IllegalArgumentException if the budgets cannot work (the message names the knob)
-     * @throws IllegalStateException if another BufferHash holds the directory open
-     * @throws CorruptStoreException if a file of an existing table is damaged
-     */
-    public BufferHash open() throws IOException {
-      if (memoryBytes <= 0) {
-        throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
-      }
-      Files.createDirectories(directory);
-      FileChannel lockChannel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      FileLock lock;
-      try {
-        lock = lockChannel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        lock = null;
-      }
-      if (lock == null) {
-        lockChannel.close();
-        throw new IllegalStateException(directory + " is open in another BufferHash");
-      }
-      IncarnationLog log = null;
-      try {
-        boolean exists = Files.exists(directory.resolve("state"));
-        CorruptStoreException.check(
-            exists || !Files.exists(directory.resolve("log")), directory.resolve("state") + " is missing beside the log it describes");
-        CorruptStoreException.check(
-            !exists || Files.exists(directory.resolve("log")), directory.resolve("log") + " is missing: the state describes it");
-        if (exists) {
-          log = IncarnationLog.open(directory);
-        } else {
-          if (logBytes <= 0) {
-            throw new IllegalArgumentException("logBytes must be set for a new BufferHash: the SSD budget of its log");
-          }
-          BufferHashTuning tuning = BufferHashTuning.forBudgets(logBytes, memoryBytes, entryBytes, bufferBytes, superTables);
-          log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(), seed);
-        }
-        long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
-        BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
-        BufferHash table = new BufferHash(this, lockChannel, lock, log, tuning);
-        try {
-          table.recover();
-        } catch (IOException | RuntimeException e) {
-          if (table.wal != null) {
-            table.wal.close();
-          }
-          throw e;
-        }
-        return table;
-      } catch (IOException | RuntimeException e) {
-        if (log != null) {
-          log.close();
-        }
-        lock.release();
-        lockChannel.close();
-        throw e;
-      }
-    }
+              @Override
+              public void attach(WriteAheadLog opened) {
+                wal = opened;
+                writer.attach(opened); // entries that eviction keeps while replaying are logged anew
+              }
+            });
   }
 }

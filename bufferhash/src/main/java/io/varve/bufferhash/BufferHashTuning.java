@@ -142,7 +142,8 @@ public final class BufferHashTuning {
     check(wastedReads > 0, "wastedReads must be positive");
     long low = 1 << 16;
     long high = Math.max(low, logBytes);
-    if (forBudgetsOrNull(logBytes, high, entryBytes) == null || forBudgetsOrNull(logBytes, high, entryBytes).expectedWastedReads() > wastedReads) {
+    BufferHashTuning most = forBudgetsOrNull(logBytes, high, entryBytes);
+    if (most == null || most.expectedWastedReads() > wastedReads) {
       throw new IllegalArgumentException("no RAM budget up to the log's size reaches " + wastedReads + " wasted reads: raise logBytes or the target");
     }
     while (high - low > 4096) {

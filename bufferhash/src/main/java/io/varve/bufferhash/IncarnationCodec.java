@@ -209,12 +209,20 @@ final class IncarnationCodec {
 
   /** Checks a unit's checksum and header; returns the offset of its footer. */
   static int checkUnit(byte[] bytes, int length, long sequence, int firstPage, String where) {
-    int footer = length - UNIT_FOOTER_BYTES;
-    if (footer < UNIT_HEADER_BYTES || LogFormat.getInt(bytes, footer) != LogFormat.unitCrc(sequence, firstPage, bytes, 0, footer)) {
+    return checkUnit(bytes, 0, length, sequence, firstPage, where);
+  }
+
+  /** Checks the unit at {@code bytes[offset, offset + length)}; returns the offset of its footer in {@code bytes}. */
+  private static int checkUnit(byte[] bytes, int offset, int length, long sequence, int firstPage, String where) {
+    int footer = offset + length - UNIT_FOOTER_BYTES;
+    if (footer < offset + UNIT_HEADER_BYTES
+        || LogFormat.getInt(bytes, footer) != LogFormat.unitCrc(sequence, firstPage, bytes, offset, footer - offset)) {
       throw new CorruptStoreException(where + ": unit checksum mismatch");
     }
-    int count = LogFormat.getInt(bytes, 4);
-    CorruptStoreException.check(count >= 0 && count <= footer, where + ": unit entry count " + count);
+    int count = LogFormat.getInt(bytes, offset + 4);
+    if (count < 0 || count > footer - offset) {
+      throw new CorruptStoreException(where + ": unit entry count " + count);
+    }
     return footer;
   }
 
@@ -288,28 +296,26 @@ final class IncarnationCodec {
       CorruptStoreException.check(
           runPages >= 1 && unitPage + (long) runPages <= header.pages, where + ": unit at page " + unitPage + " of " + runPages + " pages");
       int end = (unitPage + runPages) * PAGE_BYTES;
-      byte[] unit = Arrays.copyOfRange(bytes, start, end);
-      int footer = checkUnit(unit, unit.length, header.sequence, unitPage, where + ", unit at page " + unitPage);
-      int count = LogFormat.getInt(unit, 4);
+      int footer = checkUnit(bytes, start, end - start, header.sequence, unitPage, where + ", unit at page " + unitPage);
+      int count = LogFormat.getInt(bytes, start + 4);
       CorruptStoreException.check(count >= 1 && entry + (long) count <= header.entries, where + ": more entries than the header says");
-      int at = UNIT_HEADER_BYTES;
+      int at = start + UNIT_HEADER_BYTES;
       for (int i = 0; i < count; i++) {
-        int size = checkedEntrySize(unit, at, footer, where);
-        long keyLength = LogFormat.getVarint(unit, at, footer);
-        long valueCode = LogFormat.getVarint(unit, (int) (keyLength >>> 32), footer);
-        hasher.hash(unit, (int) (valueCode >>> 32), (int) keyLength, hash);
+        int size = checkedEntrySize(bytes, at, footer, where);
+        long keyLength = LogFormat.getVarint(bytes, at, footer);
+        long valueCode = LogFormat.getVarint(bytes, (int) (keyLength >>> 32), footer);
+        hasher.hash(bytes, (int) (valueCode >>> 32), (int) keyLength, hash);
         if (i == 0) {
           fences[units] = (int) (hash[1] >>> 32);
           firstPages[units] = unitPage;
-        } else {
-          CorruptStoreException.check(
-              Integer.compareUnsigned((int) (hash[1] >>> 32), fences[units]) >= 0, where + ": entries out of hash order");
+        } else if (Integer.compareUnsigned((int) (hash[1] >>> 32), fences[units]) < 0) {
+          throw new CorruptStoreException(where + ": entries out of hash order");
         }
         his[entry] = hash[0];
         los[entry] = hash[1];
         entry++;
         if (visitor != null) {
-          visitor.visit(unit, at, size);
+          visitor.visit(bytes, at, size);
         }
         at += size;
       }

@@ -1,8 +1,8 @@
 package io.varve.bufferhash;
 
+import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -123,15 +123,20 @@ final class SuperTable {
     int unit = incarnation.lastUnitAtMost(prefix);
     while (unit >= 0) {
       int length = incarnation.unitEnd(unit) - incarnation.unitStart(unit);
-      byte[] bytes = context.page(length);
       try {
-        log.read(ByteBuffer.wrap(bytes, 0, length), incarnation.unitPosition(unit));
+        log.read(context.pageView(length), incarnation.unitPosition(unit));
       } catch (IOException e) {
         throw new UncheckedIOException("reading " + incarnation + " from " + log.file(), e);
       }
       context.reads++;
-      String where = log.file() + ", " + incarnation + ", unit " + unit;
-      int at = IncarnationCodec.findInUnit(bytes, length, incarnation.sequence, incarnation.unitFirstPage(unit), key, where);
+      byte[] bytes = context.page(length);
+      int at;
+      try {
+        at = IncarnationCodec.findInUnit(bytes, length, incarnation.sequence, incarnation.unitFirstPage(unit), key, "unit");
+      } catch (CorruptStoreException e) {
+        // The place is named only on failure: a lookup builds no message.
+        throw new CorruptStoreException(log.file() + ", " + incarnation + ", unit " + unit + e.getMessage().substring("unit".length()), e);
+      }
       if (at >= 0) {
         return context.found(bytes, at);
       }

@@ -36,7 +36,7 @@ class BufferHashDamageTest {
     Path pristine = temp.resolve("pristine");
     List<byte[]> keys = BufferHashModelTest.keyUniverse(random, 3_000);
     List<byte[]> values = new ArrayList<>();
-    BufferHash.Builder builder = BufferHash.builder(pristine).logBytes(2 << 20).memoryBytes(512 * 1024).entryBytes(40).bufferBytes(8192).superTables(4);
+    BufferHashBuilder builder = BufferHash.builder(pristine).logBytes(2 << 20).memoryBytes(512 * 1024).entryBytes(40).bufferBytes(8192).superTables(4);
     try (BufferHash table = builder.open()) {
       for (byte[] key : keys) {
         byte[] value = BufferHashModelTest.value(random);

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class BufferHashKillTest {
   @TempDir Path temp;
 
-  static BufferHash.Builder builder(Path dir, Durability durability) {
+  static BufferHashBuilder builder(Path dir, Durability durability) {
     return BufferHash.builder(dir).logBytes(64 << 20).memoryBytes(4 << 20).entryBytes(30).bufferBytes(4096).superTables(8).durability(durability).walSegmentBytes(64 * 1024);
   }
 

@@ -55,7 +55,7 @@ class BufferHashModelTest {
           reported[0]++;
         };
     Path dir = temp.resolve(name);
-    BufferHash.Builder builder =
+    BufferHashBuilder builder =
         BufferHash.builder(dir)
             .logBytes(512 * 1024)
             .memoryBytes(256 * 1024)

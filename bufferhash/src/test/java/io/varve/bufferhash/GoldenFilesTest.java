@@ -35,7 +35,7 @@ class GoldenFilesTest {
     return expected;
   }
 
-  private static BufferHash.Builder builder(Path dir, Durability durability) {
+  private static BufferHashBuilder builder(Path dir, Durability durability) {
     return BufferHash.builder(dir).logBytes(64 * 1024).memoryBytes(64 * 1024).entryBytes(24).bufferBytes(4096).superTables(2).durability(durability);
   }
 

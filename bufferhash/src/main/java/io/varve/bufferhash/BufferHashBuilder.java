@@ -1,0 +1,162 @@
+package io.varve.bufferhash;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+
+/**
+ * Configures and opens a BufferHash. A new directory needs {@link #logBytes} and {@link
+ * #memoryBytes}; an existing one keeps its log size, partitioning and seed, and takes the RAM
+ * budget given now. Not thread-safe.
+ */
+public final class BufferHashBuilder {
+  final Path directory;
+  long logBytes;
+  long memoryBytes;
+  int entryBytes = 32;
+  int bufferBytes;
+  int superTables;
+  long seed = 0x5EEDB0FFL;
+  EvictionPolicy policy = EvictionPolicy.fifo();
+  EvictionListener listener;
+  boolean syncEveryFlush;
+  Durability durability = Durability.BUFFERS_IN_RAM;
+  long walSegmentBytes;
+
+  BufferHashBuilder(Path directory) {
+    this.directory = Objects.requireNonNull(directory, "directory");
+  }
+
+  /** Bytes of SSD for the log (a new table only; rounded down to 4 KiB pages). */
+  public BufferHashBuilder logBytes(long logBytes) {
+    this.logBytes = logBytes;
+    return this;
+  }
+
+  /** Bytes of RAM for buffers, Bloom filters and everything else the table keeps in memory. */
+  public BufferHashBuilder memoryBytes(long memoryBytes) {
+    this.memoryBytes = memoryBytes;
+    return this;
+  }
+
+  /** Typical key plus value bytes, to size buffers and filters (default 32). */
+  public BufferHashBuilder entryBytes(int entryBytes) {
+    this.entryBytes = entryBytes;
+    return this;
+  }
+
+  /** Bytes of each buffer (default: chosen by {@link BufferHashTuning}). */
+  public BufferHashBuilder bufferBytes(int bufferBytes) {
+    this.bufferBytes = bufferBytes;
+    return this;
+  }
+
+  /** Partitions of the key space of a new table, each with its own buffer (default: chosen by {@link BufferHashTuning}). */
+  public BufferHashBuilder superTables(int superTables) {
+    this.superTables = superTables;
+    return this;
+  }
+
+  /** The hash seed of a new table. */
+  public BufferHashBuilder seed(long seed) {
+    this.seed = seed;
+    return this;
+  }
+
+  /** What eviction keeps (default {@link EvictionPolicy#fifo()}). */
+  public BufferHashBuilder evictionPolicy(EvictionPolicy policy) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  /** Told of every current entry that eviction drops. Costs a read of each evicted incarnation. */
+  public BufferHashBuilder evictionListener(EvictionListener listener) {
+    this.listener = listener;
+    return this;
+  }
+
+  /** What survives a crash (default {@link Durability#BUFFERS_IN_RAM}, as in the paper). */
+  public BufferHashBuilder durability(Durability durability) {
+    this.durability = Objects.requireNonNull(durability, "durability");
+    return this;
+  }
+
+  /** Bytes after which the write-ahead log starts a new segment (tests make it small to exercise retiring). */
+  BufferHashBuilder walSegmentBytes(long bytes) {
+    this.walSegmentBytes = bytes;
+    return this;
+  }
+
+  /** Forces the log to the device after every flush (default: only on {@link BufferHash#sync} and close). */
+  public BufferHashBuilder syncEveryFlush(boolean sync) {
+    this.syncEveryFlush = sync;
+    return this;
+  }
+
+  /**
+   * Creates or opens the table.
+   *
+   * @throws IllegalArgumentException if the budgets cannot work (the message names the knob)
+   * @throws IllegalStateException if another BufferHash holds the directory open
+   * @throws CorruptStoreException if a file of an existing table is damaged
+   */
+  public BufferHash open() throws IOException {
+    if (memoryBytes <= 0) {
+      throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
+    }
+    Files.createDirectories(directory);
+    FileChannel lockChannel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = lockChannel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      lockChannel.close();
+      throw new IllegalStateException(directory + " is open in another BufferHash");
+    }
+    IncarnationLog log = null;
+    try {
+      boolean exists = Files.exists(directory.resolve("state"));
+      CorruptStoreException.check(
+          exists || !Files.exists(directory.resolve("log")), directory.resolve("state") + " is missing beside the log it describes");
+      CorruptStoreException.check(
+          !exists || Files.exists(directory.resolve("log")), directory.resolve("log") + " is missing: the state describes it");
+      if (exists) {
+        log = IncarnationLog.open(directory);
+      } else {
+        if (logBytes <= 0) {
+          throw new IllegalArgumentException("logBytes must be set for a new BufferHash: the SSD budget of its log");
+        }
+        BufferHashTuning tuning = BufferHashTuning.forBudgets(logBytes, memoryBytes, entryBytes, bufferBytes, superTables);
+        log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(), seed);
+      }
+      long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
+      BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
+      BufferHash table = new BufferHash(this, lockChannel, lock, log, tuning);
+      try {
+        table.recover();
+      } catch (IOException | RuntimeException e) {
+        if (table.wal != null) {
+          table.wal.close();
+        }
+        throw e;
+      }
+      return table;
+    } catch (IOException | RuntimeException e) {
+      if (log != null) {
+        log.close();
+      }
+      lock.release();
+      lockChannel.close();
+      throw e;
+    }
+  }
+}

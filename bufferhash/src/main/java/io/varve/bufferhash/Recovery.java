@@ -1,0 +1,128 @@
+package io.varve.bufferhash;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.KeyHasher;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+
+/**
+ * Rebuilds what a BufferHash keeps in RAM when it opens: the incarnations and their Bloom filters
+ * from the log, then the writes the write-ahead log holds that no durable incarnation does, then
+ * the buffers written on the last close. Used once, by the opening thread.
+ */
+final class Recovery {
+  /** What recovery fills: the BufferHash being opened. */
+  interface Target {
+    /** The super table {@code hi} (a key hash's high word) belongs to. */
+    int superTableOf(long hi);
+
+    /**
+     * Puts ({@code value} null: deletes) a recovered entry that {@code source} filed under {@code
+     * superTable}, with write-ahead sequence {@code replayed} (0: not logged, -1: log it now).
+     */
+    void apply(byte[] key, byte[] value, int superTable, long replayed, Supplier<String> source);
+
+    /** From now on, writes are logged to {@code wal}. */
+    void attach(WriteAheadLog wal);
+  }
+
+  private final Path directory;
+  private final Path buffers;
+  private final IncarnationLog log;
+  private final SuperTable[] tables;
+  private final KeyHasher hasher;
+
+  Recovery(Path directory, String buffersFile, IncarnationLog log, SuperTable[] tables, KeyHasher hasher) {
+    this.directory = directory;
+    this.buffers = directory.resolve(buffersFile);
+    this.log = log;
+    this.tables = tables;
+    this.hasher = hasher;
+  }
+
+  void run(Durability durability, long walSegmentBytes, Target target) throws IOException {
+    long[][] hashes = new long[2][];
+    log.scan(
+        (bytes, header, startPage) -> {
+          String where = log.file() + " at page " + startPage;
+          Incarnation incarnation = IncarnationCodec.decode(bytes, header, startPage, hasher, hashes, null, where);
+          for (long hi : hashes[0]) {
+            if (target.superTableOf(hi) != incarnation.superTable) {
+              throw new CorruptStoreException(where + ": an entry of another super table");
+            }
+          }
+          tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
+          return incarnation;
+        });
+    WriteAheadLog wal = replayWriteAheadLog(durability, walSegmentBytes, target);
+    loadBuffers(target);
+    if (wal != null) {
+      wal.sync(); // the buffers file's entries are now in the write-ahead log, before the state stops naming the file
+    }
+    log.recordBuffersIfNamed();
+    Files.deleteIfExists(buffers);
+  }
+
+  /**
+   * Replays the write-ahead log into the buffers: every entry a super table had not yet flushed to
+   * a durable incarnation. Without a log in this mode, the replayed entries stay in RAM and the
+   * segments go. Returns the log that new writes go to, or null.
+   */
+  private WriteAheadLog replayWriteAheadLog(Durability durability, long segmentBytes, Target target) throws IOException {
+    long[] flushedThrough = new long[tables.length];
+    WriteAheadLog.Replayer replayer =
+        new WriteAheadLog.Replayer() {
+          @Override
+          public void flushed(int superTable, long through) {
+            flushedThrough[superTable] = Math.max(flushedThrough[superTable], through);
+          }
+
+          @Override
+          public void entry(long sequence, int superTable, byte[] key, byte[] value) {
+            if (sequence > flushedThrough[superTable]) {
+              target.apply(key, value, superTable, durability.writeAheadLog() ? sequence : 0, () -> directory + ": write-ahead record " + sequence);
+            }
+          }
+        };
+    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, replayer);
+    try {
+      if (durability.writeAheadLog()) {
+        target.attach(opened);
+      }
+      opened.replayEntries(replayer);
+    } finally {
+      if (!durability.writeAheadLog()) {
+        opened.deleteAll();
+        opened.close();
+      }
+    }
+    return durability.writeAheadLog() ? opened : null;
+  }
+
+  /**
+   * Reads back the buffers written on close. The state names the file it expects; a valid file
+   * written for a newer state than the one read is loaded too (the state write that named it was
+   * lost: the process died there, or the newest state slot was damaged); an older one is stale.
+   */
+  private void loadBuffers(Target target) throws IOException {
+    long expected = log.expectedBuffersChecksum();
+    boolean present = Files.exists(buffers);
+    CorruptStoreException.check(present || expected < 0, buffers + " is missing: the state says the buffers were written there on close");
+    if (!present) {
+      return;
+    }
+    long generation = BufferSnapshot.generationOf(buffers);
+    CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
+    CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
+    boolean current = generation > log.generation() || (generation == log.generation() && expected >= 0);
+    if (current) {
+      BufferSnapshot.read(
+          buffers,
+          tables.length,
+          generation == log.generation() ? expected : -1,
+          (tableId, key, value) -> target.apply(key, value, tableId, -1, buffers::toString));
+    }
+  }
+}
