@@ -1,6 +1,7 @@
 package io.varve.benchmarks.bcms;
 
 import io.varve.bcms.FrequencySketch;
+import io.varve.benchmarks.HarnessArguments;
 import io.varve.benchmarks.cgroup.ChildJvm;
 import io.varve.benchmarks.cgroup.MemoryCgroup;
 import io.varve.benchmarks.peers.ProcessStats;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -219,16 +219,7 @@ public final class BcmsExperiment {
   }
 
   private static Map<String, String> parse(String[] args) {
-    Map<String, String> options = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument " + args[i]);
-      }
-      String name = args[i].substring(2);
-      boolean flag = name.startsWith("skip-") || name.equals("report-only");
-      options.put(name, flag ? "" : args[++i]);
-    }
-    return options;
+    return HarnessArguments.parse(args, name -> name.startsWith("skip-") || name.equals("report-only"));
   }
 
 }

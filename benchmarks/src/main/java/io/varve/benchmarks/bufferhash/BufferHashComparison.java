@@ -1,5 +1,6 @@
 package io.varve.benchmarks.bufferhash;
 
+import io.varve.benchmarks.HarnessArguments;
 import io.varve.benchmarks.WorkDirectory;
 import io.varve.benchmarks.cgroup.ChildJvm;
 import io.varve.benchmarks.cgroup.MemoryCgroup;
@@ -7,7 +8,6 @@ import io.varve.benchmarks.peers.ProcessStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -140,14 +140,6 @@ public final class BufferHashComparison {
   }
 
   private static Map<String, String> parse(String[] args) {
-    Map<String, String> options = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument " + args[i]);
-      }
-      String name = args[i].substring(2);
-      options.put(name, name.equals("no-cgroup") ? "" : args[++i]);
-    }
-    return options;
+    return HarnessArguments.parse(args, name -> name.equals("no-cgroup"));
   }
 }
