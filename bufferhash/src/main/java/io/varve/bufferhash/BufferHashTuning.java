@@ -5,11 +5,12 @@ import java.util.Locale;
 /**
  * Sizes a BufferHash from its budgets, by the cost analysis of BufferHash §6.4.
  *
- * <p>With {@code F} bytes of log and entries of {@code s} bytes, lookups waste the fewest reads
- * when the buffers together hold {@code F / (8 s (ln 2)^2)} bytes: a super table then keeps about
- * {@code k = 8 s (ln 2)^2} incarnations (115 for 30-byte entries; rounded to fill whole 64-bit
- * words of the bit-sliced filters with a few to spare: 124), and the rest of the RAM goes to the
- * Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
+ * <p>With {@code F} bytes of log and {@code s} bytes of RAM per buffered entry (its encoded bytes
+ * and its share of the cuckoo slots), lookups waste the fewest reads when a super table keeps
+ * about {@code k = 8 s (ln 2)^2} incarnations (167 for 30-byte entries, which take 43.5 bytes
+ * buffered; rounded to fill whole 64-bit words of the bit-sliced filters with a few to spare:
+ * 186), so that the buffers together hold {@code F / k} bytes of the log's entries, and the rest
+ * of the RAM goes to the Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
  * vain, with {@code b} filter bits per key. The number of super tables sets each buffer's size,
  * which does not change lookup cost: 128 KiB per buffer by default, as the paper found best.
  *
@@ -105,10 +106,18 @@ public final class BufferHashTuning {
     check(bufferBytes >= 0, "bufferBytes must not be negative");
     int encoded = encodedBytes(entryBytes);
     long entries = capacity(logBytes, encoded);
-    double optimalBufferTotal = logBytes / snapToWords(8.0 * encoded * LN2_SQUARED);
+    int incarnations = (int) Math.round(snapToWords(8.0 * (encoded + SLOT_BYTES_PER_ENTRY) * LN2_SQUARED));
+    double optimalBufferTotal = logBytes / (double) incarnations;
     int perBuffer = bufferBytes > 0 ? bufferBytes : (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, optimalBufferTotal));
+    // Rounded up, so that buffers sized to keep exactly the planned incarnations per table stay
+    // within the default size.
+    int tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.ceil(optimalBufferTotal / perBuffer - 1e-9)));
+    if (bufferBytes == 0) {
+      // Each table then keeps the planned incarnations, which fill whole words of its filters.
+      // Rounded up: one incarnation more than planned can take a filter word more.
+      perBuffer = (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, Math.ceil(logBytes / ((double) tables * incarnations))));
+    }
     perBuffer = Math.max(perBuffer, encoded + LogFormat.HEADER_BYTES);
-    int tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.round(optimalBufferTotal / perBuffer)));
     check(
         (long) tables * perBuffer * 2 <= logBytes,
         "a log of " + logBytes + " bytes cannot hold two incarnations of each of " + tables + " super tables of " + perBuffer

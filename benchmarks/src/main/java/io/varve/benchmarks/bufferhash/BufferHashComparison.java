@@ -111,11 +111,12 @@ public final class BufferHashComparison {
     if (bounded && !ProcessStats.dropPageCache()) {
       throw new IllegalStateException("cannot drop the page cache: bounded runs need root (or --no-cgroup)");
     }
+    long heapMib = (ram >> 20) + 16;
     List<String> jvm = List.of(
         // The heap may hold the young generation (touched before the baseline) and an old one as
         // large as the budget: with more room the serial collector grows the old generation with
         // garbage instead of collecting it, and the kernel killed JE and BufferHash (measured).
-        "-Xms32m", "-Xmx" + ((ram >> 20) + 16) + "m", "-Xmn16m", "-XX:+UseSerialGC",
+        "-Xms" + Math.min(32, heapMib) + "m", "-Xmx" + heapMib + "m", "-Xmn" + Math.min(16, heapMib / 2) + "m", "-XX:+UseSerialGC",
         // Grow the heap no more than collections require: heap pages, once touched, stay charged.
         "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20",
         // lmdbjava reaches into direct buffers' addresses.

@@ -9,23 +9,24 @@ import java.nio.file.Path;
  * Varve's BufferHash with its defaults (FIFO eviction, no fsync but on close), sized for the data
  * set. BufferHash is a cache: when its circular log is full it evicts the oldest incarnation, while
  * the peers grow. So that it answers the same as they do, its log gets room for {@value
- * #LOG_SLACK} times the expected records, and the harness's check of every answer would catch an
+ * #LOG_SLACK} times the expected records (a page of 4 KiB holds 136 entries of 30 bytes, so that
+ * is about 1.12 times as many entries), and the harness's check of every answer would catch an
  * eviction.
  *
- * <p>Its RAM ({@code memoryBytes}: buffers, Bloom filters, incarnation fences) is what its own
- * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says reaches
- * {@value #WASTED_READS} wasted reads per lookup of an absent key, as the paper's configuration does
- * (section 7.1.1), capped at {@value #MAX_SHARE} of the budget, as JE's and RocksDB's caches are
- * capped below it: its buffers and filters live on the Java heap, which needs room for garbage.
- * (The module as first merged, 3185a0b, held about 1.5 times {@code memoryBytes}, and the kernel
- * killed it at half of a 32 MiB budget; as of b9689b0 {@code ramBytesUsed} is {@code memoryBytes}:
- * measured, see docs/benchmarks/bufferhash/RESULTS.md.) The rest of the budget is left to the page
- * cache, which may keep log pages, as the other systems' page cache does.
+ * <p>Its RAM ({@code memoryBytes}: buffers, Bloom filters, incarnation fences) is {@value
+ * #BYTES_PER_KEY} bytes per expected record, the most the issue allows, or less when its own
+ * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says less reaches
+ * {@value #WASTED_READS} wasted reads per lookup of an absent key, and never more than {@value
+ * #MAX_SHARE} of the budget (its buffers and filters live on the Java heap, which needs room for
+ * garbage). {@code ramBytesUsed} is {@code memoryBytes}: measured, see
+ * docs/benchmarks/bufferhash/RESULTS.md. The rest of the budget is left to the page cache, which
+ * may keep log pages, as the other systems' page cache does.
  *
  * <p>Not thread-safe as used here (the harness drives one thread); BufferHash itself is.
  */
 final class BufferHashStore implements MutableStore {
-  static final double LOG_SLACK = 1.5;
+  static final double LOG_SLACK = 1.2;
+  static final double BYTES_PER_KEY = 2.0;
   static final double WASTED_READS = 0.01;
   static final double MAX_SHARE = 0.5;
   /** The smallest log the tuning accepts with room to spare (its floor is 64 KiB). */
@@ -35,7 +36,7 @@ final class BufferHashStore implements MutableStore {
 
   BufferHashStore(long ramBytes, Path dir, long expectedRecords) throws IOException {
     long logBytes = Math.max(MIN_LOG_BYTES, (long) (LOG_SLACK * expectedRecords * Fingerprints.RECORD_BYTES));
-    long memoryBytes = Math.min((long) (MAX_SHARE * ramBytes),
+    long memoryBytes = Math.min(Math.min((long) (MAX_SHARE * ramBytes), (long) (BYTES_PER_KEY * expectedRecords)),
         BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES, WASTED_READS));
     table = BufferHash.builder(dir)
         .logBytes(logBytes)
