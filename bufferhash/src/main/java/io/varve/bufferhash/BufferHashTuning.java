@@ -37,21 +37,48 @@ public final class BufferHashTuning {
   private final double bloomBitsPerKey;
   private final long capacityEntries;
 
-  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int bufferBytes, double bloomBytes) {
+  private BufferHashTuning(long logBytes, long memoryBytes, int entryBytes, int superTables, int incarnationPages, double bloomBytes) {
     this.logBytes = logBytes;
     this.memoryBytes = memoryBytes;
     this.entryBytes = entryBytes;
     this.superTables = superTables;
-    this.bufferBytes = bufferBytes;
     int encoded = encodedBytes(entryBytes);
-    this.bufferEntries = Math.max(1, bufferBytes / encoded);
-    this.capacityEntries = capacity(logBytes, encoded);
-    this.incarnationsPerTable = (int) Math.max(1, Math.min(1 << 20, logBytes / ((long) superTables * bufferBytes)));
+    this.bufferEntries = entriesIn(incarnationPages, encoded);
+    this.bufferBytes = bufferEntries * encoded;
+    long logPages = logBytes / LogFormat.PAGE_BYTES;
+    this.capacityEntries = logPages / incarnationPages * bufferEntries;
+    this.incarnationsPerTable = (int) Math.max(1, Math.min(1 << 20, logPages / ((long) superTables * incarnationPages)));
     this.filterColumns = filterColumns(incarnationsPerTable);
     long bits = (long) (bloomBytes * 8 / ((double) superTables * filterColumns));
     this.bitsPerFilter = (int) Math.max(64, Math.min(1 << 28, bits));
     this.bloomBitsPerKey = bitsPerFilter / (double) bufferEntries;
     this.hashes = (int) Math.max(1, Math.min(16, Math.round(bloomBitsPerKey * Math.log(2))));
+  }
+
+  /**
+   * Entries of {@code encoded} bytes that fill an incarnation of {@code pages} pages: units do not
+   * split entries, and page 0 also holds the incarnation's header, so a buffer of this many entries
+   * wastes no page of the log.
+   */
+  private static int entriesIn(int pages, int encoded) {
+    int unitBytes = LogFormat.PAGE_BYTES - LogFormat.UNIT_HEADER_BYTES - LogFormat.UNIT_FOOTER_BYTES;
+    int perPage = unitBytes / encoded;
+    if (perPage == 0) {
+      // Each entry fills a run of pages alone.
+      return Math.max(1, pages / pagesOfOneEntry(encoded));
+    }
+    return (unitBytes - LogFormat.HEADER_BYTES) / encoded + (pages - 1) * perPage;
+  }
+
+  /** Pages an incarnation of one entry of {@code encoded} bytes takes. */
+  private static int pagesOfOneEntry(int encoded) {
+    long bytes = (long) LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + encoded + LogFormat.UNIT_FOOTER_BYTES;
+    return (int) Math.min(Integer.MAX_VALUE, (bytes + LogFormat.PAGE_BYTES - 1) / LogFormat.PAGE_BYTES);
+  }
+
+  /** Whole pages of about {@code bufferBytes}, and enough for one entry. */
+  private static int incarnationPages(double bufferBytes, int encoded) {
+    return (int) Math.max(pagesOfOneEntry(encoded), Math.ceil(bufferBytes / LogFormat.PAGE_BYTES - 1e-9));
   }
 
   /** Columns of the bit-sliced filters: the incarnations a table keeps, and a few to spare, in whole words. */
@@ -105,32 +132,38 @@ public final class BufferHashTuning {
     check(entryBytes >= 1, "entryBytes must be positive, was " + entryBytes);
     check(bufferBytes >= 0, "bufferBytes must not be negative");
     int encoded = encodedBytes(entryBytes);
-    long entries = capacity(logBytes, encoded);
+    long logPages = logBytes / LogFormat.PAGE_BYTES;
     int incarnations = (int) Math.round(snapToWords(8.0 * (encoded + SLOT_BYTES_PER_ENTRY) * LN2_SQUARED));
     double optimalBufferTotal = logBytes / (double) incarnations;
-    int perBuffer = bufferBytes > 0 ? bufferBytes : (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, optimalBufferTotal));
-    // Rounded up, so that buffers sized to keep exactly the planned incarnations per table stay
-    // within the default size.
-    int tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.ceil(optimalBufferTotal / perBuffer - 1e-9)));
-    if (bufferBytes == 0) {
-      // Each table then keeps the planned incarnations, which fill whole words of its filters.
-      // Rounded up: one incarnation more than planned can take a filter word more.
-      perBuffer = (int) Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, Math.ceil(logBytes / ((double) tables * incarnations))));
+    int tables;
+    int pages;
+    if (bufferBytes > 0) {
+      tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.round(optimalBufferTotal / bufferBytes)));
+      pages = incarnationPages(bufferBytes, encoded);
+    } else {
+      double planned = Math.max(LogFormat.PAGE_BYTES, Math.min(DEFAULT_BUFFER_BYTES, optimalBufferTotal));
+      // Rounded up, so that buffers sized to keep the planned incarnations per table stay within
+      // the default size.
+      tables = superTables > 0 ? superTables : (int) Math.max(1, Math.min(1 << 24, Math.ceil(optimalBufferTotal / planned - 1e-9)));
+      // Each table then keeps at most the planned incarnations (pages rounded up: one incarnation
+      // more than planned could take a filter word more), which fill whole words of its filters.
+      pages = incarnationPages(Math.min(DEFAULT_BUFFER_BYTES, logBytes / ((double) tables * incarnations)), encoded);
     }
-    perBuffer = Math.max(perBuffer, encoded + LogFormat.HEADER_BYTES);
     check(
-        (long) tables * perBuffer * 2 <= logBytes,
-        "a log of " + logBytes + " bytes cannot hold two incarnations of each of " + tables + " super tables of " + perBuffer
-            + "-byte buffers: raise logBytes or lower bufferBytes or superTables");
-    double bufferRam = tables * (perBuffer + SLOT_BYTES_PER_ENTRY * perBuffer / encoded);
-    double fenceRam = 4.0 * logBytes / LogFormat.PAGE_BYTES + 96.0 * logBytes / perBuffer;
+        (long) tables * pages * 2 <= logPages,
+        "a log of " + logBytes + " bytes cannot hold two incarnations of " + pages * LogFormat.PAGE_BYTES + " bytes for each of " + tables
+            + " super tables: raise logBytes or lower bufferBytes or superTables");
+    int entriesPerBuffer = entriesIn(pages, encoded);
+    long entries = logPages / pages * entriesPerBuffer;
+    double bufferRam = (double) tables * entriesPerBuffer * (encoded + SLOT_BYTES_PER_ENTRY);
+    double fenceRam = 4.0 * logPages + 96.0 * logPages / pages;
     double fixedRam = 4096 + 256.0 * tables;
     double bloomBytes = memoryBytes - bufferRam - fenceRam - fixedRam;
-    long columns = (long) tables * filterColumns((int) Math.max(1, Math.min(1 << 20, logBytes / ((long) tables * perBuffer))));
+    long columns = (long) tables * filterColumns((int) Math.max(1, Math.min(1 << 20, logPages / ((long) tables * pages))));
     // Bits per key as a filter holds them: a table's filters have more columns than it keeps incarnations.
-    double bitsPerKey = bloomBytes * 8 / columns / Math.max(1, perBuffer / encoded);
+    double bitsPerKey = bloomBytes * 8 / columns / entriesPerBuffer;
     if (bitsPerKey < 2) {
-      double needed = bufferRam + fenceRam + fixedRam + 10.0 * columns * Math.max(1, perBuffer / encoded) / 8;
+      double needed = bufferRam + fenceRam + fixedRam + 10.0 * columns * entriesPerBuffer / 8;
       throw new IllegalArgumentException(
           String.format(
               Locale.ROOT,
@@ -139,7 +172,7 @@ public final class BufferHashTuning {
               memoryBytes, logBytes, entryBytes, entries, bufferRam, Math.max(0, bitsPerKey), needed));
     }
     double cappedBloomBytes = Math.min(bloomBytes, 40.0 / bitsPerKey * bloomBytes);
-    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, perBuffer, cappedBloomBytes);
+    return new BufferHashTuning(logBytes, memoryBytes, entryBytes, tables, pages, cappedBloomBytes);
   }
 
   /**
@@ -179,12 +212,6 @@ public final class BufferHashTuning {
     return entryBytes + 2;
   }
 
-  private static long capacity(long logBytes, int encoded) {
-    long usable = LogFormat.PAGE_BYTES - LogFormat.UNIT_HEADER_BYTES - LogFormat.UNIT_FOOTER_BYTES;
-    long perPage = Math.max(1, usable / encoded);
-    return Math.max(1, logBytes / LogFormat.PAGE_BYTES * perPage);
-  }
-
   private static void check(boolean condition, String message) {
     if (!condition) {
       throw new IllegalArgumentException(message);
@@ -208,7 +235,7 @@ public final class BufferHashTuning {
     return superTables;
   }
 
-  /** Bytes of one buffer (and about one incarnation). */
+  /** Bytes of one buffer's entries: as an incarnation they fill whole pages of the log. */
   public int bufferBytes() {
     return bufferBytes;
   }

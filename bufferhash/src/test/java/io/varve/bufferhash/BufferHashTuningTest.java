@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class BufferHashTuningTest {
   @TempDir Path temp;
@@ -15,14 +17,14 @@ class BufferHashTuningTest {
   void followsThePapersOptimumForTheBuffers() {
     // 32 GiB of log, 30-byte entries taking 43.5 bytes buffered (with their cuckoo slots): a table
     // keeps k = 8 s (ln 2)^2 = 167 incarnations, rounded to fill three words of filter columns
-    // with 6 spare: 186, so the buffers hold F / 186 bytes of entries in all.
+    // with 6 spare: 186, so the buffers hold about F / 186 bytes of entries in all.
     BufferHashTuning tuning = BufferHashTuning.forBudgets(32L << 30, 2L << 30, 28);
     double optimal = (32L << 30) / 186.0;
     double buffers = (double) tuning.superTables() * tuning.bufferBytes();
-    assertTrue(Math.abs(buffers / optimal - 1) < 0.01, tuning + " against " + optimal);
+    assertTrue(Math.abs(buffers / optimal - 1) < 0.05, tuning + " against " + optimal);
     assertEquals(192, tuning.filterColumns());
-    assertTrue(tuning.bufferBytes() <= BufferHashTuning.DEFAULT_BUFFER_BYTES && tuning.bufferBytes() > 0.99 * BufferHashTuning.DEFAULT_BUFFER_BYTES, tuning.toString());
-    assertTrue(tuning.incarnationsPerTable() >= 185 && tuning.incarnationsPerTable() <= 186, tuning.toString());
+    assertTrue(tuning.bufferBytes() <= BufferHashTuning.DEFAULT_BUFFER_BYTES && tuning.bufferBytes() > 0.95 * BufferHashTuning.DEFAULT_BUFFER_BYTES, tuning.toString());
+    assertTrue(tuning.incarnationsPerTable() >= 180 && tuning.incarnationsPerTable() <= 186, tuning.toString());
   }
 
   /**
@@ -35,9 +37,41 @@ class BufferHashTuningTest {
     for (long records = 1_000_000; records <= 200_000_000; records = records * 11 / 10) {
       long logBytes = (long) (1.2 * records * 30);
       BufferHashTuning tuning = BufferHashTuning.forBudgets(logBytes, 2 * records, 28);
-      assertTrue(tuning.incarnationsPerTable() >= 0.95 * tuning.filterColumns(), records + " records: " + tuning);
+      assertTrue(tuning.incarnationsPerTable() >= 0.9 * tuning.filterColumns(), records + " records: " + tuning);
       assertTrue(tuning.bufferBytes() <= BufferHashTuning.DEFAULT_BUFFER_BYTES, tuning.toString());
     }
+  }
+
+  /**
+   * Regression: buffers were sized in bytes, not in whole pages of entries, so that a buffer of 4096
+   * bytes became an incarnation of two pages, and a log tuned to hold 34,816 entries evicted after
+   * about 17,000.
+   */
+  @ParameterizedTest
+  @CsvSource({"1048576, 160000, 28", "4194304, 400000, 28", "8388608, 1000000, 100", "2097152, 400000, 5000"})
+  void theLogHoldsTheEntriesItsTuningPromises(long logBytes, long memoryBytes, int entryBytes) throws Exception {
+    try (BufferHash table = BufferHash.builder(temp.resolve("t")).logBytes(logBytes).memoryBytes(memoryBytes).entryBytes(entryBytes).open()) {
+      long promised = table.tuning().capacityEntries();
+      int keyBytes = Math.min(16, entryBytes);
+      for (long i = 0; i < promised; i++) {
+        table.put(key(i, keyBytes), new byte[entryBytes - keyBytes]);
+      }
+      assertEquals(0, table.stats().evictedIncarnations(), table.tuning().toString());
+      for (long i = 0; i < promised; i++) {
+        assertTrue(table.containsKey(key(i, keyBytes)), "entry " + i + " of " + promised + ": " + table.tuning());
+      }
+    }
+  }
+
+  private static byte[] key(long i, int bytes) {
+    byte[] key = new byte[bytes];
+    for (int b = 0; b < Math.min(8, bytes); b++) {
+      key[b] = (byte) ((i * 0x9E3779B97F4A7C15L) >>> (8 * b));
+    }
+    for (int b = 8; b < bytes; b++) {
+      key[b] = (byte) (i >>> (8 * (b - 8)));
+    }
+    return key;
   }
 
   @Test
