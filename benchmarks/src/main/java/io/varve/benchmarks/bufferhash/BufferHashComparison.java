@@ -22,6 +22,7 @@ import java.util.Map;
  * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.bufferhash.BufferHashComparison \
  *     --work /tmp/varve-bufferhash --out docs/benchmarks/bufferhash [--ram-mib 64] [--data-mib 256 | --records N]
  *     [--lookups 200000] [--lookup-seconds 60] [--rounds 2] [--systems BUFFERHASH,JE,ROCKSDB,LMDB] [--no-cgroup]
+ *     [--bufferhash-bytes-per-key 2]
  * </pre>
  *
  * Each run is one system in a child JVM of its own ({@link ComparisonTask}) inside a memory cgroup
@@ -31,7 +32,9 @@ import java.util.Map;
  * each round, because this machine is shared and noisy: compare the ratios to the reference system
  * (the first one named) within a round, not absolute rates across runs. Needs root on Linux with
  * the cgroup v1 memory controller, unless {@code --no-cgroup} (then RAM is not bounded, and the
- * results say so). Writes {@code results.tsv} and {@code results.md} to the output directory.
+ * results say so). {@code --bufferhash-bytes-per-key} is the RAM BufferHash gets per record (see
+ * {@link BufferHashStore}). Writes {@code results.tsv} and {@code results.md} to the output
+ * directory.
  */
 public final class BufferHashComparison {
   private BufferHashComparison() {}
@@ -48,6 +51,7 @@ public final class BufferHashComparison {
     double lookupSeconds = Double.parseDouble(options.getOrDefault("lookup-seconds", "60"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "2"));
     boolean bounded = !options.containsKey("no-cgroup");
+    double bufferHashBytesPerKey = Double.parseDouble(options.getOrDefault("bufferhash-bytes-per-key", Double.toString(BufferHashStore.BYTES_PER_KEY)));
     List<StoreKind> systems = new ArrayList<>();
     for (String name : options.getOrDefault("systems", defaultSystems()).split(",")) {
       systems.add(StoreKind.valueOf(name.trim().toUpperCase(Locale.ROOT)));
@@ -65,7 +69,7 @@ public final class BufferHashComparison {
     if (oldReadAhead != null) {
       Runtime.getRuntime().addShutdownHook(restore);
     }
-    runRounds(report, out, systems, work, ram, records, lookups, lookupSeconds, rounds, bounded);
+    runRounds(report, out, systems, work, ram, records, lookups, lookupSeconds, rounds, bounded, bufferHashBytesPerKey);
     if (oldReadAhead != null) {
       Runtime.getRuntime().removeShutdownHook(restore);
       restore.run();
@@ -74,14 +78,15 @@ public final class BufferHashComparison {
   }
 
   private static void runRounds(ComparisonReport report, Path out, List<StoreKind> systems, Path work, long ram,
-      long records, long lookups, double lookupSeconds, int rounds, boolean bounded) throws Exception {
+      long records, long lookups, double lookupSeconds, int rounds, boolean bounded,
+      double bufferHashBytesPerKey) throws Exception {
     for (int round = 0; round < rounds; round++) {
       for (int i = 0; i < systems.size(); i++) {
         StoreKind kind = systems.get((i + round) % systems.size());
         System.out.printf(Locale.ROOT, "round %d: %s, %,d records, RAM %d MiB%n", round + 1, kind.label, records,
             ram >> 20);
         try {
-          Map<String, String> result = run(kind, work, ram, records, lookups, lookupSeconds, round, bounded);
+          Map<String, String> result = run(kind, work, ram, records, lookups, lookupSeconds, round, bounded, bufferHashBytesPerKey);
           ComparisonReport.Run run = ComparisonReport.Run.of(round + 1, kind, result);
           System.out.println(run.summary());
           report.add(run);
@@ -105,23 +110,18 @@ public final class BufferHashComparison {
   }
 
   private static Map<String, String> run(StoreKind kind, Path work, long ram, long records, long lookups,
-      double lookupSeconds, int round, boolean bounded) throws Exception {
+      double lookupSeconds, int round, boolean bounded, double bufferHashBytesPerKey) throws Exception {
     Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT));
     WorkDirectory.deleteTree(dir);
     if (bounded && !ProcessStats.dropPageCache()) {
       throw new IllegalStateException("cannot drop the page cache: bounded runs need root (or --no-cgroup)");
     }
-    long heapMib = (ram >> 20) + 16;
-    List<String> jvm = List.of(
-        // The heap may hold the young generation (touched before the baseline) and an old one as
-        // large as the budget: with more room the serial collector grows the old generation with
-        // garbage instead of collecting it, and the kernel killed JE and BufferHash (measured).
-        "-Xms" + Math.min(32, heapMib) + "m", "-Xmx" + heapMib + "m", "-Xmn" + Math.min(16, heapMib / 2) + "m", "-XX:+UseSerialGC",
-        // Grow the heap no more than collections require: heap pages, once touched, stay charged.
-        "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20",
+    List<String> jvm = new ArrayList<>(heapFlags(ram));
+    jvm.addAll(List.of(
         // lmdbjava reaches into direct buffers' addresses.
         "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--enable-native-access=ALL-UNNAMED");
+        "--enable-native-access=ALL-UNNAMED",
+        "-D" + BufferHashStore.BYTES_PER_KEY_PROPERTY + "=" + bufferHashBytesPerKey));
     List<String> arguments = new ArrayList<>(List.of(kind.name(), dir.toString(), Long.toString(ram),
         Long.toString(records), Long.toString(lookups), Double.toString(lookupSeconds), Long.toString(1000 + round)));
     String name = kind.name().toLowerCase(Locale.ROOT) + "-" + (round + 1);
@@ -138,6 +138,18 @@ public final class BufferHashComparison {
     } finally {
       WorkDirectory.deleteTree(dir);
     }
+  }
+
+  /** The child's heap. */
+  private static List<String> heapFlags(long ram) {
+    long heapMib = (ram >> 20) + 16;
+    return List.of(
+        // The heap may hold the young generation (touched before the baseline) and an old one as
+        // large as the budget: with more room the serial collector grows the old generation with
+        // garbage instead of collecting it, and the kernel killed JE and BufferHash (measured).
+        "-Xms" + Math.min(32, heapMib) + "m", "-Xmx" + heapMib + "m", "-Xmn" + Math.min(16, heapMib / 2) + "m", "-XX:+UseSerialGC",
+        // Grow the heap no more than collections require: heap pages, once touched, stay charged.
+        "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20");
   }
 
   private static Map<String, String> parse(String[] args) {

@@ -14,11 +14,13 @@ import java.nio.file.Path;
  * eviction.
  *
  * <p>Its RAM ({@code memoryBytes}: buffers, Bloom filters, incarnation fences) is {@value
- * #BYTES_PER_KEY} bytes per expected record, the most the issue allows, or less when its own
+ * #BYTES_PER_KEY} bytes per expected record, the most the issue allows (the system property
+ * {@value #BYTES_PER_KEY_PROPERTY} sets another), or less when its own
  * tuning helper ({@link BufferHashTuning#memoryFor}, the paper's section 6.4) says less reaches
- * {@value #WASTED_READS} wasted reads per lookup of an absent key, and never more than {@value
+ * {@value #WASTED_READS} wasted reads per lookup of an absent key. It is never more than {@value
  * #MAX_SHARE} of the budget (its buffers and filters live on the Java heap, which needs room for
- * garbage). {@code ramBytesUsed} is {@code memoryBytes}: measured, see
+ * garbage), nor less than what keeps wasted reads at {@value #MOST_WASTED_READS} (a floor only tiny
+ * data sets reach). {@code ramBytesUsed} is {@code memoryBytes}: measured, see
  * docs/benchmarks/bufferhash/RESULTS.md. The rest of the budget is left to the page cache, which
  * may keep log pages, as the other systems' page cache does.
  *
@@ -27,7 +29,11 @@ import java.nio.file.Path;
 final class BufferHashStore implements MutableStore {
   static final double LOG_SLACK = 1.2;
   static final double BYTES_PER_KEY = 2.0;
+  /** The system property that sets the RAM per record instead of {@value #BYTES_PER_KEY}. */
+  static final String BYTES_PER_KEY_PROPERTY = "varve.bench.bufferhash.bytesPerKey";
   static final double WASTED_READS = 0.01;
+  /** Wasted reads per absent lookup that the RAM given never exceeds, whatever the bytes per key. */
+  static final double MOST_WASTED_READS = 1.0;
   static final double MAX_SHARE = 0.5;
   /** The smallest log the tuning accepts with room to spare (its floor is 64 KiB). */
   private static final long MIN_LOG_BYTES = 1L << 20;
@@ -36,8 +42,10 @@ final class BufferHashStore implements MutableStore {
 
   BufferHashStore(long ramBytes, Path dir, long expectedRecords) throws IOException {
     long logBytes = Math.max(MIN_LOG_BYTES, (long) (LOG_SLACK * expectedRecords * Fingerprints.RECORD_BYTES));
-    long memoryBytes = Math.min(Math.min((long) (MAX_SHARE * ramBytes), (long) (BYTES_PER_KEY * expectedRecords)),
-        BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES, WASTED_READS));
+    long wanted = Math.min((long) (MAX_SHARE * ramBytes), (long) (bytesPerKey() * expectedRecords));
+    // A tiny data set (a test's) cannot work at 2 bytes per key: its buffers alone take more.
+    long floor = BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES, MOST_WASTED_READS);
+    long memoryBytes = Math.min(Math.max(wanted, floor), BufferHashTuning.memoryFor(logBytes, Fingerprints.RECORD_BYTES, WASTED_READS));
     table = BufferHash.builder(dir)
         .logBytes(logBytes)
         .memoryBytes(memoryBytes)
@@ -48,6 +56,10 @@ final class BufferHashStore implements MutableStore {
       throw new IllegalStateException("a log of " + logBytes + " bytes holds " + table.tuning().capacityEntries()
           + " entries, fewer than the " + expectedRecords + " records: raise LOG_SLACK");
     }
+  }
+
+  private static double bytesPerKey() {
+    return Double.parseDouble(System.getProperty(BYTES_PER_KEY_PROPERTY, Double.toString(BYTES_PER_KEY)));
   }
 
   @Override

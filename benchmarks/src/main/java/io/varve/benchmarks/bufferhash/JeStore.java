@@ -34,8 +34,9 @@ final class JeStore implements MutableStore {
    * the whole budget as cache, or 60 % of it (JE's own default share of the heap), the heap
    * outgrew the memory cgroup at 16 MiB and the kernel killed the run; at 64 MiB with 60 % the
    * process's anonymous memory grew by 1.5 times the cache. At 32 MiB, half was killed once in two
-   * runs, and 0.4 was killed too, twice, once with the heap capped: JE's native memory grows as
-   * well, for reasons not yet found (see docs/benchmarks/bufferhash/RESULTS.md). All measured.
+   * runs, and 0.4 ran in 2 of its 6 runs: its anonymous memory grew by 36 MB in its first 40 s of
+   * loading, and a fixed, pre-touched heap of 24 MiB left too little of the budget for the page
+   * cache its log writes dirty (see docs/benchmarks/bufferhash/RESULTS.md). All measured.
    */
   static final double CACHE_SHARE = 0.4;
 
