@@ -1,7 +1,7 @@
 package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
-import io.varve.core.store.StoreMeta.KeyMode;
+import io.varve.core.store.KeyMode;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;

@@ -7,6 +7,7 @@ import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndexBuilder;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
@@ -14,15 +15,11 @@ import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +31,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongFunction;
-import java.util.stream.Stream;
 
 /**
  * Builds a store directory from records given in any order, in bounded memory.
@@ -107,7 +103,7 @@ public final class StoreBuilder implements Closeable {
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
   private int sparseBlockBytes = StoreReindexer.DENSE;
-  private StoreMeta.KeyMode keyMode = StoreMeta.KeyMode.FULL;
+  private KeyMode keyMode = KeyMode.FULL;
   private boolean recordChecksums = true;
   private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
 
@@ -258,15 +254,15 @@ public final class StoreBuilder implements Closeable {
   }
 
   /**
-   * What records keep of their keys (default {@link StoreMeta.KeyMode#FULL}): a signature of
-   * {@code k} bits ({@link StoreMeta.KeyMode#signature}; an absent key is then reported present
-   * with probability {@code 2^-k}) or nothing ({@link StoreMeta.KeyMode#NONE}: lookups of absent
+   * What records keep of their keys (default {@link KeyMode#FULL}): a signature of
+   * {@code k} bits ({@link KeyMode#signature}; an absent key is then reported present
+   * with probability {@code 2^-k}) or nothing ({@link KeyMode#NONE}: lookups of absent
    * keys are undefined). Either way the keys' hashes are kept in a {@code hashes} file, which
    * lookups never read, so that the store can still be merged and re-indexed. Stores without full
    * keys cannot have a sparse index (a block search compares keys) and cannot be opened without
    * their index.
    */
-  public StoreBuilder keyMode(StoreMeta.KeyMode mode) {
+  public StoreBuilder keyMode(KeyMode mode) {
     checkConfigurable();
     if (!Objects.requireNonNull(mode, "mode").keepsKeys() && sparseBlockBytes != StoreReindexer.DENSE) {
       throw new IllegalArgumentException("a sparse index needs full keys: key mode " + mode + " cannot be sparse");
@@ -369,7 +365,7 @@ public final class StoreBuilder implements Closeable {
           if (sparseBlockBytes != StoreReindexer.DENSE && (meta.dataBytes() > 0 || meta.recordCount() == 0)) {
             meta = StoreReindexer.reindex(outcome.staging, target, sparseBlockBytes, (EctParameters) indexParameters);
           } else {
-            publish(outcome.staging, target);
+            StoreDirectory.publish(outcome.staging, target);
           }
           return new BuildSummary(
               target,
@@ -434,23 +430,7 @@ public final class StoreBuilder implements Closeable {
   }
 
   private void checkTarget() throws IOException {
-    checkNewStoreDirectory(target);
-  }
-
-  /**
-   * Checks that a store can be published at {@code target}: it does not exist, its parent does.
-   *
-   * @throws FileAlreadyExistsException if {@code target} exists
-   * @throws NoSuchFileException if its parent directory does not exist
-   */
-  static void checkNewStoreDirectory(Path target) throws IOException {
-    if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileAlreadyExistsException(target.toString(), null, "the store directory already exists");
-    }
-    Path parent = target.getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      throw new NoSuchFileException(String.valueOf(parent), null, "the parent of the store directory does not exist");
-    }
+    StoreDirectory.checkNew(target);
   }
 
   private void checkConfigurable() {
@@ -484,48 +464,6 @@ public final class StoreBuilder implements Closeable {
   private boolean fixedSize() {
     boolean keysOfOneLength = !keyMode.keepsKeys() || minKeyLength == maxKeyLength;
     return recordsPut > 0 && keysOfOneLength && minValueLength == maxValueLength;
-  }
-
-  /** Creates an empty staging directory beside {@code target}, to be {@link #publish published} as it. */
-  static Path stagingFor(Path target) throws IOException {
-    // Not private: the store gets the permissions the umask gives, not 0700.
-    return TemporaryDirectories.create(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".staging-", false);
-  }
-
-  /** Forces {@code staging} to disk and renames it to {@code target}, which must not exist. */
-  static void publish(Path staging, Path target) throws IOException {
-    forceDirectory(staging);
-    // rename(2) silently replaces an empty directory and fails on a file with a generic error:
-    // check just before it (Java offers no atomic no-replace rename; this narrows the window).
-    if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileAlreadyExistsException(target.toString(), null, "the store directory appeared during the build");
-    }
-    try {
-      Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-    } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
-      throw new FileAlreadyExistsException(target.toString(), null, "the store directory appeared during the build");
-    }
-    TemporaryDirectories.release(staging);
-    forceDirectory(target.toAbsolutePath().getParent());
-  }
-
-  static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException unsupported) {
-      // Some platforms cannot open directories; the files themselves are forced.
-    }
-  }
-
-  static void deleteRecursively(Path path) throws IOException {
-    if (path == null || !Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(path)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 
   /** The result of one attempt to write the store: a staging directory with meta, or a collision. */
@@ -668,7 +606,7 @@ public final class StoreBuilder implements Closeable {
         partitions.close();
         filling.clear();
       }
-      staging = stagingFor(target);
+      staging = StoreDirectory.staging(target);
       boolean fixed = fixedSize();
       StoreWriter writer =
           new StoreWriter(
@@ -1007,7 +945,7 @@ public final class StoreBuilder implements Closeable {
         }
         if (oneHash) {
           // No split can divide records of one hash: resolve their repeated keys instead.
-          deleteRecursively(directory);
+          TemporaryDirectories.deleteRecursively(directory);
           return List.of(reduceSingleHash(leaf));
         }
         Files.delete(leaf.path());

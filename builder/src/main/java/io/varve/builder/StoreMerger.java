@@ -4,6 +4,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexParameters;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreMeta;
@@ -41,7 +42,7 @@ import java.util.function.LongFunction;
  * put} re-inserts). All old stores must share one hash seed (stores built or merged from one
  * another do), since records are merged in the order that seed gives.
  *
- * <p>Stores that keep no full keys (signatures or nothing, {@link StoreMeta.KeyMode}) merge alike,
+ * <p>Stores that keep no full keys (signatures or nothing, {@link KeyMode}) merge alike,
  * by the key hashes they keep: all old stores must keep keys the same way; the new store keeps
  * them alike, or throws full keys away ({@link #keyMode}). The new store's index is dense, also when an old one's is sparse ({@link StoreReindexer} makes
  * it sparse again).
@@ -83,7 +84,7 @@ public final class StoreMerger implements Closeable {
   private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
   /** Null: as the old stores. */
-  private StoreMeta.KeyMode outputKeyMode;
+  private KeyMode outputKeyMode;
 
   private Path temporary;
   private StoreBuilder batch;
@@ -207,7 +208,7 @@ public final class StoreMerger implements Closeable {
    *
    * @throws IllegalArgumentException if the old stores do not keep full keys and {@code mode} differs
    */
-  public StoreMerger keyMode(StoreMeta.KeyMode mode) {
+  public StoreMerger keyMode(KeyMode mode) {
     checkOpen();
     Objects.requireNonNull(mode, "mode");
     if (!baseMetas.isEmpty() && !oldKeyMode().keepsKeys() && !mode.equals(oldKeyMode())) {
@@ -333,7 +334,7 @@ public final class StoreMerger implements Closeable {
           indexParameters != null
               ? indexParameters
               : newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters();
-      staging = StoreBuilder.stagingFor(target);
+      staging = StoreDirectory.staging(target);
       writer =
           new StoreWriter(
               staging,
@@ -357,7 +358,7 @@ public final class StoreMerger implements Closeable {
         writer.replaceIndex(parameters, hasher);
       }
       StoreMeta meta = writer.finish(seed, parameters, mergedMetadata());      listener.progress(BuildListener.Phase.WRITE, meta.recordCount(), meta.recordCount());
-      StoreBuilder.publish(staging, target);
+      StoreDirectory.publish(staging, target);
       staging = null;
       long baseRecords = 0;
       for (StoreMeta base : baseMetas) {
@@ -448,12 +449,12 @@ public final class StoreMerger implements Closeable {
   }
 
   /** What the old stores keep of their keys (all alike). */
-  private StoreMeta.KeyMode oldKeyMode() {
+  private KeyMode oldKeyMode() {
     return baseMetas.get(0).keyMode();
   }
 
   /** What the new store keeps of its keys. */
-  private StoreMeta.KeyMode keyMode() {
+  private KeyMode keyMode() {
     return outputKeyMode != null ? outputKeyMode : oldKeyMode();
   }
 
@@ -497,7 +498,7 @@ public final class StoreMerger implements Closeable {
   }
 
   private void checkTarget() throws IOException {
-    StoreBuilder.checkNewStoreDirectory(target);
+    StoreDirectory.checkNew(target);
   }
 
   private void checkConfigurable() {

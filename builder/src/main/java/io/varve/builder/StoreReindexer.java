@@ -64,7 +64,7 @@ public final class StoreReindexer {
   public static StoreMeta reindex(Path source, Path target, int blockBytes, IndexParameters parameters) throws IOException {
     Path from = source.toAbsolutePath().normalize();
     Path to = target.toAbsolutePath().normalize();
-    StoreBuilder.checkNewStoreDirectory(to);
+    StoreDirectory.checkNew(to);
     StoreMeta meta = StoreScan.readMeta(from);
     boolean sameKind = meta.isSparse() == (blockBytes != DENSE);
     StoreBuilder.checkSparseKind(blockBytes, parameters);
@@ -85,10 +85,10 @@ public final class StoreReindexer {
         throw new IllegalArgumentException("a store of one empty record has no bytes to cut into blocks");
       }
     }
-    Path staging = StoreBuilder.stagingFor(to);
+    Path staging = StoreDirectory.staging(to);
     try {
       StoreMeta written = writeIndexed(from, meta, staging, blockBytes, knobs);
-      StoreBuilder.publish(staging, to);
+      StoreDirectory.publish(staging, to);
       staging = null;
       return written;
     } finally {

@@ -4,6 +4,7 @@ import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
@@ -48,7 +49,7 @@ final class StoreWriter {
   private long payloadEnd;
 
   private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
-  private final StoreMeta.KeyMode keyMode;
+  private final KeyMode keyMode;
   /** The key hashes, in record order, when records do not keep full keys; else null. */
   private final StoreFileWriter hashFile;
   private final DataOutputStream hashes;
@@ -83,7 +84,7 @@ final class StoreWriter {
       int fixedValueLength,
       int pageBytes,
       IndexParameters parameters,
-      StoreMeta.KeyMode keyMode,
+      KeyMode keyMode,
       PageCacheWrites dataWrites,
       boolean recordChecksums,
       HashRange hashRange)

@@ -5,6 +5,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.LinkOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -105,7 +107,7 @@ final class TemporaryDirectories {
       return;
     }
     try {
-      StoreBuilder.deleteRecursively(directory);
+      deleteRecursively(directory);
     } finally {
       release(directory);
     }
@@ -130,7 +132,7 @@ final class TemporaryDirectories {
           if (Files.exists(lockOf(entry))) {
             removed += removeIfDead(entry) ? 1 : 0;
           } else if (untouchedSince(entry, Instant.now().minus(ORPHAN_AGE))) {
-            StoreBuilder.deleteRecursively(entry);
+            deleteRecursively(entry);
             removed++;
           }
         }
@@ -166,7 +168,7 @@ final class TemporaryDirectories {
         return false; // a live owner
       }
       boolean existed = Files.exists(directory);
-      StoreBuilder.deleteRecursively(directory);
+      deleteRecursively(directory);
       Files.deleteIfExists(lockPath);
       return existed;
     }
@@ -194,5 +196,17 @@ final class TemporaryDirectories {
 
   private static Path key(Path directory) {
     return directory.toAbsolutePath().normalize();
+  }
+
+  /** Deletes {@code path} and everything under it, if it exists; symbolic links are not followed. */
+  static void deleteRecursively(Path path) throws IOException {
+    if (path == null || !Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(path)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 }

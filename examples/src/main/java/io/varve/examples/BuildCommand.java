@@ -10,8 +10,8 @@ import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
-import io.varve.core.store.StoreMeta;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
@@ -69,7 +69,7 @@ final class BuildCommand {
     boolean sparse = blockBytes != StoreReindexer.DENSE;
     IndexParameters knobs = indexKnobs(options, sparse ? StoreReindexer.DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_ECT_INDEX);
     String temp = options.getString("temp", null);
-    StoreMeta.KeyMode keyMode = keyMode(options);
+    KeyMode keyMode = keyMode(options);
     options.checkAllUsed();
     String input = options.positional(1, 1, "INPUT: a TSV, CSV or JSON-lines file, or - for stdin", USAGE).get(0);
     if (outDir == null) {
@@ -131,7 +131,7 @@ final class BuildCommand {
         err.println("varve build: warning: " + label(input) + " holds no records: the store is empty");
       }
       double seconds = (System.nanoTime() - start) / 1e9;
-      StoreMeta.KeyMode kept = summary.meta().keyMode();
+      KeyMode kept = summary.meta().keyMode();
       out.printf("built %s: %,d records (%,d put, %,d duplicates dropped) in %.1f s, %,.0f records/s%s%s%n",
           summary.directory(), summary.meta().recordCount(), summary.recordsPut(), summary.duplicatesDropped(),
           seconds, summary.recordsPut() / Math.max(1e-9, seconds),
@@ -257,22 +257,22 @@ final class BuildCommand {
    * mode for a merge). Nothing else is accepted, not even other spellings: a mode that throws keys
    * away cannot be undone, so a typo should not pick one.
    */
-  static StoreMeta.KeyMode keyMode(Options options) {
+  static KeyMode keyMode(Options options) {
     String text = options.getString("key-mode", null);
     if (text == null) {
       return null;
     }
     switch (text) {
       case "full":
-        return StoreMeta.KeyMode.FULL;
+        return KeyMode.FULL;
       case "none":
-        return StoreMeta.KeyMode.NONE;
+        return KeyMode.NONE;
       default:
         Matcher signature = SIGNATURE.matcher(text);
         if (signature.matches()) {
           int bits = Integer.parseInt(signature.group(1));
           if (bits >= 1 && bits <= 64) {
-            return StoreMeta.KeyMode.signature(bits);
+            return KeyMode.signature(bits);
           }
         }
         throw new IllegalArgumentException("--key-mode expects " + KEY_MODES + ", got '" + text + "'");

@@ -3,7 +3,7 @@ package io.varve.examples;
 import io.varve.builder.MergeSummary;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
-import io.varve.core.store.StoreMeta;
+import io.varve.core.store.KeyMode;
 import io.varve.examples.input.InputFormat;
 import io.varve.examples.input.InputFormatException;
 import io.varve.examples.input.RecordReader;
@@ -44,7 +44,7 @@ final class MergeCommand {
     String valueColumn = options.getString("value-column", null);
     long memory = BuildCommand.memoryBudget(options);
     String temp = options.getString("temp", null);
-    StoreMeta.KeyMode keyMode = BuildCommand.keyMode(options);
+    KeyMode keyMode = BuildCommand.keyMode(options);
     options.checkAllUsed();
     List<String> baseNames =
         options.positional(1, Integer.MAX_VALUE, "BASE: one or more store directories to merge, oldest first", USAGE);
@@ -103,7 +103,7 @@ final class MergeCommand {
     } finally {
       progress.done();
     }
-    StoreMeta.KeyMode kept = summary.meta().keyMode();
+    KeyMode kept = summary.meta().keyMode();
     out.printf(
         "merged %s: %,d records (%,d inserted, %,d replaced, %,d deleted, %,d deletes of absent keys, %,d superseded)"
             + " from %,d base records and %,d operations in %.1f s%s%n",

@@ -3,8 +3,8 @@ package io.varve.examples;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreMeta;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -92,7 +92,7 @@ final class StoreCommands {
   static void printStats(Store store, StoreStats stats, PrintStream out) {
     out.printf("store %s (format version %d)%n", store.directory(), stats.formatVersion());
     out.printf("  records          %,d%n", stats.records());
-    StoreMeta.KeyMode keyMode = store.meta().keyMode();
+    KeyMode keyMode = store.meta().keyMode();
     out.printf("  data             %,d bytes (%s records)%n", stats.dataBytes(),
         store.meta().isFixedSize()
             ? "fixed-size: " + storedKeys(keyMode, store.meta().keyLength()) + ", " + store.meta().valueLength() + "-byte values"
@@ -132,7 +132,7 @@ final class StoreCommands {
   }
 
   /** What a store of {@code mode} answers for keys, in a phrase. */
-  private static String describe(StoreMeta.KeyMode mode) {
+  private static String describe(KeyMode mode) {
     return switch (mode.kind()) {
       case FULL -> "full";
       case SIGNATURE -> mode + " (absent keys found with probability 2^-" + mode.signatureBits() + ")";
@@ -141,7 +141,7 @@ final class StoreCommands {
   }
 
   /** The key part of fixed-size records: a signature's bytes are not a key's. */
-  private static String storedKeys(StoreMeta.KeyMode mode, int keyLength) {
+  private static String storedKeys(KeyMode mode, int keyLength) {
     return switch (mode.kind()) {
       case FULL -> keyLength + "-byte keys";
       case SIGNATURE -> keyLength + "-byte signatures";

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreBuilder;
-import io.varve.core.store.StoreMeta;
+import io.varve.core.store.KeyMode;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -107,7 +107,7 @@ class HostileCommandTest {
       case "store" -> {
         try (StoreBuilder builder = StoreBuilder.create(path)) {
           if (words.length > 2) {
-            builder.keyMode(StoreMeta.KeyMode.signature(Integer.parseInt(words[2].substring("signature:".length()))));
+            builder.keyMode(KeyMode.signature(Integer.parseInt(words[2].substring("signature:".length()))));
           }
           builder.put(bytes("a"), bytes("1")).put(bytes("b"), bytes("22")).put(bytes("c"), bytes("333"));
           builder.build();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.store.StoreMeta;
+import io.varve.core.store.KeyMode;
 import io.varve.reader.Store;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -60,7 +60,7 @@ class KeyModeCommandTest extends CommandTestSupport {
   void buildWithSignatureOrNoKeysThenGetStatsVerifyDump() throws IOException {
     Map<String, String> records = randomRecords(2500, "k");
     List<String> absent = new ArrayList<>(randomRecords(2000, "absent-").keySet());
-    for (StoreMeta.KeyMode mode : List.of(StoreMeta.KeyMode.signature(8), StoreMeta.KeyMode.NONE)) {
+    for (KeyMode mode : List.of(KeyMode.signature(8), KeyMode.NONE)) {
       Path store = build(mode.kind().name(), records, "--key-mode", mode.toString());
       assertTrue(stdout().contains("2,500 records") && stdout().contains("keys kept as " + mode), stdout());
 
@@ -68,7 +68,7 @@ class KeyModeCommandTest extends CommandTestSupport {
         assertEquals(mode, result.meta().keyMode());
         assertEquals(records.size(), result.size());
         records.forEach((k, v) -> assertEquals(v, string(result.get(bytes(k))), k));
-        if (mode.kind() == StoreMeta.KeyMode.Kind.SIGNATURE) {
+        if (mode.kind() == KeyMode.Kind.SIGNATURE) {
           // 2^-8 per absent key: about 8 of 2000 found; far more means signatures are not compared.
           long found = absent.stream().filter(k -> result.get(bytes(k)) != null).count();
           assertTrue(found < 40, found + " of " + absent.size() + " absent keys found");
@@ -84,7 +84,7 @@ class KeyModeCommandTest extends CommandTestSupport {
 
       assertEquals(0, run("stats", store.toString()), stderr());
       String expected =
-          mode.kind() == StoreMeta.KeyMode.Kind.NONE
+          mode.kind() == KeyMode.Kind.NONE
               ? "keys             none (lookups of absent keys are undefined)"
               : "keys             signature:8 (absent keys found with probability 2^-8)";
       assertTrue(stdout().contains(expected), stdout());
@@ -128,7 +128,7 @@ class KeyModeCommandTest extends CommandTestSupport {
     assertTrue(stdout().contains("keys             full\n"), stdout());
     assertFalse(stdout().contains("hashes  "), stdout());
     try (Store result = Store.open(full)) {
-      assertEquals(StoreMeta.KeyMode.FULL, result.meta().keyMode());
+      assertEquals(KeyMode.FULL, result.meta().keyMode());
     }
   }
 
@@ -150,7 +150,7 @@ class KeyModeCommandTest extends CommandTestSupport {
     Path dense = temp.resolve("dense");
     assertEquals(0, run("reindex", signature.toString(), "--out", dense.toString(), "--dense", "--bucket-size", "32"), stderr());
     try (Store result = Store.open(dense)) {
-      assertEquals(StoreMeta.KeyMode.signature(12), result.meta().keyMode());
+      assertEquals(KeyMode.signature(12), result.meta().keyMode());
       records.forEach((k, v) -> assertEquals(v, string(result.get(bytes(k))), k));
     }
     Path sparse = temp.resolve("sparse");
@@ -227,14 +227,14 @@ class KeyModeCommandTest extends CommandTestSupport {
     assertSignatureStore(merged, 8, expected);
     try (Store old = Store.open(store)) {
       // The base keeps its keys.
-      assertEquals(StoreMeta.KeyMode.FULL, old.meta().keyMode());
+      assertEquals(KeyMode.FULL, old.meta().keyMode());
       assertEquals(keys.get(0), string(old.keyAt(old.indexOf(bytes(keys.get(0))))));
     }
 
     Path none = temp.resolve("none");
     assertEquals(0, run("merge", store.toString(), "--out", none.toString(), "--key-mode", "none"), stderr());
     try (Store result = Store.open(none)) {
-      assertEquals(StoreMeta.KeyMode.NONE, result.meta().keyMode());
+      assertEquals(KeyMode.NONE, result.meta().keyMode());
       base.forEach((k, v) -> assertEquals(v, string(result.get(bytes(k))), k));
     }
 
@@ -277,7 +277,7 @@ class KeyModeCommandTest extends CommandTestSupport {
 
   private void assertSignatureStore(Path store, int bits, Map<String, String> expected) throws IOException {
     try (Store result = Store.open(store)) {
-      assertEquals(StoreMeta.KeyMode.signature(bits), result.meta().keyMode());
+      assertEquals(KeyMode.signature(bits), result.meta().keyMode());
       assertEquals(expected.size(), result.size());
       expected.forEach((k, v) -> assertEquals(v, string(result.get(bytes(k))), k));
     }

@@ -7,6 +7,7 @@ import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
 import io.varve.core.store.IndexFile;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
@@ -66,7 +67,7 @@ public final class Store implements Closeable {
   private final RankIndex index;
   /** The index when it is an ECT index (every sparse index is), for what only ECT does; else null. */
   private final EctIndex ectIndex;
-  private final StoreMeta.KeyMode keyMode;
+  private final KeyMode keyMode;
   private final EliasFano offsets;
   /** The range the keys' hashes lie in; the index holds them mapped by it ({@link HashRange}). */
   private final HashRange hashRange;
@@ -1100,9 +1101,18 @@ public final class Store implements Closeable {
     }
   }
 
+  /**
+   * A record that fails its check: one damaged record, unless the mapped file is now shorter than
+   * when the store opened. A file cut inside a page reads as zeros to the end of that page, so the
+   * records there fail their checks with no fault from the JVM: that is the truncation, and the
+   * whole store is refused as {@link #dataFault} refuses it.
+   */
   private CorruptStoreException damagedRecord(long position) {
-    return new CorruptStoreException(
-        directory.resolve(StoreFile.DATA.fileName()) + ": the record at byte " + position + " does not match its checksum (damaged)");
+    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
+    if (access == DataAccess.MAPPED && dataFileSize(dataPath) < data.length()) {
+      return truncated(dataPath, null);
+    }
+    return new CorruptStoreException(dataPath + ": the record at byte " + position + " does not match its checksum (damaged)");
   }
 
   /**
@@ -1116,21 +1126,30 @@ public final class Store implements Closeable {
     if (message == null || !message.contains("unsafe memory access")) {
       throw fault;
     }
-    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
-    String size;
-    try {
-      size = Files.size(dataPath) + " bytes now";
-    } catch (IOException | RuntimeException gone) {
-      size = "gone now";
-    }
+    return truncated(directory.resolve(StoreFile.DATA.fileName()), fault);
+  }
+
+  /** Refuses this and every later lookup: the data file changed under the open store. */
+  private CorruptStoreException truncated(Path dataPath, Throwable cause) {
+    long now = dataFileSize(dataPath);
     CorruptStoreException damage =
         new CorruptStoreException(
-            dataPath + ": the records can no longer be read (" + size + ", " + data.length() + " when the store was opened):"
-                + " the file was truncated or rewritten under the open store; publish a new version instead of changing one in place",
-            fault);
+            dataPath + ": the records can no longer be read (" + (now < 0 ? "gone now" : now + " bytes now") + ", " + data.length()
+                + " when the store was opened): the file was truncated or rewritten under the open store; publish a new version"
+                + " instead of changing one in place",
+            cause);
     guard.fail(damage);
     absorbLateFaults();
     return damage;
+  }
+
+  /** The data file's size now, or -1 when it cannot be read. */
+  private static long dataFileSize(Path dataPath) {
+    try {
+      return Files.size(dataPath);
+    } catch (IOException | RuntimeException gone) {
+      return -1;
+    }
   }
 
   /**

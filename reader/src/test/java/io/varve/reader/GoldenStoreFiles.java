@@ -3,6 +3,7 @@ package io.varve.reader;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.store.KeyMode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -96,7 +97,7 @@ final class GoldenStoreFiles {
             .recordChecksums(false)
             .seed(7)
             .indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)
-            .keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(12))) {
+            .keyMode(io.varve.core.store.KeyMode.signature(12))) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(fixedKey(i), fixedValue(i));
       }

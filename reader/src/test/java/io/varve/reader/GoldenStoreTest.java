@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.index.IndexKind;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,7 +49,7 @@ class GoldenStoreTest {
   void readsSignatureSample() throws IOException {
     Path dir = GOLDEN.resolve(GoldenStoreFiles.SIGNATURE);
     try (Store store = Store.open(dir)) {
-      assertEquals(io.varve.core.store.StoreMeta.KeyMode.signature(12), store.meta().keyMode());
+      assertEquals(io.varve.core.store.KeyMode.signature(12), store.meta().keyMode());
       assertEquals(GoldenStoreFiles.RECORDS, store.size());
       for (int i = 0; i < GoldenStoreFiles.RECORDS; i++) {
         assertArrayEquals(GoldenStoreFiles.fixedValue(i), store.get(GoldenStoreFiles.fixedKey(i)), "record " + i);

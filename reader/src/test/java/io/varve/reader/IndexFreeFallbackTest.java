@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.KeyMode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -109,7 +110,7 @@ class IndexFreeFallbackTest {
   void aForeignMetaIsDamageNotAnUnsupportedStore() throws IOException {
     Path dir = build(StoreRoundTripTest.randomRecords(300, 0xF0E1L, 12, 20));
     Path other = temp.resolve("signature-store");
-    try (StoreBuilder builder = StoreBuilder.create(other).keyMode(io.varve.core.store.StoreMeta.KeyMode.signature(16))) {
+    try (StoreBuilder builder = StoreBuilder.create(other).keyMode(io.varve.core.store.KeyMode.signature(16))) {
       for (Map.Entry<ByteBuffer, byte[]> e : StoreRoundTripTest.randomRecords(40, 0xF0E2L, 12, 20).entrySet()) {
         builder.put(e.getKey().array(), e.getValue());
       }

@@ -14,7 +14,7 @@ import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreMeta.KeyMode;
+import io.varve.core.store.KeyMode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreMeta.KeyMode;
+import io.varve.core.store.KeyMode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
