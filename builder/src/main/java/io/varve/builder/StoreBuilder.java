@@ -16,7 +16,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,10 +25,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.LongFunction;
 
 /**
@@ -49,10 +44,11 @@ import java.util.function.LongFunction;
  * <p>How it works: each key is hashed (seeded XXH3-128) and its record copied into an in-memory
  * buffer. When the buffer reaches half the memory budget, a background thread appends its records
  * to 256 temporary files, one per hash prefix (a contiguous range of hash order), while {@code put}
- * fills the other half. {@link #build()} then takes the partitions in hash order: the background
- * thread loads and sorts one (splitting it by the next hash bits if it does not fit in memory)
- * and feeds its hashes to the index (a blocked index by default, see {@link #indexParameters}),
- * while the caller's thread writes the previous one to the {@code data} file. No k-way merge is needed. Offsets, index and {@code meta} follow; everything
+ * fills the other half ({@link ExternalHashSort}). {@link #build()} then takes the partitions in
+ * hash order: the background thread loads and sorts one (splitting it by the next hash bits if it
+ * does not fit in memory), while the caller's thread writes the previous one to the {@code data}
+ * file and feeds its hashes to the index (a blocked index by default, see {@link
+ * #indexParameters}). No k-way merge is needed. Offsets, index and {@code meta} follow; everything
  * goes into a staging directory that is forced to disk and renamed to the target: readers see a
  * complete store or none. A build that fits in memory is sorted and written without spilling.
  *
@@ -372,7 +368,7 @@ public final class StoreBuilder implements Closeable {
               meta,
               recordsPut,
               outcome.duplicatesDropped,
-              pipeline.spills,
+              pipeline.sort.spills(),
               pipeline.attempt,
               System.nanoTime() - startNanos);
         }
@@ -469,43 +465,23 @@ public final class StoreBuilder implements Closeable {
   /** The result of one attempt to write the store: a staging directory with meta, or a collision. */
   private record StoreOutcome(Path staging, StoreMeta meta, long duplicatesDropped) {}
 
-  /** One range of hash order that fits in memory: a spill file and the hash bits its records share. */
-  private record Leaf(Path path, int sharedPrefixBits) {}
-
-  /** What the chunk producer hands to the writing thread: a sorted buffer, the end, or a failure. */
-  private record Chunk(RecordBuffer buffer, Throwable failure) {
-    static final Chunk END = new Chunk(null, null);
-  }
-
   /**
-   * The state of a build under one seed. Records go into an in-memory buffer; a full buffer is
-   * handed to a background thread that appends its records to 256 hash-prefix partition files
-   * while {@code put} fills the other buffer. At the end each partition is loaded, sorted and
-   * written out in partition order, the loading and sorting of one partition (background thread)
-   * overlapping the writing of the previous one (caller's thread). A partition too large for
-   * memory is split again by the next 8 hash bits. A build that never spilled is sorted and
-   * written from memory. A collision moves every record into a new pipeline with the next seed.
+   * The state of a build under one seed: the records hashed into an {@link ExternalHashSort},
+   * whose sorted chunks are written out in hash order, the index fed on this thread while the
+   * sort loads the next chunk on its own. A collision moves every record into a new pipeline with
+   * the next seed.
    */
   private final class Pipeline {
     final long seed;
     final int attempt;
     final RecordHasher hasher;
     final long[] hash = new long[2];
-    RecordBuffer filling;
-    RecordBuffer spare;
-    ExecutorService background;
-    Future<?> pendingSpill;
-    HashPartitions partitions;
+    final ExternalHashSort sort;
     Path temporary;
     Path staging;
-    int spills;
     long records;
-    /**
-     * Records dropped before the merge: repeats of a key whose records, all of one hash, were too
-     * many for memory (see {@code reduceSingleHash}). Written by the background thread before the
-     * first pass ends.
-     */
-    long reducedDuplicates;
+    /** Repeats of a key dropped by earlier attempts: they stay counted. */
+    long earlierDuplicates;
     /** The writer of an attempt that met a hash collision: its data feeds the rehash. */
     StoreWriter collided;
     /** The range of the hashes put under this seed: it maps them for the index. */
@@ -516,74 +492,14 @@ public final class StoreBuilder implements Closeable {
       this.seed = seed;
       this.attempt = attempt;
       this.hasher = hashers.apply(seed);
-      this.filling = new RecordBuffer(memoryBudget / 2);
-      this.spare = new RecordBuffer(memoryBudget / 2);
+      this.sort = new ExternalHashSort(memoryBudget, hasher, duplicatePolicy, this::temporaryDirectory);
     }
 
     void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
       hasher.hash(key, keyOffset, keyLength, hash);
       hashes.add(hash[0], hash[1]);
-      if (!filling.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength)) {
-        spill();
-        if (!filling.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength)) {
-          throw new IllegalStateException("an empty buffer refused a record");
-        }
-      }
+      sort.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength);
       records++;
-    }
-
-    private ExecutorService background() {
-      if (background == null) {
-        background =
-            Executors.newSingleThreadExecutor(
-                task -> {
-                  Thread thread = new Thread(task, "varve-build");
-                  thread.setDaemon(true);
-                  return thread;
-                });
-      }
-      return background;
-    }
-
-    /** Hands the full buffer to the background thread and continues with the other one. */
-    private void spill() throws IOException {
-      awaitSpill();
-      if (partitions == null) {
-        partitions = new HashPartitions(temporaryDirectory().resolve("partitions"), 0, spillBufferBytes());
-      }
-      RecordBuffer full = filling;
-      filling = spare;
-      spare = full;
-      spills++;
-      pendingSpill =
-          background()
-              .submit(
-                  () -> {
-                    partitions.spill(full);
-                    partitions.flush();
-                    full.clear();
-                    return null;
-                  });
-    }
-
-    private int spillBufferBytes() {
-      return (int) Math.max(4 << 10, Math.min(64 << 10, memoryBudget / 16 / HashPartitions.COUNT));
-    }
-
-    private void awaitSpill() throws IOException {
-      if (pendingSpill == null) {
-        return;
-      }
-      try {
-        pendingSpill.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while spilling", e);
-      } catch (ExecutionException e) {
-        throw rethrow(e.getCause());
-      } finally {
-        pendingSpill = null;
-      }
     }
 
     private Path temporaryDirectory() throws IOException {
@@ -599,13 +515,7 @@ public final class StoreBuilder implements Closeable {
      * {@link #rehash} then takes the records from the data just written.
      */
     StoreOutcome writeStore() throws IOException {
-      if (partitions != null) {
-        // Everything goes through the partitions: the last buffer too.
-        spill();
-        awaitSpill();
-        partitions.close();
-        filling.clear();
-      }
+      ExternalHashSort.Chunks chunks = sort.finish();
       staging = StoreDirectory.staging(target);
       boolean fixed = fixedSize();
       StoreWriter writer =
@@ -627,13 +537,13 @@ public final class StoreBuilder implements Closeable {
       boolean collision = false;
       long written = 0;
       try {
-        ChunkSource chunks = partitions == null ? new MemoryChunk(writer.index()) : new PartitionChunks(writer.index());
+        DistinctHashes index = new DistinctHashes(writer.index());
         try {
           RecordBuffer chunk;
           while ((chunk = chunks.next()) != null) {
             // The index on this thread, loading and sorting on the other: the two halves of the
             // work are about equal.
-            chunks.indexDistinctHashes(chunk);
+            index.feed(chunk);
             ChunkResult result = writeChunk(chunk, writer);
             duplicates += result.duplicates();
             collision |= result.collision();
@@ -662,7 +572,7 @@ public final class StoreBuilder implements Closeable {
           writer.replaceIndex(denseParameters(), hasher);
         }
         StoreMeta meta = writer.finish(seed, denseParameters(), metadata);
-        return new StoreOutcome(staging, meta, duplicates + reducedDuplicates);
+        return new StoreOutcome(staging, meta, duplicates + sort.reducedDuplicates() + earlierDuplicates);
       } catch (IOException | RuntimeException | Error e) {
         writer.abandon();
         throw e;
@@ -671,23 +581,17 @@ public final class StoreBuilder implements Closeable {
 
     /** The records in hash order, one per key: see {@link StoreBuilder#sortedRecords()}. */
     RecordCursor sortedRecords() throws IOException {
-      if (partitions != null) {
-        spill();
-        awaitSpill();
-        partitions.close();
-        filling.clear();
-      }
-      return new ChunkCursor(partitions == null ? new MemoryChunk(null) : new PartitionChunks(null));
+      return new ChunkCursor(sort.finish());
     }
 
     /** Walks sorted chunks record by record, resolving records of one hash as {@link #writeChunk} does. */
     private final class ChunkCursor extends RecordCursor {
-      private final ChunkSource chunks;
+      private final ExternalHashSort.Chunks chunks;
       private RecordBuffer chunk;
       private int next;
       private boolean ended;
 
-      ChunkCursor(ChunkSource chunks) {
+      ChunkCursor(ExternalHashSort.Chunks chunks) {
         this.chunks = chunks;
       }
 
@@ -788,25 +692,21 @@ public final class StoreBuilder implements Closeable {
     }
 
     /**
-     * Sorted chunks of records in hash order, and the feeding of the index with every distinct hash
-     * of each chunk, in order: equal hashes are one key's duplicates (or a collision, which aborts
-     * the attempt), so the index needs no key comparisons.
+     * Feeds the index with every distinct hash of the sorted chunks, in order: equal hashes are one
+     * key's duplicates (or a collision, which aborts the attempt), so the index needs no key
+     * comparisons.
      */
-    private abstract class ChunkSource {
-      final RankIndexBuilder index;
+    private static final class DistinctHashes {
+      private final RankIndexBuilder index;
       private boolean anyHash;
       private long lastHi;
       private long lastLo;
 
-      ChunkSource(RankIndexBuilder index) {
+      DistinctHashes(RankIndexBuilder index) {
         this.index = index;
       }
 
-      /** Feeds the index, if any (a merge reads the chunks without one). */
-      void indexDistinctHashes(RecordBuffer chunk) {
-        if (index == null) {
-          return;
-        }
+      void feed(RecordBuffer chunk) {
         for (int i = 0; i < chunk.size(); i++) {
           long hi = chunk.hi(i);
           long lo = chunk.lo(i);
@@ -822,245 +722,13 @@ public final class StoreBuilder implements Closeable {
           }
         }
       }
-
-      /** The next chunk, sorted; null after the last. */
-      abstract RecordBuffer next() throws IOException;
-
-      /** Gives a chunk back once written. */
-      void release(RecordBuffer chunk) {}
-
-      void close() throws IOException {}
-    }
-
-    /** The whole input, held in memory. */
-    private final class MemoryChunk extends ChunkSource {
-      private boolean given;
-
-      MemoryChunk(RankIndexBuilder index) {
-        super(index);
-      }
-
-      @Override
-      RecordBuffer next() {
-        if (given) {
-          return null;
-        }
-        given = true;
-        filling.sort();
-        return filling;
-      }
-    }
-
-    /**
-     * The partitions in hash order, each loaded and sorted by the background thread while the
-     * caller writes the previous one. The leaves (partitions that fit in memory, after splitting
-     * the ones that did not) are remembered so that a second pass reads them directly.
-     */
-    private final class PartitionChunks extends ChunkSource {
-      private final java.util.concurrent.BlockingQueue<RecordBuffer> free = new java.util.concurrent.ArrayBlockingQueue<>(2);
-      private final java.util.concurrent.BlockingQueue<Chunk> ready = new java.util.concurrent.ArrayBlockingQueue<>(3);
-      private final Future<?> producer;
-      private boolean ended;
-
-      PartitionChunks(RankIndexBuilder index) {
-        super(index);
-        free.add(filling);
-        free.add(spare);
-        producer =
-            background()
-                .submit(
-                    () -> {
-                      try {
-                        for (int p = 0; p < HashPartitions.COUNT; p++) {
-                          Path path = partitions.path(p);
-                          if (path != null) {
-                            produce(new Leaf(path, HashPartitions.BITS));
-                          }
-                        }
-                        ready.put(Chunk.END);
-                      } catch (InterruptedException stopped) {
-                        Thread.currentThread().interrupt();
-                      } catch (Throwable failure) {
-                        ready.offer(new Chunk(null, failure));
-                      }
-                      return null;
-                    });
-      }
-
-      /**
-       * Loads a leaf, sorted, into a free buffer, and deletes its file: its records now live in
-       * memory and then in the data file, and a deleted file's dirty pages need no writing back.
-       * Splits the leaf if it does not fit.
-       */
-      private void produce(Leaf leaf) throws IOException, InterruptedException {
-        RecordBuffer buffer = free.take();
-        buffer.clear(leaf.sharedPrefixBits());
-        boolean fits = true;
-        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
-          while (cursor.next()) {
-            RecordSlice r = cursor.record;
-            if (!buffer.addEncoded(cursor.hi, cursor.lo, r)) {
-              fits = false;
-              break;
-            }
-          }
-        }
-        if (fits) {
-          Files.delete(leaf.path());
-          buffer.sort();
-          ready.put(new Chunk(buffer, null));
-          return;
-        }
-        buffer.clear();
-        free.put(buffer);
-        for (Leaf part : split(leaf)) {
-          produce(part);
-        }
-      }
-
-      /** Splits a leaf by the next 8 hash bits into files beside it; deletes the leaf. */
-      private List<Leaf> split(Leaf leaf) throws IOException {
-        if (leaf.sharedPrefixBits() + HashPartitions.BITS > 128) {
-          throw new IOException(
-              "more records share one 128-bit hash than the memory budget holds: raise the memory budget");
-        }
-        Path directory = leaf.path().resolveSibling(leaf.path().getFileName() + ".split");
-        HashPartitions parts = new HashPartitions(directory, leaf.sharedPrefixBits(), spillBufferBytes());
-        boolean oneHash = true;
-        try (parts;
-            RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
-          boolean first = true;
-          long firstHi = 0;
-          long firstLo = 0;
-          while (cursor.next()) {
-            if (first) {
-              first = false;
-              firstHi = cursor.hi;
-              firstLo = cursor.lo;
-            } else if (cursor.hi != firstHi || cursor.lo != firstLo) {
-              oneHash = false;
-            }
-            parts.append(cursor.hi, cursor.lo, cursor.record);
-          }
-        }
-        if (oneHash) {
-          // No split can divide records of one hash: resolve their repeated keys instead.
-          TemporaryDirectories.deleteRecursively(directory);
-          return List.of(reduceSingleHash(leaf));
-        }
-        Files.delete(leaf.path());
-        List<Leaf> result = new ArrayList<>();
-        for (int p = 0; p < HashPartitions.COUNT; p++) {
-          if (parts.path(p) != null) {
-            result.add(new Leaf(parts.path(p), parts.partitionPrefixBits()));
-          }
-        }
-        return result;
-      }
-
-      /**
-       * Replaces a leaf whose records all have one hash by its distinct keys, each with its last
-       * record (under FAIL a repeated key throws): a key put more often than memory holds.
-       * Distinct keys with one hash are a collision; they are all kept for the rehash.
-       */
-      private Leaf reduceSingleHash(Leaf leaf) throws IOException {
-        List<RecordSlice> survivors = new ArrayList<>();
-        long survivorBytes = 0;
-        long dropped = 0;
-        long hi = 0;
-        long lo = 0;
-        try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
-          while (cursor.next()) {
-            hi = cursor.hi;
-            lo = cursor.lo;
-            RecordSlice r = cursor.record;
-            RecordSlice same = null;
-            for (RecordSlice s : survivors) {
-              if (s.sameKey(r)) {
-                same = s;
-                break;
-              }
-            }
-            if (same != null) {
-              if (duplicatePolicy == DuplicatePolicy.FAIL) {
-                throw new DuplicateKeyException(r.key());
-              }
-              survivorBytes += r.length() - same.length();
-              r.copyTo(same);
-              dropped++;
-            } else {
-              RecordSlice copy = new RecordSlice();
-              r.copyTo(copy);
-              survivors.add(copy);
-              survivorBytes += r.length() + 64;
-            }
-            if (survivors.size() > 1 && survivorBytes > memoryBudget / 4) {
-              throw new IOException(
-                  "more distinct keys share one 128-bit hash than the memory budget holds: is the hash function broken?");
-            }
-          }
-        }
-        Path reduced = leaf.path().resolveSibling(leaf.path().getFileName() + ".reduced");
-        try (SpillFile.Writer writer = new SpillFile.Writer(reduced, spillBufferBytes())) {
-          for (RecordSlice s : survivors) {
-            writer.append(hi, lo, s);
-          }
-        }
-        Files.delete(leaf.path());
-        reducedDuplicates += dropped;
-        return new Leaf(reduced, 128);
-      }
-
-      @Override
-      RecordBuffer next() throws IOException {
-        if (ended) {
-          return null;
-        }
-        Chunk chunk;
-        try {
-          chunk = ready.take();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IOException("interrupted while writing the store", e);
-        }
-        if (chunk.failure() != null) {
-          throw rethrow(chunk.failure());
-        }
-        if (chunk == Chunk.END) {
-          ended = true;
-          return null;
-        }
-        return chunk.buffer();
-      }
-
-      @Override
-      void release(RecordBuffer chunk) {
-        chunk.clear();
-        free.add(chunk);
-      }
-
-      @Override
-      void close() throws IOException {
-        if (!ended) {
-          producer.cancel(true);
-        }
-        try {
-          producer.get();
-        } catch (java.util.concurrent.CancellationException cancelled) {
-          // stopped after a failure of the writing side
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (ExecutionException e) {
-          throw rethrow(e.getCause());
-        }
-      }
     }
 
     /** Moves every record, in input order per key, into a pipeline with the next seed. */
     Pipeline rehash() throws IOException {
       Pipeline next = new Pipeline(seed + 1, attempt + 1);
       // Duplicates dropped so far are not moved: they stay counted.
-      next.reducedDuplicates = reducedDuplicates + droppedBeforeCollision;
+      next.earlierDuplicates = earlierDuplicates + sort.reducedDuplicates() + droppedBeforeCollision;
       try {
         // The data just written holds every record once per key (colliding keys all kept): the
         // input of the next attempt, in which no key repeats, so order does not matter.
@@ -1093,23 +761,7 @@ public final class StoreBuilder implements Closeable {
         }
         collided = null;
       }
-      if (background != null) {
-        background.shutdownNow();
-        try {
-          background.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        background = null;
-      }
-      pendingSpill = null;
-      try {
-        if (partitions != null) {
-          partitions.close();
-        }
-      } catch (IOException ignored) {
-        // the files are deleted next
-      }
+      sort.close();
       try {
         TemporaryDirectories.delete(temporary);
         TemporaryDirectories.delete(staging);
@@ -1118,21 +770,7 @@ public final class StoreBuilder implements Closeable {
       }
       temporary = null;
       staging = null;
-      filling.release();
-      spare.release();
     }
   }
 
-  private static IOException rethrow(Throwable cause) {
-    if (cause instanceof IOException io) {
-      return io;
-    }
-    if (cause instanceof RuntimeException runtime) {
-      throw runtime;
-    }
-    if (cause instanceof Error error) {
-      throw error;
-    }
-    return new IOException(cause);
-  }
 }

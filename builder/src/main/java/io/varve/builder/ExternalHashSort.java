@@ -1,0 +1,427 @@
+package io.varve.builder;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The external sort of a build: records in the order of their 128-bit hashes, within a memory
+ * budget. Records go into an in-memory buffer; a full buffer is handed to a background thread
+ * that appends its records to 256 hash-prefix partition files while the caller fills the other
+ * buffer. {@link #finish} then gives the records back as sorted chunks in hash order: each
+ * partition loaded and sorted by the background thread while the caller consumes the previous
+ * one. A partition too large for memory is split again by the next 8 hash bits; one whose records
+ * all share one hash (a key repeated more often than memory holds) is reduced to its distinct
+ * keys, under the {@link DuplicatePolicy}. Input that never spilled is sorted in memory.
+ *
+ * <p>Not thread-safe: one thread adds and reads the chunks; the sort's own background thread
+ * spills and loads.
+ */
+final class ExternalHashSort {
+  /** Where the sort may create its files: made on first use, deleted by the caller. */
+  interface Workspace {
+    Path get() throws IOException;
+  }
+
+/** One range of hash order that fits in memory: a spill file and the hash bits its records share. */
+private record Leaf(Path path, int sharedPrefixBits) {}
+
+/** What the chunk producer hands to the writing thread: a sorted buffer, the end, or a failure. */
+private record Chunk(RecordBuffer buffer, Throwable failure) {
+  static final Chunk END = new Chunk(null, null);
+}
+
+  private final long memoryBudget;
+  private final RecordHasher hasher;
+  private final DuplicatePolicy duplicatePolicy;
+  private final Workspace workspace;
+  private RecordBuffer filling;
+  private RecordBuffer spare;
+  private ExecutorService background;
+  private Future<?> pendingSpill;
+  private HashPartitions partitions;
+  private int spills;
+  /**
+   * Records dropped before the chunks reach the caller: repeats of a key whose records, all of one
+   * hash, were too many for memory (see {@code reduceSingleHash}). Written by the background thread
+   * before the last chunk is handed over.
+   */
+  private volatile long reducedDuplicates;
+
+  /**
+   * @param memoryBudget bytes of the two record buffers together
+   * @param hasher the hash the records are sorted by (spill files are read back with it)
+   */
+  ExternalHashSort(long memoryBudget, RecordHasher hasher, DuplicatePolicy duplicatePolicy, Workspace workspace) {
+    this.memoryBudget = memoryBudget;
+    this.hasher = hasher;
+    this.duplicatePolicy = duplicatePolicy;
+    this.workspace = workspace;
+    this.filling = new RecordBuffer(memoryBudget / 2);
+    this.spare = new RecordBuffer(memoryBudget / 2);
+  }
+
+  /** Adds a record whose key hashes to {@code hi, lo}. */
+  void add(long hi, long lo, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
+    if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
+      spill();
+      if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
+        throw new IllegalStateException("an empty buffer refused a record");
+      }
+    }
+  }
+
+  /** Buffers handed to the background thread so far. */
+  int spills() {
+    return spills;
+  }
+
+  /** Repeats of a key dropped inside the sort (see {@link #reducedDuplicates}); final once the chunks ended. */
+  long reducedDuplicates() {
+    return reducedDuplicates;
+  }
+
+  /** Ends the input: the records as sorted chunks, in hash order. Call once. */
+  Chunks finish() throws IOException {
+    if (partitions == null) {
+      return new MemoryChunk();
+    }
+    // Everything goes through the partitions: the last buffer too.
+    spill();
+    awaitSpill();
+    partitions.close();
+    filling.clear();
+    return new PartitionChunks();
+  }
+
+  /** Sorted chunks of records in hash order. */
+  abstract static class Chunks {
+    /** The next chunk, sorted; null after the last. */
+    abstract RecordBuffer next() throws IOException;
+
+    /** Gives a chunk back once used. */
+    void release(RecordBuffer chunk) {}
+
+    /** Stops producing chunks (also before the last) and reports a failure of the producer. */
+    void close() throws IOException {}
+  }
+
+  private ExecutorService background() {
+    if (background == null) {
+      background =
+          Executors.newSingleThreadExecutor(
+              task -> {
+                Thread thread = new Thread(task, "varve-build");
+                thread.setDaemon(true);
+                return thread;
+              });
+    }
+    return background;
+  }
+
+  /** Hands the full buffer to the background thread and continues with the other one. */
+  private void spill() throws IOException {
+    awaitSpill();
+    if (partitions == null) {
+      partitions = new HashPartitions(workspace.get().resolve("partitions"), 0, spillBufferBytes());
+    }
+    RecordBuffer full = filling;
+    filling = spare;
+    spare = full;
+    spills++;
+    pendingSpill =
+        background()
+            .submit(
+                () -> {
+                  partitions.spill(full);
+                  partitions.flush();
+                  full.clear();
+                  return null;
+                });
+  }
+
+  private int spillBufferBytes() {
+    return (int) Math.max(4 << 10, Math.min(64 << 10, memoryBudget / 16 / HashPartitions.COUNT));
+  }
+
+  private void awaitSpill() throws IOException {
+    if (pendingSpill == null) {
+      return;
+    }
+    try {
+      pendingSpill.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while spilling", e);
+    } catch (ExecutionException e) {
+      throw rethrow(e.getCause());
+    } finally {
+      pendingSpill = null;
+    }
+  }
+
+  /** The whole input, held in memory. */
+  private final class MemoryChunk extends Chunks {
+    private boolean given;
+
+    @Override
+    RecordBuffer next() {
+      if (given) {
+        return null;
+      }
+      given = true;
+      filling.sort();
+      return filling;
+    }
+  }
+
+  /**
+   * The partitions in hash order, each loaded and sorted by the background thread while the
+   * caller writes the previous one. The leaves (partitions that fit in memory, after splitting
+   * the ones that did not) are remembered so that a second pass reads them directly.
+   */
+  private final class PartitionChunks extends Chunks {
+    private final BlockingQueue<RecordBuffer> free = new ArrayBlockingQueue<>(2);
+    private final BlockingQueue<Chunk> ready = new ArrayBlockingQueue<>(3);
+    private final Future<?> producer;
+    private boolean ended;
+
+    PartitionChunks() {
+      free.add(filling);
+      free.add(spare);
+      producer =
+          background()
+              .submit(
+                  () -> {
+                    try {
+                      for (int p = 0; p < HashPartitions.COUNT; p++) {
+                        Path path = partitions.path(p);
+                        if (path != null) {
+                          produce(new Leaf(path, HashPartitions.BITS));
+                        }
+                      }
+                      ready.put(Chunk.END);
+                    } catch (InterruptedException stopped) {
+                      Thread.currentThread().interrupt();
+                    } catch (Throwable failure) {
+                      ready.offer(new Chunk(null, failure));
+                    }
+                    return null;
+                  });
+    }
+
+    /**
+     * Loads a leaf, sorted, into a free buffer, and deletes its file: its records now live in
+     * memory and then in the data file, and a deleted file's dirty pages need no writing back.
+     * Splits the leaf if it does not fit.
+     */
+    private void produce(Leaf leaf) throws IOException, InterruptedException {
+      RecordBuffer buffer = free.take();
+      buffer.clear(leaf.sharedPrefixBits());
+      boolean fits = true;
+      try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
+        while (cursor.next()) {
+          RecordSlice r = cursor.record;
+          if (!buffer.addEncoded(cursor.hi, cursor.lo, r)) {
+            fits = false;
+            break;
+          }
+        }
+      }
+      if (fits) {
+        Files.delete(leaf.path());
+        buffer.sort();
+        ready.put(new Chunk(buffer, null));
+        return;
+      }
+      buffer.clear();
+      free.put(buffer);
+      for (Leaf part : split(leaf)) {
+        produce(part);
+      }
+    }
+
+    /** Splits a leaf by the next 8 hash bits into files beside it; deletes the leaf. */
+    private List<Leaf> split(Leaf leaf) throws IOException {
+      if (leaf.sharedPrefixBits() + HashPartitions.BITS > 128) {
+        throw new IOException(
+            "more records share one 128-bit hash than the memory budget holds: raise the memory budget");
+      }
+      Path directory = leaf.path().resolveSibling(leaf.path().getFileName() + ".split");
+      HashPartitions parts = new HashPartitions(directory, leaf.sharedPrefixBits(), spillBufferBytes());
+      boolean oneHash = true;
+      try (parts;
+          RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
+        boolean first = true;
+        long firstHi = 0;
+        long firstLo = 0;
+        while (cursor.next()) {
+          if (first) {
+            first = false;
+            firstHi = cursor.hi;
+            firstLo = cursor.lo;
+          } else if (cursor.hi != firstHi || cursor.lo != firstLo) {
+            oneHash = false;
+          }
+          parts.append(cursor.hi, cursor.lo, cursor.record);
+        }
+      }
+      if (oneHash) {
+        // No split can divide records of one hash: resolve their repeated keys instead.
+        TemporaryDirectories.deleteRecursively(directory);
+        return List.of(reduceSingleHash(leaf));
+      }
+      Files.delete(leaf.path());
+      List<Leaf> result = new ArrayList<>();
+      for (int p = 0; p < HashPartitions.COUNT; p++) {
+        if (parts.path(p) != null) {
+          result.add(new Leaf(parts.path(p), parts.partitionPrefixBits()));
+        }
+      }
+      return result;
+    }
+
+    /**
+     * Replaces a leaf whose records all have one hash by its distinct keys, each with its last
+     * record (under FAIL a repeated key throws): a key put more often than memory holds.
+     * Distinct keys with one hash are a collision; they are all kept for the rehash.
+     */
+    private Leaf reduceSingleHash(Leaf leaf) throws IOException {
+      List<RecordSlice> survivors = new ArrayList<>();
+      long survivorBytes = 0;
+      long dropped = 0;
+      long hi = 0;
+      long lo = 0;
+      try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
+        while (cursor.next()) {
+          hi = cursor.hi;
+          lo = cursor.lo;
+          RecordSlice r = cursor.record;
+          RecordSlice same = null;
+          for (RecordSlice s : survivors) {
+            if (s.sameKey(r)) {
+              same = s;
+              break;
+            }
+          }
+          if (same != null) {
+            if (duplicatePolicy == DuplicatePolicy.FAIL) {
+              throw new DuplicateKeyException(r.key());
+            }
+            survivorBytes += r.length() - same.length();
+            r.copyTo(same);
+            dropped++;
+          } else {
+            RecordSlice copy = new RecordSlice();
+            r.copyTo(copy);
+            survivors.add(copy);
+            survivorBytes += r.length() + 64;
+          }
+          if (survivors.size() > 1 && survivorBytes > memoryBudget / 4) {
+            throw new IOException(
+                "more distinct keys share one 128-bit hash than the memory budget holds: is the hash function broken?");
+          }
+        }
+      }
+      Path reduced = leaf.path().resolveSibling(leaf.path().getFileName() + ".reduced");
+      try (SpillFile.Writer writer = new SpillFile.Writer(reduced, spillBufferBytes())) {
+        for (RecordSlice s : survivors) {
+          writer.append(hi, lo, s);
+        }
+      }
+      Files.delete(leaf.path());
+      reducedDuplicates += dropped;
+      return new Leaf(reduced, 128);
+    }
+
+    @Override
+    RecordBuffer next() throws IOException {
+      if (ended) {
+        return null;
+      }
+      Chunk chunk;
+      try {
+        chunk = ready.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while sorting the records", e);
+      }
+      if (chunk.failure() != null) {
+        throw rethrow(chunk.failure());
+      }
+      if (chunk == Chunk.END) {
+        ended = true;
+        return null;
+      }
+      return chunk.buffer();
+    }
+
+    @Override
+    void release(RecordBuffer chunk) {
+      chunk.clear();
+      free.add(chunk);
+    }
+
+    @Override
+    void close() throws IOException {
+      if (!ended) {
+        producer.cancel(true);
+      }
+      try {
+        producer.get();
+      } catch (CancellationException cancelled) {
+        // stopped after a failure of the writing side
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException e) {
+        throw rethrow(e.getCause());
+      }
+    }
+  }
+
+  /** Stops the background thread, closes the partitions and frees the buffers; the workspace is the caller's. */
+  void close() {
+    if (background != null) {
+      background.shutdownNow();
+      try {
+        background.awaitTermination(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      background = null;
+    }
+    pendingSpill = null;
+    try {
+      if (partitions != null) {
+        partitions.close();
+      }
+    } catch (IOException ignored) {
+      // the caller deletes the files
+    }
+    filling.release();
+    spare.release();
+  }
+
+  static IOException rethrow(Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    if (cause instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IOException(cause);
+  }
+}
