@@ -57,7 +57,9 @@ public class LookupGuardBenchmark {
         return new Guard() {
           @Override
           public int enter() {
-            return exact.enter();
+            int slot = exact.slot();
+            exact.enter(slot);
+            return slot;
           }
 
           @Override

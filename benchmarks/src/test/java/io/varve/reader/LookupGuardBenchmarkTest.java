@@ -25,11 +25,13 @@ class LookupGuardBenchmarkTest {
     old.exit(slot);
     assertEquals(0, old.sum());
     LookupGuard exact = new LookupGuard("test");
-    slot = exact.enter();
+    slot = exact.slot();
+    exact.enter(slot);
     assertEquals(1, exact.inFlight());
     exact.exit(slot);
     assertEquals(0, exact.inFlight());
     exact.close();
-    assertThrows(StoreClosedException.class, exact::enter);
+    int late = exact.slot();
+    assertThrows(StoreClosedException.class, () -> exact.enter(late));
   }
 }

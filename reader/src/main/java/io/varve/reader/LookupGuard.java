@@ -7,11 +7,11 @@ import java.util.concurrent.locks.LockSupport;
  * Counts the lookups in flight on one store, exactly, so that {@link #close()} returns only when
  * none is left and the records can be unmapped or freed without a reader touching them.
  *
- * <p>Each lookup adds one to a slot chosen by its thread on {@link #enter()} and takes it away
+ * <p>Each lookup adds one to a slot chosen by its thread on {@link #enter(int)} and takes it away
  * from the same slot on {@link #exit(int)}, so no slot ever holds less than the lookups inside it.
  * A lookup enters by adding its one, then reading the state; close sets the state, then reads
- * the slots: with both done as volatile accesses, either the lookup sees the state and backs out, or
- * close sees its one and waits. A slot read as zero after the state is set therefore holds no lookup
+ * the slots: with both done as volatile accesses, either the lookup sees the state and is refused
+ * (its {@code finally} takes its one back), or close sees its one and waits. A slot read as zero after the state is set therefore holds no lookup
  * that entered before it. (A {@code LongAdder}, used before, is not exact: its sum is not a
  * snapshot, and a thread that backs out after the close may land its +1 and -1 in different cells,
  * so that a sum taken meanwhile cancels a real reader's +1. That let close unmap under a reader.)
@@ -54,20 +54,27 @@ final class LookupGuard {
     this.name = name;
   }
 
+  /** The calling thread's slot, for {@link #enter(int)} and {@link #exit(int)}. */
+  int slot() {
+    return slotOfCurrentThread();
+  }
+
   /**
-   * Starts a lookup: returns the slot to give {@link #exit(int)} when it ends.
+   * Starts a lookup in {@code slot}. Call it first thing inside the {@code try} whose {@code
+   * finally} calls {@link #exit(int)}: the lookup is counted before anything else can happen, so
+   * that the exit balances it even when it throws, or when the JVM delivers an error for an
+   * earlier read right after (a fault of a truncated mapping arrives at the thread's next check).
+   * Counted before, outside the {@code try}, such an error left the count up, and {@link #close()}
+   * waited for it forever.
    *
-   * @throws StoreClosedException when {@link #close()} has begun
-   * @throws io.varve.core.format.CorruptStoreException when the guard {@link #fail failed}
+   * @throws StoreClosedException when {@link #close()} has begun (the lookup is counted all the same)
+   * @throws io.varve.core.format.CorruptStoreException when the guard {@link #fail failed} (likewise)
    */
-  int enter() {
-    int slot = slotOfCurrentThread();
+  void enter(int slot) {
     counts.getAndIncrement(slot);
     if (state != OPEN) {
-      counts.getAndDecrement(slot);
       throw refusal();
     }
-    return slot;
   }
 
   private RuntimeException refusal() {
@@ -88,7 +95,7 @@ final class LookupGuard {
     }
   }
 
-  /** Ends a lookup that {@link #enter()} started and returned {@code slot} for. */
+  /** Ends a lookup that {@link #enter(int)} counted in {@code slot}. */
   void exit(int slot) {
     counts.getAndDecrement(slot);
   }

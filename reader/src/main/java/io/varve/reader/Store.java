@@ -286,8 +286,9 @@ public final class Store implements Closeable {
 
   /** The value of {@code key}, or null when the store does not hold it. */
   public byte[] get(byte[] key) {
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       long position = recordOf(key, 0, key.length);
       if (position < 0) {
         return null;
@@ -309,8 +310,9 @@ public final class Store implements Closeable {
   public int get(byte[] key, int keyOffset, int keyLength, byte[] target, int targetOffset) {
     Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
     Objects.checkIndex(targetOffset, target.length + 1);
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       long position = recordOf(key, keyOffset, keyLength);
       if (position < 0) {
         return -1;
@@ -357,8 +359,9 @@ public final class Store implements Closeable {
     long[] mappedLo = new long[GET_ALL_GROUP];
     long[] ranks = new long[GET_ALL_GROUP];
     long[] hash = new long[2];
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       for (int from = 0; from < keys.length; from += GET_ALL_GROUP) {
         int count = Math.min(GET_ALL_GROUP, keys.length - from);
         int outside = 0; // bit i: key i's hash lies outside the store's range
@@ -423,8 +426,9 @@ public final class Store implements Closeable {
    * absent: a dense, stable id of the key within this store (Indeed's "link by hashes").
    */
   public long indexOf(byte[] key) {
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       long[] hash = HASH.get();
       hasher.hash(key, 0, key.length, hash);
       if (blocks != null && index != null) {
@@ -446,8 +450,9 @@ public final class Store implements Closeable {
   public byte[] keyAt(long i) {
     Objects.checkIndex(i, recordCount);
     checkKeysKept();
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       return keyBytes(checked(recordStart(i)));
     } catch (InternalError fault) {
       throw dataFault(fault);
@@ -459,8 +464,9 @@ public final class Store implements Closeable {
   /** The value of the record at position {@code i} in hash order. */
   public byte[] valueAt(long i) {
     Objects.checkIndex(i, recordCount);
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       return valueBytes(checked(recordStart(i)));
     } catch (InternalError fault) {
       throw dataFault(fault);
@@ -510,8 +516,9 @@ public final class Store implements Closeable {
     public byte[] key() {
       checkCurrent();
       checkKeysKept();
-      int slot = guard.enter();
+      int slot = guard.slot();
       try {
+        guard.enter(slot);
         return keyBytes(locate());
       } catch (InternalError fault) {
         throw dataFault(fault);
@@ -523,8 +530,9 @@ public final class Store implements Closeable {
     /** The current record's value. */
     public byte[] value() {
       checkCurrent();
-      int slot = guard.enter();
+      int slot = guard.slot();
       try {
+        guard.enter(slot);
         return valueBytes(locate());
       } catch (InternalError fault) {
         throw dataFault(fault);
@@ -597,8 +605,9 @@ public final class Store implements Closeable {
       in.skipNBytes(StoreFile.HASHES.payloadOffset());
       long previousHi = 0;
       long previousLo = 0;
-      int slot = guard.enter();
+      int slot = guard.slot();
       try {
+        guard.enter(slot);
         for (long i = 0; i < recordCount; i++) {
           long hi = in.readLong();
           long lo = in.readLong();
@@ -630,8 +639,9 @@ public final class Store implements Closeable {
     if (fixedRecordLength >= 0) {
       return; // fixed-size records are where RecordFormat.fixedRecordOffset says by construction
     }
-    int slot = guard.enter();
+    int slot = guard.slot();
     try {
+      guard.enter(slot);
       long end = 0; // where the previous record ends, in the payload
       for (long i = 0; i < recordCount; i++) {
         long start = nextRecordStart(i, dataStart + end);
