@@ -77,7 +77,7 @@ public final class BlockedIndexBuilder implements RankIndexBuilder {
   /**
    * Adds the next hash.
    *
-   * @throws DuplicateHashException if it equals the previous one
+   * @throws io.varve.core.ect.DuplicateHashException if it equals the previous one
    * @throws IllegalArgumentException if it is smaller than the previous one ("hashes do not come in
    *     order")
    * @throws IllegalStateException after {@link #finish()}, or past the declared key count
