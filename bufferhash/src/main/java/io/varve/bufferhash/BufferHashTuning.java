@@ -10,8 +10,8 @@ import java.util.Locale;
  * about {@code k = 8 s (ln 2)^2} incarnations (167 for 30-byte entries, which take 43.5 bytes
  * buffered; rounded to fill whole 64-bit words of the bit-sliced filters with a few to spare:
  * 186), so that the buffers together hold {@code F / k} bytes of the log's entries, and the rest
- * of the RAM goes to the Bloom filters. A lookup of an absent key then reads about {@code k * 0.6185^b} units in
- * vain, with {@code b} filter bits per key. The number of super tables sets each buffer's size,
+ * of the RAM goes to the Bloom filters. A lookup of an absent key then reads about {@code k *
+ * 0.6185^b} units in vain, with {@code b} filter bits per key. The number of super tables sets each buffer's size,
  * which does not change lookup cost: 128 KiB per buffer by default, as the paper found best.
  *
  * <p>Immutable and thread-safe.

@@ -187,8 +187,8 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   /**
    * The partitions in hash order, each loaded and sorted by the background thread while the
-   * caller writes the previous one. The leaves (partitions that fit in memory, after splitting
-   * the ones that did not) are remembered so that a second pass reads them directly.
+   * caller consumes the previous one; a partition that does not fit in memory is split into
+   * leaves first.
    */
   private final class PartitionChunks extends Chunks {
     private final BlockingQueue<RecordBuffer> free = new ArrayBlockingQueue<>(2);
@@ -380,7 +380,7 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       try {
         producer.get();
       } catch (CancellationException cancelled) {
-        // stopped after a failure of the writing side
+        // stopped after a failure of the consuming side
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } catch (ExecutionException e) {

@@ -11,8 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  * from the same slot on {@link #exit(int)}, so no slot ever holds less than the lookups inside it.
  * A lookup enters by adding its one, then reading the state; close sets the state, then reads
  * the slots: with both done as volatile accesses, either the lookup sees the state and is refused
- * (its {@code finally} takes its one back), or close sees its one and waits. A slot read as zero after the state is set therefore holds no lookup
- * that entered before it. (A {@code LongAdder}, used before, is not exact: its sum is not a
+ * (its {@code finally} takes its one back), or close sees its one and waits. A slot read as zero
+ * after the state is set therefore holds no lookup that entered before it. (A {@code LongAdder}, used before, is not exact: its sum is not a
  * snapshot, and a thread that backs out after the close may land its +1 and -1 in different cells,
  * so that a sum taken meanwhile cancels a real reader's +1. That let close unmap under a reader.)
  *

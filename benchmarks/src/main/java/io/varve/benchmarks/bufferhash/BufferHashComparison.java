@@ -140,7 +140,7 @@ public final class BufferHashComparison {
     }
   }
 
-  /** The child's heap. */
+  /** The child's heap and collector, sized to the budget. */
   private static List<String> heapFlags(long ram) {
     long heapMib = (ram >> 20) + 16;
     return List.of(
