@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * The JVM options Chronicle Bytes needs on JDK 17 and later to memory-map files, and the check
- * that they are present, so that a missing option fails with a message naming it instead of an
- * {@code IllegalAccessError} deep inside Chronicle. Stateless and thread-safe.
+ * that they are present. Without them a store is read through plain {@code FileChannel} mappings
+ * (slower; see the README), never through Chronicle, whose calls would fail with an {@code
+ * IllegalAccessError}. Stateless and thread-safe.
  */
 public final class ChronicleAccess {
   /** The options, as given on the {@code java} command line. */
@@ -18,11 +19,28 @@ public final class ChronicleAccess {
 
   private ChronicleAccess() {}
 
+  /** Whether the JVM grants what {@link #JVM_OPTIONS} grant to this code's module. */
+  public static boolean isGranted() {
+    return missing().isEmpty();
+  }
+
   /**
    * Throws {@link IllegalStateException} naming the missing options unless the JVM grants what
    * {@link #JVM_OPTIONS} grant to this code's module.
    */
   public static void check() {
+    List<String> missing = missing();
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "Varve maps store files with Chronicle Bytes, which needs these JVM options: "
+              + String.join(" ", JVM_OPTIONS)
+              + " (missing: "
+              + String.join(" ", missing)
+              + ")");
+    }
+  }
+
+  private static List<String> missing() {
     Module java = Object.class.getModule();
     Module self = ChronicleAccess.class.getModule();
     List<String> missing = new ArrayList<>();
@@ -35,13 +53,6 @@ public final class ChronicleAccess {
     if (!java.isExported("jdk.internal.ref", self)) {
       missing.add(JVM_OPTIONS.get(2));
     }
-    if (!missing.isEmpty()) {
-      throw new IllegalStateException(
-          "Varve maps store files with Chronicle Bytes, which needs these JVM options: "
-              + String.join(" ", JVM_OPTIONS)
-              + " (missing: "
-              + String.join(" ", missing)
-              + ")");
-    }
+    return missing;
   }
 }

@@ -19,9 +19,7 @@ public enum DataAccess {
    * The data file is copied into memory outside the Java heap when the store opens ({@link
    * Store#load}), advised to be backed by 2 MiB transparent huge pages. A lookup then never waits
    * on the disk, and its record read costs one TLB entry per 2 MiB of data instead of one per
-   * 4 KiB: on 10^7 records, 0.80 of the time per lookup of a {@link #MAPPED} store whose pages
-   * came into the page cache one by one (as random lookups bring them in), about the same as a
-   * mapped store just built (whose data file the kernel caches in huge folios).
+   * 4 KiB (the README's "Mapped or loaded" gives the measured gain).
    * The copy costs memory the size of the data file, held by this process alone (the page cache
    * may keep the file too, until the kernel needs the memory), and opening reads the whole file.
    * Huge pages need Linux with transparent huge pages set to {@code madvise} or {@code always}

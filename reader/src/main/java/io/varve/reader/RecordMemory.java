@@ -1,189 +1,65 @@
 package io.varve.reader;
 
-import io.varve.core.format.CorruptStoreException;
-import io.varve.core.store.RecordChecksum;
 import java.io.IOException;
-import java.nio.ByteOrder;
+import java.lang.System.Logger.Level;
 import java.nio.file.Path;
-import net.openhft.chronicle.bytes.MappedBytesStore;
-import net.openhft.chronicle.bytes.MappedFile;
-import net.openhft.chronicle.core.UnsafeMemory;
-import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
-import net.openhft.chronicle.core.io.ReferenceOwner;
-import net.openhft.posix.MAdviseFlag;
-import net.openhft.posix.PosixAPI;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The bytes of a store's data file, addressable for lookups: either a read-only memory mapping of
- * the file through Chronicle Bytes ({@link #map}: one mapping, no 2 GiB limit, pages read on
- * demand) or a copy of the file in memory outside the Java heap ({@link #load}: 2 MiB pages where
- * the operating system allows). Reads are bounds-checked against the file's length by the caller
- * ({@link Store} validates every position before reading), so this class adds no checks of its
- * own on the hot path. Thread-safe for reads; {@link #close()} must not run concurrently with
- * reads ({@link Store} guarantees that).
+ * The bytes of a store's data file, addressable for lookups. Through Chronicle Bytes ({@link
+ * ChronicleMemory}: native addresses, one mapping of any size) when the JVM grants the options of
+ * {@link ChronicleAccess}; otherwise through plain {@code FileChannel} mappings ({@link
+ * BufferMemory}: one {@code MappedByteBuffer} per GiB), so that a store opens without JVM flags.
+ * Reads are bounds-checked against the file's length by the caller ({@link Records} validates every
+ * position before reading), so implementations add no checks of their own on the hot path.
+ * Thread-safe for reads; {@link #close()} must not run concurrently with reads ({@link Store}
+ * guarantees that).
  */
-final class RecordMemory {
-  private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-  private static final UnsafeMemory MEMORY = UnsafeMemory.MEMORY;
-  /** The size of a transparent huge page on x86-64 and (with 4 KiB base pages) on AArch64. */
-  static final long HUGE_PAGE = 2L << 20;
-  /**
-   * Bytes copied per call while loading: bounds the time one native copy runs without a safepoint
-   * check.
-   */
-  private static final long LOAD_CHUNK = 16L << 20;
+abstract class RecordMemory {
+  private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
 
-  private final long address;
-  private final long length;
-  private final Runnable release;
-
-  private RecordMemory(long address, long length, Runnable release) {
-    this.address = address;
-    this.length = length;
-    this.release = release;
+  /** Opens {@code path}'s data, {@code length} bytes of it (its size as validated by the caller). */
+  @FunctionalInterface
+  interface Opener {
+    RecordMemory open(Path path, long length, DataAccess access) throws IOException;
   }
 
-  /**
-   * Maps {@code length} bytes of {@code path} (its size as validated by the caller), advising the
-   * kernel that access is random.
-   */
-  static RecordMemory map(Path path, long length) throws IOException {
-    Mapping mapping = Mapping.of(path, length);
-    advise(mapping.address(), length, MAdviseFlag.MADV_RANDOM.value());
-    return new RecordMemory(mapping.address(), length, mapping::close);
-  }
-
-  /**
-   * Copies {@code length} bytes of {@code path} into memory allocated outside the heap, advised
-   * to be backed by transparent huge pages, and unmaps the file.
-   */
-  static RecordMemory load(Path path, long length) throws IOException {
-    long allocated = Math.max(1, length);
-    long address = MEMORY.allocate(allocated);
-    try {
-      adviseHugePages(address, allocated);
-      Mapping mapping = Mapping.of(path, length);
-      try {
-        advise(mapping.address(), length, MAdviseFlag.MADV_SEQUENTIAL.value());
-        for (long copied = 0; copied < length; copied += LOAD_CHUNK) {
-          MEMORY.copyMemory(mapping.address() + copied, address + copied, Math.min(LOAD_CHUNK, length - copied));
-        }
-      } finally {
-        mapping.close();
-      }
-    } catch (IOException | RuntimeException | Error e) {
-      MEMORY.freeMemory(address, allocated);
-      throw e;
+  /** The first {@code length} bytes of {@code path} reached as {@code access} says, the fastest way this JVM allows. */
+  static RecordMemory open(Path path, long length, DataAccess access) throws IOException {
+    if (ChronicleAccess.isGranted()) {
+      return access == DataAccess.LOADED ? ChronicleMemory.load(path, length) : ChronicleMemory.map(path, length);
     }
-    return new RecordMemory(address, length, () -> MEMORY.freeMemory(address, allocated));
+    if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+      System.getLogger(Store.class.getName())
+          .log(
+              Level.INFO,
+              "Varve reads stores through FileChannel mappings: the JVM lacks the options for the faster Chronicle Bytes path ({0})",
+              String.join(" ", ChronicleAccess.JVM_OPTIONS));
+    }
+    return BufferMemory.open(path, length, access, BufferMemory.CHUNK_SHIFT);
   }
 
-  /**
-   * Asks for huge pages on the whole 2 MiB pages inside {@code [address, address + length)},
-   * before they are first touched (the kernel backs a page with a huge page at its first fault).
-   */
-  private static void adviseHugePages(long address, long length) {
-    long first = (address + HUGE_PAGE - 1) & -HUGE_PAGE;
-    long end = (address + length) & -HUGE_PAGE;
-    if (end > first) {
-      advise(first, end - first, MAdviseFlag.MADV_HUGEPAGE.value());
-    }
-  }
-
-  /**
-   * Best effort: where the advice cannot be given (no native access, another operating system,
-   * transparent huge pages disabled) lookups are still correct, only slower.
-   */
-  private static void advise(long address, long length, int advice) {
-    if (length == 0) {
-      return;
-    }
-    try {
-      PosixAPI.posix().madvise(address, length, advice);
-    } catch (RuntimeException | LinkageError unavailable) {
-      // Nothing to do: the advice is an optimisation.
-    }
-  }
-
-  long length() {
-    return length;
-  }
+  abstract long length();
 
   /** The eight bytes at {@code position} as a little-endian long (byte 0 lowest). */
-  long readLittleEndianLong(long position) {
-    long value = MEMORY.readLong(address + position);
-    return LITTLE_ENDIAN ? value : Long.reverseBytes(value);
-  }
+  abstract long readLittleEndianLong(long position);
 
-  /** The eight bytes at {@code position} in native order. */
-  long readNativeLong(long position) {
-    return MEMORY.readLong(address + position);
-  }
+  /** The eight bytes at {@code position} in any order: a touch that brings them into the cache. */
+  abstract long readNativeLong(long position);
 
   /** The four bytes at {@code position} as a little-endian int (byte 0 lowest). */
-  int readLittleEndianInt(long position) {
-    int value = MEMORY.readInt(address + position);
-    return LITTLE_ENDIAN ? value : Integer.reverseBytes(value);
-  }
+  abstract int readLittleEndianInt(long position);
 
-  /** The {@link RecordChecksum} of the {@code length} bytes at {@code position}, a record starting at {@code payloadOffset}. */
-  int checksum(long position, long length, long payloadOffset) {
-    return RecordChecksum.ofMemory(address + position, length, payloadOffset);
-  }
+  /**
+   * The {@link io.varve.core.store.RecordChecksum} of the {@code length} bytes at {@code position},
+   * a record starting at {@code payloadOffset}.
+   */
+  abstract int checksum(long position, long length, long payloadOffset);
 
-  byte readByte(long position) {
-    return MEMORY.readByte(address + position);
-  }
+  abstract byte readByte(long position);
 
-  void read(long position, byte[] target, int offset, int count) {
-    if (count > 0) {
-      MEMORY.readBytes(address + position, target, offset, count);
-    }
-  }
+  abstract void read(long position, byte[] target, int offset, int count);
 
-  /** Unmaps or frees the bytes (synchronously: they are gone when this returns). */
-  void close() {
-    release.run();
-  }
-
-  /** A read-only mapping of a whole file, held until {@link #close()}. */
-  private static final class Mapping {
-    private final ReferenceOwner owner;
-    private final MappedFile file;
-    private final MappedBytesStore bytes;
-
-    private Mapping(ReferenceOwner owner, MappedFile file, MappedBytesStore bytes) {
-      this.owner = owner;
-      this.file = file;
-      this.bytes = bytes;
-    }
-
-    static Mapping of(Path path, long length) throws IOException {
-      ChronicleAccess.check();
-      ReferenceOwner owner = ReferenceOwner.temporary("varve:" + path);
-      MappedFile file = MappedFile.ofSingle(path.toFile(), Math.max(1, length), true);
-      try {
-        MappedBytesStore bytes = file.acquireByteStore(owner, 0);
-        if (bytes.capacity() < length) {
-          bytes.release(owner);
-          throw new CorruptStoreException(path + ": mapped " + bytes.capacity() + " of " + length + " bytes");
-        }
-        return new Mapping(owner, file, bytes);
-      } catch (IOException | RuntimeException e) {
-        file.releaseLast();
-        throw e;
-      }
-    }
-
-    long address() {
-      return bytes.addressForRead(0);
-    }
-
-    void close() {
-      bytes.release(owner);
-      bytes.releaseLast();
-      file.releaseLast();
-      BackgroundResourceReleaser.releasePendingResources();
-    }
-  }
+  /** Unmaps or frees the bytes (synchronously where the JVM allows: no read may follow). */
+  abstract void close();
 }

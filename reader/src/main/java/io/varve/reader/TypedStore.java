@@ -15,10 +15,12 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * When the store records the serializers it was built with (user metadata {@value
- * #KEY_SERIALIZER} and {@value #VALUE_SERIALIZER}, written by {@code TypedStoreBuilder}), {@link
- * #of} checks that they are the same. Thread-safe when the serializers are (all built-in ones
- * are); closing the view closes the store.
+ * A store built by {@code TypedStoreBuilder} records the serializers it was built with (user
+ * metadata {@value #KEY_SERIALIZER} and {@value #VALUE_SERIALIZER}); {@link #of} checks that they
+ * are the ones given, and refuses a store that records none. A store built from raw bytes (by
+ * {@code StoreBuilder}) is read through serializers of the caller's choosing with {@link
+ * #unchecked}. Thread-safe when the serializers are (all built-in ones are); closing the view
+ * closes the store.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -41,9 +43,9 @@ public final class TypedStore<K, V> implements Closeable {
   }
 
   /**
-   * A typed view of {@code store}.
+   * A typed view of {@code store}, which must have been built with these serializers.
    *
-   * @throws IllegalArgumentException when the store names other serializers than these
+   * @throws IllegalArgumentException when the store names other serializers than these, or none
    */
   public static <K, V> TypedStore<K, V> of(Store store, Serializer<K> keys, Serializer<V> values) {
     Objects.requireNonNull(store, "store");
@@ -52,9 +54,22 @@ public final class TypedStore<K, V> implements Closeable {
     return new TypedStore<>(store, keys, values);
   }
 
+  /**
+   * A typed view of {@code store} through serializers it does not record, such as a store built
+   * from raw bytes: the caller vouches that its keys and values are in these encodings.
+   */
+  public static <K, V> TypedStore<K, V> unchecked(Store store, Serializer<K> keys, Serializer<V> values) {
+    return new TypedStore<>(Objects.requireNonNull(store, "store"), Objects.requireNonNull(keys, "keys"), Objects.requireNonNull(values, "values"));
+  }
+
   private static void check(Store store, String entry, Serializer<?> serializer) {
     String recorded = store.meta().userMetadata().get(entry);
-    if (recorded != null && !recorded.equals(serializer.name())) {
+    if (recorded == null) {
+      throw new IllegalArgumentException(
+          store.directory() + " records no " + entry + " (it was not built by TypedStoreBuilder): read it with"
+              + " TypedStore.unchecked(store, keys, values) if you know its encodings");
+    }
+    if (!recorded.equals(serializer.name())) {
       throw new IllegalArgumentException(
           store.directory() + " was built with " + entry + " = " + recorded + ", not " + serializer.name());
     }

@@ -147,7 +147,7 @@ class LoadedStoreTest {
       System.out.printf("LoadedStoreTest: %d MiB loaded, %d MiB more in anonymous huge pages%n",
           store.stats().loadedBytes() >> 20, gained >> 20);
       // 64 MiB of data span 31 whole huge pages; a fragmented machine may not find all of them.
-      assertTrue(gained >= 8 * RecordMemory.HUGE_PAGE, "only " + (gained >> 20) + " MiB in huge pages");
+      assertTrue(gained >= 8 * ChronicleMemory.HUGE_PAGE, "only " + (gained >> 20) + " MiB in huge pages");
     }
   }
 

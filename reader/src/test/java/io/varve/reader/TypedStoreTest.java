@@ -62,4 +62,18 @@ class TypedStoreTest {
       assertTrue(e.getMessage().contains("int64-be"), e.getMessage());
     }
   }
+
+  @Test
+  void aStoreThatRecordsNoSerializersIsRefusedUnlessUnchecked() throws IOException {
+    Path dir = temp.resolve("raw");
+    try (StoreBuilder builder = StoreBuilder.create(dir)) {
+      builder.put("a".getBytes(java.nio.charset.StandardCharsets.UTF_8), new byte[] {0, 0, 0, 0, 0, 0, 0, 7}).build();
+    }
+    try (Store store = Store.open(dir)) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> TypedStore.of(store, Serializers.utf8(), Serializers.int64()));
+      assertTrue(e.getMessage().contains("TypedStore.unchecked"), e.getMessage());
+      assertEquals(7L, TypedStore.unchecked(store, Serializers.utf8(), Serializers.int64()).get("a"));
+    }
+  }
 }

@@ -1,0 +1,99 @@
+package io.varve.reader;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * What damage found while reading a store's records becomes: one damaged record, or, when the data
+ * file changed under the open store, the refusal of every later lookup. Thread-safe (immutable; the
+ * refusal goes through the store's {@link LookupGuard}).
+ */
+final class DataFaults {
+  private final Path dataPath;
+  private final boolean mapped;
+  private final long openedLength;
+  private final LookupGuard guard;
+
+  DataFaults(Path dataPath, DataAccess access, long openedLength, LookupGuard guard) {
+    this.dataPath = dataPath;
+    this.mapped = access == DataAccess.MAPPED;
+    this.openedLength = openedLength;
+    this.guard = guard;
+  }
+
+  /** The store's directory, for messages. */
+  Path directory() {
+    return dataPath.getParent();
+  }
+
+  /**
+   * A record at {@code position} that fails its check: one damaged record, unless the mapped file is
+   * now shorter than when the store opened. A file cut inside a page reads as zeros to the end of
+   * that page, so the records there fail their checks with no fault from the JVM: that is the
+   * truncation, and the whole store is refused as {@link #fault} refuses it.
+   */
+  CorruptStoreException damagedRecord(long position) {
+    if (mapped && dataFileSize() < openedLength) {
+      return truncated(null);
+    }
+    return new CorruptStoreException(dataPath + ": the record at byte " + position + " does not match its checksum (damaged)");
+  }
+
+  /** Damage in the data file's structure that the records' own checks found, described by {@code what}. */
+  CorruptStoreException damaged(String what) {
+    return new CorruptStoreException(dataPath + ": " + what);
+  }
+
+  /**
+   * What a fault reading the records becomes: the JVM reports a read of a mapped page that the
+   * file no longer holds (it was truncated or replaced in place, which a published store never
+   * is) as an {@link InternalError}, which is the store's damage, not the JVM's. The store then
+   * refuses later lookups, so that they stop touching the mapping. Other errors pass unchanged.
+   */
+  RuntimeException fault(InternalError fault) {
+    String message = fault.getMessage();
+    if (message == null || !message.contains("unsafe memory access")) {
+      throw fault;
+    }
+    return truncated(fault);
+  }
+
+  /** Refuses this and every later lookup: the data file changed under the open store. */
+  private CorruptStoreException truncated(Throwable cause) {
+    long now = dataFileSize();
+    CorruptStoreException damage =
+        new CorruptStoreException(
+            dataPath + ": the records can no longer be read (" + (now < 0 ? "gone now" : now + " bytes now") + ", " + openedLength
+                + " when the store was opened): the file was truncated or rewritten under the open store; publish a new version"
+                + " instead of changing one in place",
+            cause);
+    guard.fail(damage);
+    absorbLateFaults();
+    return damage;
+  }
+
+  /** The data file's size now, or -1 when it cannot be read. */
+  private long dataFileSize() {
+    try {
+      return Files.size(dataPath);
+    } catch (IOException | RuntimeException gone) {
+      return -1;
+    }
+  }
+
+  /**
+   * The JVM may still hold an error for another faulting read of the same lookup and deliver it at
+   * its next check, in the caller's code: give it checks here, where it is known for what it is.
+   */
+  private static void absorbLateFaults() {
+    for (int i = 0; i < 4; i++) {
+      try {
+        Thread.yield();
+      } catch (InternalError late) {
+        // The same truncation, already reported.
+      }
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package io.varve.reader;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.hash.KeyHasher;
+import io.varve.core.store.RecordBlocks;
+import io.varve.core.store.RecordFormat;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreFileReader;
+import io.varve.core.store.StoreMeta;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@link Store#verify()}: reads every byte of every file of an open store, checks all checksums and
+ * the records' layout, then finds every record by its own key (or, in a store that keeps no keys,
+ * by its key's hash from the {@code hashes} file). Runs on the caller's thread; each pass over the
+ * records counts as one lookup of the store's {@link LookupGuard}, so that the store cannot close
+ * under it.
+ */
+final class StoreVerifier {
+  private final Store store;
+  private final Path directory;
+  private final StoreMeta meta;
+  private final Records records;
+  private final RecordFinder finder;
+  private final RecordBlocks blocks;
+  private final LookupGuard guard;
+
+  StoreVerifier(Store store, Records records, RecordFinder finder, RecordBlocks blocks, LookupGuard guard) {
+    this.store = store;
+    this.directory = store.directory();
+    this.meta = store.meta();
+    this.records = records;
+    this.finder = finder;
+    this.blocks = blocks;
+    this.guard = guard;
+  }
+
+  void verify() throws IOException {
+    for (StoreMeta.FileEntry entry : meta.files()) {
+      StoreFile kind = kindOf(entry.name());
+      if (kind == StoreFile.INDEX && !store.hasIndex()) {
+        continue;
+      }
+      int checksum = StoreFileReader.verify(directory.resolve(entry.name()), kind);
+      CorruptStoreException.check(checksum == entry.checksum(), directory.resolve(entry.name()) + ": checksum differs from the meta file's");
+    }
+    StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
+    if (records instanceof Records.Variable) {
+      int slot = guard.slot();
+      try {
+        guard.enter(slot);
+        checkRecordLayout();
+      } catch (InternalError fault) {
+        throw records.faults.fault(fault);
+      } finally {
+        guard.exit(slot);
+      }
+    }
+    if (!meta.keyMode().keepsKeys()) {
+      verifyByKeptHashes();
+      return;
+    }
+    Store.Cursor cursor = store.cursor();
+    while (cursor.next()) {
+      if (store.indexOf(cursor.key()) != cursor.index()) {
+        throw new CorruptStoreException(directory + ": record " + cursor.index() + " is not found by its own key");
+      }
+    }
+  }
+
+  /**
+   * Checks that every variable-size record starts where the writer puts it: right after the
+   * previous one, or at the next page boundary when it would cross one ({@link
+   * RecordFormat#alignedStart}), and that the last one ends the data. Offsets that point elsewhere
+   * (a byte into a record, say) can otherwise parse as a record whose garbage key the index sends
+   * back to the same rank, so that it is found by its own key while the real record is hidden.
+   * (Fixed-size records are where {@link RecordFormat#fixedRecordOffset} says by construction.)
+   */
+  private void checkRecordLayout() {
+    long dataStart = records.dataStart;
+    long end = 0; // where the previous record ends, in the payload
+    for (long i = 0; i < records.recordCount; i++) {
+      long start = records.nextStart(i, dataStart + end);
+      if (blocks != null && (start - dataStart) / blocks.blockBytes() != blocks.blockOf(i)) {
+        throw new CorruptStoreException(directory + ": record " + i + " lies outside its block " + blocks.blockOf(i));
+      }
+      long lengths = records.lengthsAt(start);
+      long length = records.end(start, lengths) - start;
+      long expected = dataStart + RecordFormat.alignedStart(end, length, records.pageBytes);
+      if (start != expected) {
+        throw new CorruptStoreException(
+            directory + ": record " + i + " starts at byte " + start + " of the data file, but should at byte " + expected);
+      }
+      end = start - dataStart + length;
+    }
+    if (end != records.dataBytes) {
+      throw new CorruptStoreException(directory + ": the records end at payload byte " + end + " of " + records.dataBytes);
+    }
+  }
+
+  /**
+   * Without full keys, checks each record against its key's hash from the hash file: the index must
+   * rank the hash at the record, whose signature (if kept) must match it.
+   */
+  private void verifyByKeptHashes() throws IOException {
+    Path hashes = directory.resolve(StoreFile.HASHES.fileName());
+    long recordCount = records.recordCount;
+    CorruptStoreException.check(
+        meta.file(StoreFile.HASHES).size() == StoreFile.HASHES.envelopeLength() + 16 * recordCount,
+        hashes + ": does not hold " + recordCount + " hashes");
+    try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(hashes), 1 << 16))) {
+      in.skipNBytes(StoreFile.HASHES.payloadOffset());
+      long previousHi = 0;
+      long previousLo = 0;
+      int slot = guard.slot();
+      try {
+        guard.enter(slot);
+        for (long i = 0; i < recordCount; i++) {
+          long hi = in.readLong();
+          long lo = in.readLong();
+          if (i > 0 && KeyHasher.compare(previousHi, previousLo, hi, lo) >= 0) {
+            throw new CorruptStoreException(hashes + ": hash " + i + " is not in hash order");
+          }
+          previousHi = hi;
+          previousLo = lo;
+          if (finder.rankOfHash(hi, lo) != i || !finder.keyMatch.matches(records, records.start(i), null, 0, 0, lo)) {
+            throw new CorruptStoreException(directory + ": record " + i + " is not found by its key's hash");
+          }
+        }
+      } catch (InternalError fault) {
+        throw records.faults.fault(fault);
+      } finally {
+        guard.exit(slot);
+      }
+    }
+  }
+
+  private static StoreFile kindOf(String name) {
+    for (StoreFile kind : StoreFile.values()) {
+      if (kind.fileName().equals(name)) {
+        return kind;
+      }
+    }
+    throw new CorruptStoreException("unknown file " + name);
+  }
+}
