@@ -45,18 +45,7 @@ class KillTest {
     java.util.Set<String> verified = new java.util.HashSet<>();
     for (int run = 0; run < RUNS; run++) {
       Path log = temp.resolve("child-" + run + ".log");
-      Process child =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx256m",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  KillTestChild.class.getName(),
-                  rootDirectory.toString(),
-                  Long.toString(seed + run))
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+      Process child = ChildJvm.start(KillTestChild.class, log, rootDirectory.toString(), Long.toString(seed + run));
       long delay = 300 + random.nextInt(2_500);
       if (random.nextBoolean()) {
         Thread.sleep(delay / 2);

@@ -50,18 +50,7 @@ class NoJvmOptionsTest {
       builder.build();
     }
     Path log = temp.resolve("child.log");
-    Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                NoJvmOptionsChild.class.getName(),
-                dir.toString(),
-                Long.toString(SEED))
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+    Process child = ChildJvm.start(NoJvmOptionsChild.class, log, dir.toString(), Long.toString(SEED));
     assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the child did not finish");
     String output = Files.readString(log, StandardCharsets.UTF_8);
     System.out.println(output);
