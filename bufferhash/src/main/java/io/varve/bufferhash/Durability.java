@@ -2,7 +2,8 @@ package io.varve.bufferhash;
 
 /**
  * What survives a crash. The paper's buffers are volatile; a write-ahead log makes them durable
- * at the cost of one more sequential write per entry and an {@code fsync} per sync.
+ * at the cost of one more sequential write per entry and an {@code fsync} per sync. Immutable;
+ * thread-safe.
  */
 public enum Durability {
   /**

@@ -9,7 +9,7 @@ package io.varve.core.bits;
  * words on the heap; a memory-mapped implementation can extend this class without touching the
  * structures that read through it.
  *
- * <p>Implementations are safe for concurrent reads once published.
+ * <p>Thread-safe for reads once published (every implementation is); writes are not.
  */
 public abstract class LongWords {
 
