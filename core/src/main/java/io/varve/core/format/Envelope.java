@@ -172,12 +172,12 @@ public final class Envelope {
       ByteBuffer m = ByteBuffer.wrap(magicField).order(order);
       long found = magicBytes == Long.BYTES ? m.getLong() : m.getInt() & 0xFFFF_FFFFL;
       long expected = magicBytes == Long.BYTES ? magic : magic & 0xFFFF_FFFFL;
-      check(found == expected, source, "not a " + formatName + " file: magic " + hex(found) + ", expected " + hex(expected));
+      check(found == expected, source, "not " + withArticle() + " file: magic " + hex(found) + ", expected " + hex(expected));
       if (named) {
         byte[] name = new byte[in.readUnsignedByte()];
         in.readFully(name);
         String foundName = new String(name, StandardCharsets.US_ASCII);
-        check(foundName.equals(formatName), source, "expected a " + formatName + " file, found " + foundName);
+        check(foundName.equals(formatName), source, "expected " + withArticle() + " file, found " + foundName);
       }
       byte[] versionField = new byte[Integer.BYTES];
       in.readFully(versionField);
@@ -202,6 +202,68 @@ public final class Envelope {
     } catch (IOException e) {
       throw new AssertionError("never: a buffer read has no I/O", e);
     }
+  }
+
+  /**
+   * Whether {@code bytes} start, at their position, with a header of this format of a version this
+   * code reads: for a reader that looks for valid structures among stale ones (a log's slots) and
+   * skips the others without an error.
+   */
+  public boolean isHeader(ByteBuffer bytes) {
+    try {
+      checkHeader(bytes, null);
+      return true;
+    } catch (CorruptStoreException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether the footer at {@code footer}'s position is intact and holds {@code computed}: the
+   * non-throwing {@link #checkFooter}.
+   */
+  public boolean isFooterOf(ByteBuffer footer, int computed) {
+    ByteBuffer b = footer.duplicate().order(order);
+    if (b.remaining() < footerLength() || (footerMagic && b.getInt() != ~(int) magic)) {
+      return false;
+    }
+    return b.getInt() == computed;
+  }
+
+  /**
+   * Writes the header of {@code version} into {@code bytes} at {@code at}: for a structure built in
+   * memory.
+   */
+  public void putHeader(byte[] bytes, int at, int version) {
+    byte[] header = header(version);
+    System.arraycopy(header, 0, bytes, at, header.length);
+  }
+
+  /**
+   * Writes into {@code bytes} at {@code end} the footer closing {@code bytes[from, end)}: their
+   * CRC32C, which it returns.
+   */
+  public int putFooter(byte[] bytes, int from, int end) {
+    int checksum = crc32c(bytes, from, end - from);
+    byte[] footer = footer(checksum);
+    System.arraycopy(footer, 0, bytes, end, footer.length);
+    return checksum;
+  }
+
+  /**
+   * Checks the footer at {@code end} in {@code bytes} against the CRC32C of {@code bytes[from,
+   * end)}.
+   *
+   * @throws CorruptStoreException when it is truncated, damaged or another checksum
+   */
+  public void checkFooter(byte[] bytes, int from, int end, String source) {
+    checkFooter(ByteBuffer.wrap(bytes, end, Math.max(0, Math.min(footerLength(), bytes.length - end))), crc32c(bytes, from, end - from), source);
+  }
+
+  /** The non-throwing {@link #checkFooter(byte[], int, int, String)}. */
+  public boolean isFooterOf(byte[] bytes, int from, int end) {
+    return end >= from && end + footerLength() <= bytes.length
+        && isFooterOf(ByteBuffer.wrap(bytes, end, footerLength()), crc32c(bytes, from, end - from));
   }
 
   /** {@link #checkHeader(ByteBuffer, String)} of {@code bytes} from their start. */
@@ -290,6 +352,11 @@ public final class Envelope {
     Input input = new Input(this, new CheckedInputStream(new BufferedInputStream(in, STREAM_BUFFER_BYTES), new CRC32C()), source);
     input.version = checkHeader((DataInput) input, source);
     return input;
+  }
+
+  /** "a varve-data", "an ECT index": the format name with its indefinite article. */
+  private String withArticle() {
+    return ("AEIOUaeiou".indexOf(formatName.charAt(0)) >= 0 ? "an " : "a ") + formatName;
   }
 
   private static void check(boolean condition, String source, String message) {
