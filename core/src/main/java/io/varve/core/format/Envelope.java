@@ -10,7 +10,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -465,11 +464,7 @@ public final class Envelope {
         return length == 0 ? 0 : -1;
       }
       int n = Math.min(length, buffer.remaining());
-      try {
-        buffer.get(bytes, offset, n);
-      } catch (BufferUnderflowException e) {
-        return -1;
-      }
+      buffer.get(bytes, offset, n);
       return n;
     }
   }

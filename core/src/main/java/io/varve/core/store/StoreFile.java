@@ -54,7 +54,8 @@ public enum StoreFile {
    * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
    * may have a sparse index (a {@code blocks} file instead of {@code offsets}) or keep no full keys;
    * version 3: the meta names the index kind (ECT or blocked); version 4: records may end with a
-   * checksum. Each is written only when needed.
+   * checksum, and the keys' hashes may lie in a range narrower than the full one. Each is written
+   * only when needed.
    */
   META("meta", "varve-meta", 1, 4, 0);
 
