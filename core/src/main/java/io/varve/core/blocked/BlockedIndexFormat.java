@@ -4,6 +4,8 @@ import static io.varve.core.blocked.BlockedLayout.BLOCK_WORDS;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
+import io.varve.core.format.EnvelopeInput;
+import io.varve.core.format.EnvelopeOutput;
 import io.varve.core.format.WordsIO;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -50,7 +52,7 @@ final class BlockedIndexFormat {
 
   /** Writes {@code index}; does not close {@code out}. */
   static void write(BlockedIndex index, OutputStream out) throws IOException {
-    Envelope.Output data = ENVELOPE.output(out, VERSION);
+    EnvelopeOutput data = ENVELOPE.output(out, VERSION);
     index.parameters().writeKnobs(data);
     data.writeLong(index.size());
     data.writeLong(index.blockCount());
@@ -76,7 +78,7 @@ final class BlockedIndexFormat {
    * @throws CorruptStoreException on damaged, truncated or foreign input
    */
   static BlockedIndex read(InputStream in) throws IOException {
-    Envelope.Input data = ENVELOPE.input(in, null);
+    EnvelopeInput data = ENVELOPE.input(in, null);
     BlockedIndexParameters parameters = BlockedIndexParameters.readKnobs(data);
     long keyCount = WordsIO.readLong(data, "blocked index key count");
     long blockCount = WordsIO.readLong(data, "blocked index block count");

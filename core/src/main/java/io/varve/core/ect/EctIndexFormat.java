@@ -3,6 +3,8 @@ package io.varve.core.ect;
 import io.varve.core.bits.LongBigArray;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
+import io.varve.core.format.EnvelopeInput;
+import io.varve.core.format.EnvelopeOutput;
 import io.varve.core.format.WordsIO;
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,7 +56,7 @@ final class EctIndexFormat {
   static void write(EctIndex index, OutputStream out) throws IOException {
     EctParameters parameters = index.parameters();
     boolean exact = index.bucketCount() == parameters.bucketCount(index.size());
-    Envelope.Output data = ENVELOPE.output(out, exact ? VERSION_EXACT_BUCKETS : VERSION_FREE_BUCKETS);
+    EnvelopeOutput data = ENVELOPE.output(out, exact ? VERSION_EXACT_BUCKETS : VERSION_FREE_BUCKETS);
     data.writeInt(index.isSparse() ? FLAG_SPARSE : 0);
     parameters.writeKnobs(data);
     data.writeLong(index.size());
@@ -72,7 +74,7 @@ final class EctIndexFormat {
    * @throws CorruptStoreException on damaged, truncated or foreign input, or a dense/sparse mismatch
    */
   static EctIndex read(InputStream in, BlockBoundaries blocks) throws IOException {
-    Envelope.Input data = ENVELOPE.input(in, null);
+    EnvelopeInput data = ENVELOPE.input(in, null);
     int version = data.version();
     int flags = WordsIO.readInt(data, "ECT flags");
     CorruptStoreException.check((flags & ~FLAG_SPARSE) == 0, "unknown ECT flags " + flags);

@@ -1,11 +1,9 @@
 package io.varve.core.format;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.DataInput;
 import java.io.DataInputStream;
 import java.io.DataOutput;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,8 +13,6 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.zip.CRC32C;
-import java.util.zip.CheckedInputStream;
-import java.util.zip.CheckedOutputStream;
 
 /**
  * The header and footer of one kind of file (or self-contained structure) Varve writes, and the
@@ -41,16 +37,14 @@ import java.util.zip.CheckedOutputStream;
  *
  * <pre>{@code
  * static final Envelope FORMAT = Envelope.builder("ECT index").magic(0x56454354).versions(1, 2).build();
- * try (Envelope.Output out = FORMAT.output(stream, 1)) { out.writeLong(...); out.finish(); }
- * Envelope.Input in = FORMAT.input(stream, "index");  // header checked; in.version()
+ * try (EnvelopeOutput out = FORMAT.output(stream, 1)) { out.writeLong(...); out.finish(); }
+ * EnvelopeInput in = FORMAT.input(stream, "index");  // header checked; in.version()
  * ... in.readLong() ...; in.checkFooter();
  * }</pre>
  *
- * <p>Immutable and thread-safe; {@link Output} and {@link Input} are not.
+ * <p>Immutable and thread-safe; {@link EnvelopeOutput} and {@link EnvelopeInput} are not.
  */
 public final class Envelope {
-  private static final int STREAM_BUFFER_BYTES = 1 << 16;
-
   private final String formatName;
   private final long magic;
   private final int magicBytes;
@@ -195,9 +189,11 @@ public final class Envelope {
    * moved).
    */
   public int checkHeader(ByteBuffer bytes, String source) {
-    ByteBuffer view = bytes.duplicate();
+    // At most the longest header any format can have, so that a large buffer is not copied.
+    byte[] header = new byte[Math.min(bytes.remaining(), magicBytes + (named ? 256 : 0) + Integer.BYTES)];
+    bytes.duplicate().get(header);
     try {
-      return checkHeader(new DataInputStream(new ByteBufferStream(view)), source);
+      return checkHeader(new DataInputStream(new ByteArrayInputStream(header)), source);
     } catch (IOException e) {
       throw new AssertionError("never: a buffer read has no I/O", e);
     }
@@ -332,25 +328,23 @@ public final class Envelope {
 
   /**
    * Writes the header of {@code version} to {@code out} and returns the stream for the payload;
-   * its {@link Output#finish()} writes the footer.
+   * its {@link EnvelopeOutput#finish()} writes the footer.
    */
-  public Output output(OutputStream out, int version) throws IOException {
-    Output output = new Output(this, new CheckedOutputStream(Objects.requireNonNull(out, "out"), new CRC32C()));
+  public EnvelopeOutput output(OutputStream out, int version) throws IOException {
+    EnvelopeOutput output = new EnvelopeOutput(this, Objects.requireNonNull(out, "out"));
     output.write(header(version));
     return output;
   }
 
   /**
    * Reads and checks the header from {@code in} and returns the stream of the payload, positioned
-   * after the header; {@link Input#checkFooter()} checks the footer after the payload. Reads ahead
-   * of what it returns: {@code in} is not usable afterwards.
+   * after the header; {@link EnvelopeInput#checkFooter()} checks the footer after the payload.
+   * Reads ahead of what it returns: {@code in} is not usable afterwards.
    *
    * @param source what is read, for messages, or null
    */
-  public Input input(InputStream in, String source) throws IOException {
-    Input input = new Input(this, new CheckedInputStream(new BufferedInputStream(in, STREAM_BUFFER_BYTES), new CRC32C()), source);
-    input.version = checkHeader((DataInput) input, source);
-    return input;
+  public EnvelopeInput input(InputStream in, String source) throws IOException {
+    return new EnvelopeInput(this, in, source);
   }
 
   /** "a varve-data", "an ECT index": the format name with its indefinite article. */
@@ -375,98 +369,6 @@ public final class Envelope {
   @Override
   public String toString() {
     return formatName + " envelope (versions " + minVersion + " to " + maxVersion + ")";
-  }
-
-  /**
-   * The payload stream of a file being written: checksums every byte, header included; {@link
-   * #finish()} writes the footer. Closing it does not close the underlying stream. Not thread-safe.
-   */
-  public static final class Output extends DataOutputStream {
-    private final Envelope envelope;
-    private final CheckedOutputStream checked;
-    private boolean finished;
-
-    private Output(Envelope envelope, CheckedOutputStream checked) {
-      super(new BufferedOutputStream(checked, STREAM_BUFFER_BYTES));
-      this.envelope = envelope;
-      this.checked = checked;
-    }
-
-    /** Writes the footer after what was written, and flushes; call once, after the payload. */
-    public void finish() throws IOException {
-      if (finished) {
-        throw new IllegalStateException(envelope.formatName + ": already finished");
-      }
-      flush();
-      write(envelope.footer((int) checked.getChecksum().getValue()));
-      flush();
-      finished = true;
-    }
-
-    /** Flushes; leaves the underlying stream open. */
-    @Override
-    public void close() throws IOException {
-      flush();
-    }
-  }
-
-  /**
-   * The payload stream of a file being read, after its checked header: checksums every byte;
-   * {@link #checkFooter()} checks the footer that follows the payload. Not thread-safe.
-   */
-  public static final class Input extends DataInputStream {
-    private final Envelope envelope;
-    private final CheckedInputStream checked;
-    private final String source;
-    private int version;
-
-    private Input(Envelope envelope, CheckedInputStream checked, String source) {
-      super(checked);
-      this.envelope = envelope;
-      this.checked = checked;
-      this.source = source;
-    }
-
-    /** The format version the header holds. */
-    public int version() {
-      return version;
-    }
-
-    /**
-     * Reads the footer, which must follow the bytes read so far, and checks it against their
-     * checksum.
-     *
-     * @throws CorruptStoreException when the footer is truncated or damaged or the checksums differ
-     */
-    public void checkFooter() throws IOException {
-      int computed = (int) checked.getChecksum().getValue();
-      byte[] footer = readNBytes(envelope.footerLength());
-      envelope.checkFooter(ByteBuffer.wrap(footer), computed, source);
-    }
-  }
-
-  /** A buffer read as a stream; ends where the buffer ends. */
-  private static final class ByteBufferStream extends InputStream {
-    private final ByteBuffer buffer;
-
-    ByteBufferStream(ByteBuffer buffer) {
-      this.buffer = buffer;
-    }
-
-    @Override
-    public int read() {
-      return buffer.hasRemaining() ? buffer.get() & 0xFF : -1;
-    }
-
-    @Override
-    public int read(byte[] bytes, int offset, int length) {
-      if (!buffer.hasRemaining()) {
-        return length == 0 ? 0 : -1;
-      }
-      int n = Math.min(length, buffer.remaining());
-      buffer.get(bytes, offset, n);
-      return n;
-    }
   }
 
   /** Describes an {@link Envelope}; by default a 4-byte big-endian magic, an int32 version, no name, no footer magic. */

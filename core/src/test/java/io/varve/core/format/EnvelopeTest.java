@@ -114,7 +114,7 @@ class EnvelopeTest {
     assertArrayEquals(NAMED.header(3), Arrays.copyOf(file, NAMED.headerLength()));
     ByteBuffer footer = ByteBuffer.wrap(file, file.length - 8, 8).slice();
     assertEquals(Envelope.crc32c(file, 0, file.length - 8), NAMED.storedChecksum(footer, "f"));
-    Envelope.Input in = NAMED.input(new ByteArrayInputStream(file), "f");
+    EnvelopeInput in = NAMED.input(new ByteArrayInputStream(file), "f");
     assertEquals(3, in.version());
     assertEquals(-1L, in.readLong());
     in.checkFooter();
@@ -122,14 +122,14 @@ class EnvelopeTest {
 
   private static byte[] written(Envelope envelope, int version, long payload) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    Envelope.Output out = envelope.output(bytes, version);
+    EnvelopeOutput out = envelope.output(bytes, version);
     out.writeLong(payload);
     out.finish();
     return bytes.toByteArray();
   }
 
   private static long readBack(Envelope envelope, byte[] file) throws IOException {
-    Envelope.Input in = envelope.input(new ByteArrayInputStream(file), "idx");
+    EnvelopeInput in = envelope.input(new ByteArrayInputStream(file), "idx");
     long payload = in.readLong();
     in.checkFooter();
     return payload;
