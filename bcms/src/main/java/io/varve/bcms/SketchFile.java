@@ -1,6 +1,7 @@
 package io.varve.bcms;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.Envelope;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ import java.util.zip.CRC32C;
  * <pre>
  * SketchFile := Header Padding Body                 (all integers little-endian)
  * Header     :=  off  bytes  field
- *                  0      8  magic = "VARVECMS" (ASCII)
+ *                  0      8  magic = "VARVECMS" (ASCII)      (magic and version: the {@link #ENVELOPE}'s header)
  *                  8      4  format version = 1
  *                 12      4  layout: 1 = ROWS (CountMinSketch), 2 = PAGES (BufferedCountMinSketch)
  *                 16      4  counter bytes: 4 or 8
@@ -29,7 +30,7 @@ import java.util.zip.CRC32C;
  *                 72      8  body length in bytes
  *                 80      4  body checksum (meaningful in state 0): ROWS: CRC32C of the body;
  *                            PAGES: XOR over pages i of low32(mix64(i << 32 | CRC32C(page i)))
- *                 84      4  CRC32C of header bytes [0, 84)
+ *                 84      4  CRC32C of header bytes [0, 84)      (the envelope's footer, closing the header)
  * Padding    := zero bytes up to the header length: max(4096, page size), so that pages of the
  *               body start on page boundaries of the file
  * Body (ROWS)  := row[depth], row := counter[width]             counter i of row r at (r*width+i)*cb
@@ -52,6 +53,13 @@ import java.util.zip.CRC32C;
 final class SketchFile {
   static final long MAGIC = 0x534D_4345_5652_4156L; // "VARVECMS" read little-endian
   static final int VERSION = 1;
+  /**
+   * Magic and version open the header, the header checksum closes its fields: the envelope every
+   * Varve file has, here little-endian with an 8-byte magic, and around the header only (the body
+   * has its own checksum, kept current page by page).
+   */
+  static final Envelope ENVELOPE =
+      Envelope.builder("Varve count-min sketch").longMagic(MAGIC).littleEndian().versions(VERSION, VERSION).build();
   static final int MIN_HEADER_LENGTH = 4096;
   static final int HEADER_CRC_OFFSET = 84;
   static final int HEADER_FIELDS_LENGTH = 88;
@@ -137,8 +145,7 @@ final class SketchFile {
   static ByteBuffer encode(Header header) {
     SketchParameters p = header.parameters();
     ByteBuffer b = ByteBuffer.allocate(HEADER_FIELDS_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-    b.putLong(MAGIC)
-        .putInt(VERSION)
+    b.put(ENVELOPE.header(VERSION))
         .putInt(header.layout().code)
         .putInt(p.counterBytes())
         .putInt(p.depth())
@@ -152,7 +159,7 @@ final class SketchFile {
         .putLong(header.totalWeight())
         .putLong(header.bodyLength())
         .putInt(header.bodyCrc());
-    b.putInt(crc(b.array(), 0, HEADER_CRC_OFFSET));
+    b.put(ENVELOPE.footer(Envelope.crc32c(b.array(), 0, HEADER_CRC_OFFSET)));
     return b.flip();
   }
 
@@ -168,11 +175,8 @@ final class SketchFile {
         where + "only " + fileSize + " bytes, shorter than a sketch header");
     ByteBuffer b = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     int start = b.position();
-    long magic = b.getLong();
-    check(magic == MAGIC, where + "not a Varve count-min sketch (magic 0x" + Long.toHexString(magic) + ")");
-    int version = b.getInt();
-    check(version == VERSION, where + "format version " + version + " is not supported (this library reads "
-        + VERSION + ")");
+    ENVELOPE.checkHeader(b, "sketch file " + file);
+    b.position(start + ENVELOPE.headerLength());
     byte[] fields = new byte[HEADER_CRC_OFFSET];
     bytes.duplicate().position(start).get(fields);
     int layoutCode = b.getInt();
@@ -188,8 +192,7 @@ final class SketchFile {
     long totalWeight = b.getLong();
     long bodyLength = b.getLong();
     int bodyCrc = b.getInt();
-    int headerCrc = b.getInt();
-    check(headerCrc == crc(fields, 0, fields.length), where + "header checksum mismatch");
+    ENVELOPE.checkFooter(b, Envelope.crc32c(fields, 0, fields.length), "sketch file " + file + " (header)");
     check(layoutCode == Layout.ROWS.code || layoutCode == Layout.PAGES.code, where + "unknown layout " + layoutCode);
     Layout layout = layoutCode == Layout.ROWS.code ? Layout.ROWS : Layout.PAGES;
     check((flags & ~FLAG_CONSERVATIVE) == 0, where + "unknown flags 0x" + Integer.toHexString(flags));
@@ -244,12 +247,6 @@ final class SketchFile {
       checksum ^= pageChecksum(page, zeroCrc);
     }
     return checksum;
-  }
-
-  static int crc(byte[] bytes, int offset, int length) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, offset, length);
-    return (int) crc.getValue();
   }
 
   private static void check(boolean condition, String message) {

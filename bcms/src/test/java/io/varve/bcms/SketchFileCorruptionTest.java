@@ -345,7 +345,7 @@ class SketchFileCorruptionTest {
     System.arraycopy(noise, 0, magicOnly, 12, 8192 - 12);
     fields(magicOnly).putInt(8, 1);
     Files.write(path, magicOnly);
-    assertContains("header checksum mismatch", assertCorrupt(format, path));
+    assertContains("count-min sketch checksum mismatch", assertCorrupt(format, path));
 
     Files.write(path, Arrays.copyOf("VARVECMS".getBytes(UTF_8), 50));
     assertContains("shorter than a sketch header", assertCorrupt(format, path));

@@ -68,11 +68,11 @@ public final class BufferHash implements Closeable {
   private final long walSegmentBytes;
   WriteAheadLog wal;
   private static final int PENDING_WAL_BYTES = 4 << 20;
-  private static final int MAX_WAL_SEGMENTS = 6;
   private final BufferHashTuning tuning;
   private final ReentrantLock logLock = new ReentrantLock();
   private final ThreadLocal<ReadContext> contexts = ThreadLocal.withInitial(ReadContext::new);
   private final LogWriter writer;
+  private final WriteAheadSync walSync;
   private volatile boolean closed;
 
   private final LongAdder lookups = new LongAdder();
@@ -95,6 +95,7 @@ public final class BufferHash implements Closeable {
       tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
     }
     this.writer = new LogWriter(log, tables, hasher, policy, builder.listener, builder.syncEveryFlush);
+    this.walSync = new WriteAheadSync(directory, logLock, log, writer, tables, policy, () -> closed);
     for (int i = 0; i < readsPerLookup.length; i++) {
       readsPerLookup[i] = new LongAdder();
     }
@@ -158,7 +159,7 @@ public final class BufferHash implements Closeable {
   private void write(byte[] key, byte[] value, boolean tombstone) {
     long sequence = apply(key, value, tombstone, -1);
     if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
-      syncWriteAheadLog(durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
+      walSync.sync(wal, durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
     }
   }
 
@@ -242,7 +243,7 @@ public final class BufferHash implements Closeable {
   public void sync() {
     if (wal != null) {
       ensureOpen();
-      syncWriteAheadLog(Long.MAX_VALUE);
+      walSync.sync(wal, Long.MAX_VALUE);
       return;
     }
     logLock.lock();
@@ -263,78 +264,6 @@ public final class BufferHash implements Closeable {
       log.sync();
     } catch (IOException e) {
       throw new UncheckedIOException("syncing " + log.file(), e);
-    } finally {
-      logLock.unlock();
-    }
-  }
-
-  /**
-   * Forces the write-ahead log: first the incarnations flushed since the last sync (so that their
-   * flushed records may be trusted), then the records up to {@code through} (every record appended
-   * so far with {@code Long.MAX_VALUE}). Retires old segments.
-   */
-  private void syncWriteAheadLog(long through) {
-    logLock.lock();
-    try {
-      List<long[]> flushed = writer.takePendingFlushed();
-      if (!flushed.isEmpty()) {
-        log.sync();
-        for (long[] table : flushed) {
-          wal.appendFlushed((int) table[0], table[1]);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("syncing " + log.file(), e);
-    } finally {
-      logLock.unlock();
-    }
-    if (through == Long.MAX_VALUE) {
-      wal.sync();
-    } else {
-      wal.syncThrough(through);
-    }
-    if (wal.segmentCount() > MAX_WAL_SEGMENTS) {
-      retireWriteAheadSegments();
-    }
-  }
-
-  /**
-   * Deletes write-ahead segments whose records are all in durable incarnations, first flushing
-   * the buffers that still hold records of the oldest ones, so that the log stays bounded.
-   */
-  private void retireWriteAheadSegments() {
-    logLock.lock();
-    try {
-      if (closed) {
-        return;
-      }
-      long keepFrom = wal.sequenceToKeep(MAX_WAL_SEGMENTS / 2);
-      ArrayDeque<SuperTable> work = new ArrayDeque<>();
-      for (SuperTable table : tables) {
-        table.lock.writeLock().lock();
-        try {
-          if (table.oldestBufferedSequence() < keepFrom) {
-            table.sealActive();
-            work.add(table);
-          }
-        } finally {
-          table.lock.writeLock().unlock();
-        }
-      }
-      writer.drainSealed(work, policy.partialDiscard());
-      log.sync();
-      long oldest = Long.MAX_VALUE;
-      for (SuperTable table : tables) {
-        table.lock.readLock().lock();
-        try {
-          oldest = Math.min(oldest, table.oldestBufferedSequence());
-        } finally {
-          table.lock.readLock().unlock();
-        }
-      }
-      wal.deleteBelow(Math.min(oldest, wal.nextSequence()));
-    } catch (IOException e) {
-      throw new UncheckedIOException("retiring write-ahead log segments in " + directory, e);
     } finally {
       logLock.unlock();
     }

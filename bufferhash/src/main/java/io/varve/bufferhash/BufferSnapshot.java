@@ -24,7 +24,7 @@ final class BufferSnapshot {
   static long generationOf(Path file) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     int end = bytes.length - 4;
-    if (end < HEADER_BYTES || LogFormat.getInt(bytes, end) != LogFormat.crc(bytes, 0, end) || LogFormat.getInt(bytes, 0) != LogFormat.BUFFERS_MAGIC) {
+    if (end < HEADER_BYTES || !LogFormat.BUFFERS.isFooterOf(bytes, 0, end) || !LogFormat.BUFFERS.isHeader(java.nio.ByteBuffer.wrap(bytes))) {
       return -1;
     }
     return LogFormat.getLong(bytes, 8);
@@ -43,8 +43,7 @@ final class BufferSnapshot {
   static int write(Path file, SuperTable[] tables, long generation) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] header = new byte[HEADER_BYTES];
-    LogFormat.putInt(header, 0, LogFormat.BUFFERS_MAGIC);
-    header[4] = LogFormat.VERSION;
+    LogFormat.BUFFERS.putHeader(header, 0, LogFormat.VERSION);
     LogFormat.putLong(header, 8, generation);
     LogFormat.putInt(header, 16, tables.length);
     out.write(header);
@@ -63,17 +62,19 @@ final class BufferSnapshot {
         buffer.forEachEntry(offset -> out.write(arena, offset, WriteBuffer.entrySize(arena, offset)));
       }
     }
+    out.write(new byte[LogFormat.BUFFERS.footerLength()]);
     byte[] bytes = out.toByteArray();
-    byte[] crc = new byte[4];
-    LogFormat.putInt(crc, 0, LogFormat.crc(bytes, 0, bytes.length));
+    int checksum = LogFormat.BUFFERS.putFooter(bytes, 0, bytes.length - LogFormat.BUFFERS.footerLength());
     Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
     try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      channel.write(java.nio.ByteBuffer.wrap(bytes));
-      channel.write(java.nio.ByteBuffer.wrap(crc));
+      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
       channel.force(true);
     }
     Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    return LogFormat.getInt(crc, 0);
+    return checksum;
   }
 
   /** Reads the file into {@code sink}; it must have checksum {@code expectedChecksum} unless that is -1. */
@@ -81,12 +82,11 @@ final class BufferSnapshot {
     byte[] bytes = Files.readAllBytes(file);
     CorruptStoreException.check(bytes.length >= HEADER_BYTES + 4, file + ": " + bytes.length + " bytes, too short for a buffers file");
     int end = bytes.length - 4;
-    CorruptStoreException.check(LogFormat.getInt(bytes, end) == LogFormat.crc(bytes, 0, end), file + ": checksum mismatch");
+    LogFormat.BUFFERS.checkFooter(bytes, 0, end, file.toString());
     CorruptStoreException.check(
         expectedChecksum < 0 || (LogFormat.getInt(bytes, end) & 0xFFFFFFFFL) == expectedChecksum,
         file + ": not the buffers file the state names (another checksum)");
-    CorruptStoreException.check(LogFormat.getInt(bytes, 0) == LogFormat.BUFFERS_MAGIC, file + ": not a buffers file");
-    CorruptStoreException.check(bytes[4] == LogFormat.VERSION, file + ": version " + bytes[4] + ", this reader knows 1");
+    LogFormat.BUFFERS.checkHeader(bytes, file.toString());
     int tables = LogFormat.getInt(bytes, 16);
     CorruptStoreException.check(tables == superTables, file + ": written for " + tables + " super tables, the log has " + superTables);
     int at = HEADER_BYTES;

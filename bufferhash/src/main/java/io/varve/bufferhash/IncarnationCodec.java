@@ -7,6 +7,7 @@ import static io.varve.bufferhash.LogFormat.UNIT_HEADER_BYTES;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -107,13 +108,12 @@ final class IncarnationCodec {
   }
 
   static void writeHeader(byte[] bytes, int superTable, long sequence, int pages, int entries) {
-    LogFormat.putInt(bytes, 0, LogFormat.INCARNATION_MAGIC);
-    bytes[4] = LogFormat.VERSION;
+    LogFormat.INCARNATION.putHeader(bytes, 0, LogFormat.VERSION);
     LogFormat.putInt(bytes, 8, superTable);
     LogFormat.putLong(bytes, 12, sequence);
     LogFormat.putInt(bytes, 20, pages);
     LogFormat.putInt(bytes, 24, entries);
-    LogFormat.putInt(bytes, 28, LogFormat.crc(bytes, 0, 28));
+    LogFormat.INCARNATION.putFooter(bytes, 0, 28);
   }
 
   /** How entries of the given sizes fill units: a unit per page, or a run of pages for one large entry. */
@@ -258,13 +258,14 @@ final class IncarnationCodec {
 
   /** Whether the 32 bytes at {@code at} are a wrap marker. */
   static boolean isWrap(byte[] bytes, int at) {
-    return LogFormat.getInt(bytes, at) == LogFormat.WRAP_MAGIC && LogFormat.getInt(bytes, at + 28) == LogFormat.crc(bytes, at, 28);
+    return LogFormat.WRAP_MARKER.isHeader(ByteBuffer.wrap(bytes, at, HEADER_BYTES)) && LogFormat.WRAP_MARKER.isFooterOf(bytes, at, at + 28);
   }
 
   static Header readHeader(byte[] bytes, String where) {
-    CorruptStoreException.check(LogFormat.getInt(bytes, 0) == LogFormat.INCARNATION_MAGIC, where + ": no incarnation header");
-    CorruptStoreException.check(LogFormat.getInt(bytes, 28) == LogFormat.crc(bytes, 0, 28), where + ": header checksum mismatch");
-    CorruptStoreException.check(bytes[4] == LogFormat.VERSION, where + ": incarnation version " + bytes[4] + ", this reader knows 1");
+    CorruptStoreException.check(
+        LogFormat.getInt(bytes, 0) == LogFormat.INCARNATION_MAGIC, where + ": no incarnation header");
+    LogFormat.INCARNATION.checkFooter(bytes, 0, 28, where);
+    LogFormat.INCARNATION.checkHeader(bytes, where);
     int pages = LogFormat.getInt(bytes, 20);
     int entries = LogFormat.getInt(bytes, 24);
     CorruptStoreException.check(pages >= 1 && entries >= 0, where + ": header of " + pages + " pages and " + entries + " entries");

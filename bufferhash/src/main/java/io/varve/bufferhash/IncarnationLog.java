@@ -317,8 +317,8 @@ final class IncarnationLog implements AutoCloseable {
     }
     if (page == 0 && head != 0 && head < totalPages) {
       byte[] marker = new byte[HEADER_BYTES];
-      LogFormat.putInt(marker, 0, LogFormat.WRAP_MAGIC);
-      LogFormat.putInt(marker, 28, LogFormat.crc(marker, 0, 28));
+      LogFormat.WRAP_MARKER.putHeader(marker, 0, 0);
+      LogFormat.WRAP_MARKER.putFooter(marker, 0, 28);
       writeFully(ByteBuffer.wrap(marker), (long) head * PAGE_BYTES);
     }
     writeFully(ByteBuffer.wrap(encoded.bytes), (long) page * PAGE_BYTES);
@@ -362,8 +362,7 @@ final class IncarnationLog implements AutoCloseable {
   private void writeState(boolean sync) throws IOException {
     generation++;
     byte[] slot = new byte[STATE_SLOT_BYTES];
-    LogFormat.putInt(slot, 0, LogFormat.STATE_MAGIC);
-    slot[4] = LogFormat.VERSION;
+    LogFormat.STATE.putHeader(slot, 0, LogFormat.VERSION);
     int at = 8;
     long tailSequence = live.isEmpty() ? nextSequence : live.peekFirst().sequence;
     for (long field : new long[] {generation, totalPages, tail(), head, tailSequence, nextSequence, buffersCheck}) {
@@ -372,7 +371,7 @@ final class IncarnationLog implements AutoCloseable {
     }
     LogFormat.putInt(slot, at, superTables);
     LogFormat.putLong(slot, at + 4, seed);
-    LogFormat.putInt(slot, at + 12, LogFormat.crc(slot, 0, at + 12));
+    LogFormat.STATE.putFooter(slot, 0, at + 12);
     ByteBuffer buffer = ByteBuffer.wrap(slot);
     long position = (generation & 1) * STATE_SLOT_BYTES;
     while (buffer.hasRemaining()) {
@@ -388,11 +387,11 @@ final class IncarnationLog implements AutoCloseable {
    * buffers check, super tables, seed), or null.
    */
   private static long[] parseState(byte[] bytes, int at) {
-    if (LogFormat.getInt(bytes, at) != LogFormat.STATE_MAGIC || bytes[at + 4] != LogFormat.VERSION) {
+    if (!LogFormat.STATE.isHeader(ByteBuffer.wrap(bytes, at, STATE_SLOT_BYTES))) {
       return null;
     }
     int fieldsEnd = at + 8 + 56;
-    if (LogFormat.getInt(bytes, fieldsEnd + 12) != LogFormat.crc(bytes, at, fieldsEnd + 12 - at)) {
+    if (!LogFormat.STATE.isFooterOf(bytes, at, fieldsEnd + 12)) {
       return null;
     }
     long[] fields = new long[9];

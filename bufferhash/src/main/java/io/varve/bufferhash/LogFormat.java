@@ -1,11 +1,15 @@
 package io.varve.bufferhash;
 
+import io.varve.core.format.Envelope;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
  * The one place that knows BufferHash's byte layouts: entries, incarnations in the circular log,
  * the state file and the buffer snapshot. Integers are big-endian; a varint is an unsigned LEB128.
+ * Each structure's magic, version and closing CRC32C are an {@link Envelope} ({@link #INCARNATION},
+ * {@link #WRAP_MARKER}, {@link #STATE}, {@link #BUFFERS}; the write-ahead log's in {@link
+ * WriteAheadLog}): a 4-byte magic, a one-byte version and three reserved bytes, a 4-byte checksum.
  *
  * <pre>
  * Entry        := keyLength:varint valueCode:varint key:byte[keyLength] value:byte[valueCode - 1]
@@ -57,8 +61,21 @@ final class LogFormat {
   static final int UNIT_HEADER_BYTES = 8;
   static final int UNIT_FOOTER_BYTES = 4;
   static final int STATE_SLOT_BYTES = 512;
+  /** The magic and version opening an incarnation, and the checksum closing its header. */
+  static final Envelope INCARNATION = envelope("BufferHash incarnation", INCARNATION_MAGIC, VERSION);
+  /** A wrap marker: an incarnation header's place, magic "VBHW", version byte 0, a checksum. */
+  static final Envelope WRAP_MARKER = envelope("BufferHash wrap marker", WRAP_MAGIC, 0);
+  /** A state slot's magic, version and checksum. */
+  static final Envelope STATE = envelope("BufferHash state", STATE_MAGIC, VERSION);
+  /** The buffers file's magic, version and checksum. */
+  static final Envelope BUFFERS = envelope("BufferHash buffers", BUFFERS_MAGIC, VERSION);
 
   private LogFormat() {}
+
+  /** The envelope of a BufferHash structure: {@code magic:int32 version:uint8 reserved:uint8[3] ... crc:int32}. */
+  static Envelope envelope(String name, int magic, int version) {
+    return Envelope.builder(name).magic(magic).byteVersion().versions(version, version).build();
+  }
 
   /** Bytes an entry takes, encoded. */
   static int entryBytes(int keyLength, int valueLength, boolean tombstone) {

@@ -39,6 +39,8 @@ import java.util.stream.Stream;
  */
 final class WriteAheadLog implements AutoCloseable {
   static final int MAGIC = 0x5642484C;
+  /** A segment header's magic, version and checksum. */
+  static final io.varve.core.format.Envelope SEGMENT = LogFormat.envelope("BufferHash write-ahead log segment", MAGIC, LogFormat.VERSION);
   private static final int SEGMENT_HEADER_BYTES = 28;
   private static final int RECORD_HEADER_BYTES = 8;
   private static final int BODY_HEADER_BYTES = 13;
@@ -123,15 +125,15 @@ final class WriteAheadLog implements AutoCloseable {
       throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     String where = file.toString();
-    if (newest && (bytes.length < SEGMENT_HEADER_BYTES || LogFormat.getInt(bytes, 24) != LogFormat.crc(bytes, 0, 24))
+    if (newest && !SEGMENT.isFooterOf(bytes, 0, 24)
         && bytes.length <= SEGMENT_HEADER_BYTES) {
       Files.delete(file);
       return null;
     }
     CorruptStoreException.check(bytes.length >= SEGMENT_HEADER_BYTES, where + ": shorter than a segment header");
     CorruptStoreException.check(LogFormat.getInt(bytes, 0) == MAGIC, where + ": not a write-ahead log segment");
-    CorruptStoreException.check(LogFormat.getInt(bytes, 24) == LogFormat.crc(bytes, 0, 24), where + ": header checksum mismatch");
-    CorruptStoreException.check(bytes[4] == LogFormat.VERSION, where + ": version " + bytes[4] + ", this reader knows 1");
+    SEGMENT.checkFooter(bytes, 0, 24, where);
+    SEGMENT.checkHeader(bytes, where);
     long number = LogFormat.getLong(bytes, 8);
     long first = LogFormat.getLong(bytes, 16);
     CorruptStoreException.check(
@@ -200,11 +202,10 @@ final class WriteAheadLog implements AutoCloseable {
     Path file = directory.resolve(segmentName(segmentNumber));
     current = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     byte[] header = new byte[SEGMENT_HEADER_BYTES];
-    LogFormat.putInt(header, 0, MAGIC);
-    header[4] = LogFormat.VERSION;
+    SEGMENT.putHeader(header, 0, LogFormat.VERSION);
     LogFormat.putLong(header, 8, segmentNumber);
     LogFormat.putLong(header, 16, firstSequence);
-    LogFormat.putInt(header, 24, LogFormat.crc(header, 0, 24));
+    SEGMENT.putFooter(header, 0, 24);
     writeFully(ByteBuffer.wrap(header));
     current.force(true);
     currentBytes = SEGMENT_HEADER_BYTES;

@@ -17,13 +17,12 @@ interface RecordHasher {
 
   /**
    * The hashes of a store that keeps no full keys: read in record order from its hash file
-   * ({@code in} positioned at the first), one pair per call, whatever key bytes are given.
+   * ({@code in} at the first), one pair per call, whatever key bytes are given.
    */
-  static RecordHasher keptHashes(java.io.DataInputStream in) {
+  static RecordHasher keptHashes(io.varve.core.store.HashesReader in) {
     return (key, offset, length, result) -> {
       try {
-        result[0] = in.readLong();
-        result[1] = in.readLong();
+        in.next(result);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

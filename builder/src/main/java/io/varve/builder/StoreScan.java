@@ -2,6 +2,7 @@ package io.varve.builder;
 
 import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.HashesReader;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -89,17 +90,10 @@ final class StoreScan extends DataFileCursor {
           offsetsPath + ": does not hold " + meta.recordCount() + " records of " + meta.dataBytes() + " bytes");
       starts = new EliasFanoStarts(offsets);
     }
-    java.io.DataInputStream keptHashes = null;
+    HashesReader keptHashes = null;
     if (!meta.keyMode().keepsKeys()) {
       // No keys to hash: the hashes come, in record order, from the store's hash file.
-      Path hashesPath = directory.resolve(StoreFile.HASHES.fileName());
-      int checksum = StoreFileReader.verify(hashesPath, StoreFile.HASHES);
-      StoreMeta.FileEntry entry = meta.file(StoreFile.HASHES);
-      CorruptStoreException.check(
-          entry.checksum() == checksum && entry.size() == StoreFile.HASHES.envelopeLength() + 16 * meta.recordCount(),
-          hashesPath + ": does not hold the " + meta.recordCount() + " hashes meta records");
-      keptHashes = new java.io.DataInputStream(new java.io.BufferedInputStream(java.nio.file.Files.newInputStream(hashesPath), 1 << 16));
-      keptHashes.skipNBytes(StoreFile.HASHES.payloadOffset());
+      keptHashes = HashesReader.open(directory, meta);
       hasher = RecordHasher.keptHashes(keptHashes);
     }
     Path dataPath = directory.resolve(StoreFile.DATA.fileName());

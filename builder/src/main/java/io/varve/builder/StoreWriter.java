@@ -4,13 +4,15 @@ import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
+import io.varve.core.store.HashesReader;
+import io.varve.core.store.HashesWriter;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreFileWriter;
 import io.varve.core.store.StoreFileWriter.FileSummary;
+import io.varve.core.store.StoreFileWriter;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.BufferedInputStream;
@@ -51,8 +53,7 @@ final class StoreWriter {
   private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
   private final KeyMode keyMode;
   /** The key hashes, in record order, when records do not keep full keys; else null. */
-  private final StoreFileWriter hashFile;
-  private final DataOutputStream hashes;
+  private final HashesWriter hashes;
   private final byte[] storedKey = new byte[Long.BYTES];
   private final HashRange hashRange;
   /** Bytes of the checksum after each record ({@link RecordChecksum}), or 0. */
@@ -104,8 +105,7 @@ final class StoreWriter {
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     this.data =
         StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, recordChecksums ? 2 : 1, dataWrites);
-    this.hashFile = keyMode.keepsKeys() ? null : create(StoreFile.HASHES);
-    this.hashes = hashFile == null ? null : new DataOutputStream(new BufferedOutputStream(hashFile, 1 << 16));
+    this.hashes = keyMode.keepsKeys() ? null : HashesWriter.create(directory.resolve(StoreFile.HASHES.fileName()));
   }
 
   /** Appends a record whose key has hash {@code hi:lo}. */
@@ -150,8 +150,7 @@ final class StoreWriter {
     }
     if (hashes != null) {
       // The key (full, or already reduced by an earlier store) gives way to what this mode keeps.
-      hashes.writeLong(hi);
-      hashes.writeLong(lo);
+      hashes.add(hi, lo);
       keyMode.writeStoredKey(lo, storedKey, 0);
       key = storedKey;
       keyOffset = 0;
@@ -252,9 +251,7 @@ final class StoreWriter {
     if (hashes != null) {
       // Records without full keys cannot be hashed again: their hashes come from the hash file.
       hashes.flush();
-      DataInputStream written =
-          new DataInputStream(new BufferedInputStream(Files.newInputStream(directory.resolve(StoreFile.HASHES.fileName())), 1 << 16));
-      written.skipNBytes(StoreFile.HASHES.payloadOffset());
+      HashesReader written = HashesReader.openUnfinished(directory.resolve(StoreFile.HASHES.fileName()), records);
       return readBack(RecordHasher.keptHashes(written), written);
     }
     return readBack(hasher, null);
@@ -286,7 +283,7 @@ final class StoreWriter {
   /** Closes the files without finishing them. */
   void abandon() throws IOException {
     try {
-      Closeables.closeAll(data, hashFile);
+      Closeables.closeAll(data, hashes);
     } finally {
       if (starts != null) {
         starts.close();
@@ -309,8 +306,7 @@ final class StoreWriter {
     List<StoreMeta.FileEntry> files = new ArrayList<>();
     files.add(entry(StoreFile.DATA, data.finish()));
     if (hashes != null) {
-      hashes.flush();
-      files.add(entry(StoreFile.HASHES, hashFile.finish()));
+      files.add(entry(StoreFile.HASHES, hashes.finish()));
     }
     if (!fixedSize) {
       files.add(entry(StoreFile.OFFSETS, writeOffsets()));

@@ -1,7 +1,6 @@
 package io.varve.core.blocked;
 
 import static io.varve.core.blocked.BlockedLayout.BLOCK_BITS;
-import static io.varve.core.blocked.BlockedLayout.BLOCK_WORDS;
 import static io.varve.core.blocked.BlockedLayout.GROUP_SHIFT;
 import static io.varve.core.blocked.BlockedLayout.HEADER_WORD;
 import static io.varve.core.blocked.BlockedLayout.OCCUPANCY_BITS;
@@ -13,21 +12,13 @@ import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
 import static io.varve.core.blocked.BlockedLayout.peek;
 
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.format.WordsIO;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
 import io.varve.core.succinct.Broadword;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Objects;
-import java.util.zip.CRC32C;
-import java.util.zip.CheckedInputStream;
-import java.util.zip.CheckedOutputStream;
 
 /**
  * A rank index that answers from one 128-byte block: it maps each member of a set of 128-bit
@@ -49,17 +40,8 @@ import java.util.zip.CheckedOutputStream;
  *
  * <h2>Serialized form</h2>
  *
- * All integers big-endian:
- *
- * <pre>
- * BlockedIndex := Header Block^blockCount Spill Footer
- * Header       := magic:int32 (0x56424C4B, "VBLK") version:int32 (2) keysPerBlock:int32
- *                 keyCount:int64 blockCount:int64 spillBits:int64
- *                 (blockCount &gt;= max(1, ceil(keyCount / keysPerBlock)), at most 2^36)
- * Block        := word:int64^16                  (see BlockedLayout)
- * Spill        := word:int64^ceil(spillBits / 64)
- * Footer       := crc32c:int32                   (CRC32C of every preceding byte)
- * </pre>
+ * {@link #writeTo} and {@link #readFrom} write and read the layout {@link BlockedIndexFormat} owns
+ * (header with the knob, blocks, spill stream, CRC32C footer).
  *
  * <p>Reading validates every block (counts, sub-range codes, tie codes, bases, spill pointers)
  * besides the checksum, so that lookups never read outside the index whatever the input.
@@ -68,8 +50,6 @@ import java.util.zip.CheckedOutputStream;
  * of threads.
  */
 public final class BlockedIndex implements RankIndex {
-  static final int MAGIC = 0x56424C4B;
-  static final int VERSION = 2;
   /** The {@code flip} of {@link #after} that makes it count ones, resp. zeros. */
   private static final long ONES = 0;
   private static final long ZEROS = -1;
@@ -475,37 +455,13 @@ public final class BlockedIndex implements RankIndex {
   /** The number of bytes {@link #writeTo} writes. */
   @Override
   public long serializedBytes() {
-    return 3 * Integer.BYTES + 3 * Long.BYTES
-        + blockCount * BLOCK_WORDS * Long.BYTES
-        + ((spillBits + 63) >>> 6) * Long.BYTES
-        + Integer.BYTES;
+    return BlockedIndexFormat.serializedBytes(this);
   }
 
-  /** Writes the serialized form (see the class documentation); does not close {@code out}. */
+  /** Writes the serialized form ({@link BlockedIndexFormat}); does not close {@code out}. */
   @Override
   public void writeTo(OutputStream out) throws IOException {
-    CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
-    DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
-    data.writeInt(MAGIC);
-    data.writeInt(VERSION);
-    data.writeInt(parameters.keysPerBlock());
-    data.writeLong(keyCount);
-    data.writeLong(blockCount);
-    data.writeLong(spillBits);
-    for (long block = 0; block < blockCount; block++) {
-      long[] words = chunks[BlockedLayout.chunkOf(block)];
-      int first = BlockedLayout.wordInChunk(block);
-      for (int w = 0; w < BLOCK_WORDS; w++) {
-        data.writeLong(words[first + w]);
-      }
-    }
-    long spillWords = (spillBits + 63) >>> 6;
-    for (int w = 0; w < spillWords; w++) {
-      data.writeLong(spill[w]);
-    }
-    data.flush();
-    data.writeInt((int) checked.getChecksum().getValue());
-    data.flush();
+    BlockedIndexFormat.write(this, out);
   }
 
   /**
@@ -514,67 +470,16 @@ public final class BlockedIndex implements RankIndex {
    * @throws CorruptStoreException on damaged, truncated or foreign input
    */
   public static BlockedIndex readFrom(InputStream in) throws IOException {
-    CheckedInputStream checked = new CheckedInputStream(new BufferedInputStream(in, 1 << 16), new CRC32C());
-    DataInputStream data = new DataInputStream(checked);
-    int magic = WordsIO.readInt(data, "blocked index magic");
-    CorruptStoreException.check(
-        magic == MAGIC,
-        String.format("not a blocked index: magic 0x%08x, expected 0x%08x", magic, MAGIC));
-    int version = WordsIO.readInt(data, "blocked index version");
-    CorruptStoreException.check(
-        version == VERSION, "unsupported blocked index version " + version + " (this reader knows " + VERSION + ")");
-    int keysPerBlock = WordsIO.readInt(data, "blocked index keys per block");
-    BlockedIndexParameters parameters;
-    try {
-      parameters = new BlockedIndexParameters(keysPerBlock);
-    } catch (IllegalArgumentException e) {
-      throw new CorruptStoreException("blocked index parameters damaged: " + e.getMessage(), e);
-    }
-    long keyCount = WordsIO.readLong(data, "blocked index key count");
-    long blockCount = WordsIO.readLong(data, "blocked index block count");
-    long spillBits = WordsIO.readLong(data, "blocked index spill bits");
-    CorruptStoreException.check(keyCount >= 0, "negative blocked index key count " + keyCount);
-    long exactBlocks;
-    try {
-      exactBlocks = parameters.blockCount(keyCount);
-    } catch (IllegalArgumentException e) {
-      throw new CorruptStoreException("blocked index key count damaged: " + e.getMessage(), e);
-    }
-    CorruptStoreException.check(
-        blockCount >= exactBlocks && blockCount <= BlockedIndexParameters.MAX_BLOCK_COUNT,
-        "blocked index block count " + blockCount + " does not fit " + keyCount + " keys");
-    CorruptStoreException.check(
-        spillBits >= 0 && ((spillBits + 63) >>> 6) <= Integer.MAX_VALUE - 8 - BlockedLayout.SPARE_WORDS,
-        "blocked index spill length " + spillBits + " out of range");
-    long[][] chunks = new long[BlockedLayout.chunkCount(blockCount)][];
-    for (int c = 0; c < chunks.length; c++) {
-      int blocks = BlockedLayout.blocksInChunk(blockCount, c);
-      chunks[c] = readWords(data, BlockedLayout.CHUNK_PAD_WORDS, blocks * BLOCK_WORDS, "blocked index block");
-    }
-    long[] spill = readWords(data, 0, (int) ((spillBits + 63) >>> 6), "blocked index spill");
-    int expected = (int) checked.getChecksum().getValue();
-    int stored = WordsIO.readInt(data, "blocked index checksum");
-    CorruptStoreException.check(
-        stored == expected,
-        String.format("blocked index checksum mismatch: stored 0x%08x, computed 0x%08x", stored, expected));
-    return validated(parameters, keyCount, blockCount, chunks, spill, spillBits);
+    return BlockedIndexFormat.read(in);
   }
 
-  /**
-   * Reads {@code count} words into an array with {@code offset} zero words before them and the
-   * spare words after; the array grows only as words arrive, so a damaged count ends in a
-   * {@link CorruptStoreException} at the end of the input, never in a huge allocation.
-   */
-  private static long[] readWords(DataInputStream data, int offset, int count, String what) throws IOException {
-    int total = offset + count + BlockedLayout.SPARE_WORDS;
-    long[] words = new long[Math.min(total, 1 << 12)];
-    for (int i = 0; i < count; i++) {
-      int at = offset + i;
-      if (at >= words.length - BlockedLayout.SPARE_WORDS) {
-        words = java.util.Arrays.copyOf(words, (int) Math.min(total, 2L * words.length));
-      }
-      words[at] = WordsIO.readLong(data, what);
-    }
-    return words.length == total ? words : java.util.Arrays.copyOf(words, total);
+  /** The blocks, in chunks (shared, not copied: for the format's writer). */
+  long[][] chunks() {
+    return chunks;
+  }
+
+  /** The spill stream's words (shared, not copied: for the format's writer). */
+  long[] spill() {
+    return spill;
   }
 }

@@ -1,10 +1,16 @@
 package io.varve.core.blocked;
 
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.WordsIO;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 
 /**
- * The knob of a {@link BlockedIndex}.
+ * The knob of a {@link BlockedIndex}, recorded ({@link #writeKnobs}) in the index's header and in a
+ * store's meta file as {@code keysPerBlock:int32}.
  *
  * @param keysPerBlock the average number of keys per 1024-bit block ({@code 256} sub-ranges): more
  *     keys per block means fewer bits per key ({@code 1024 / keysPerBlock}, plus the few blocks
@@ -62,5 +68,25 @@ public record BlockedIndexParameters(int keysPerBlock) implements IndexParameter
       throw new IllegalArgumentException("too many keys for one index: " + keyCount);
     }
     return blocks;
+  }
+
+  /** Writes {@code keysPerBlock:int32}. */
+  @Override
+  public void writeKnobs(DataOutput out) throws IOException {
+    out.writeInt(keysPerBlock);
+  }
+
+  /**
+   * Reads the knob written by {@link #writeKnobs}.
+   *
+   * @throws CorruptStoreException when it is out of range or ends early
+   */
+  public static BlockedIndexParameters readKnobs(DataInput in) throws IOException {
+    int keysPerBlock = WordsIO.readInt(in, "blocked index keys per block");
+    try {
+      return new BlockedIndexParameters(keysPerBlock);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptStoreException("invalid blocked index parameters: " + e.getMessage(), e);
+    }
   }
 }

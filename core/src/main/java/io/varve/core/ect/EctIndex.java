@@ -4,20 +4,12 @@ import io.varve.core.bits.LongBigArray;
 import io.varve.core.bits.LongWords;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.format.WordsIO;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Objects;
-import java.util.zip.CRC32C;
-import java.util.zip.CheckedInputStream;
-import java.util.zip.CheckedOutputStream;
 
 /**
  * An entropy-coded-trie (ECT) index over a set of 128-bit hashes kept in hash order: it maps each
@@ -45,32 +37,13 @@ import java.util.zip.CheckedOutputStream;
  *
  * <h2>Serialized form</h2>
  *
- * All integers big-endian:
- *
- * <pre>
- * EctIndex := Header Directory:BucketDirectory Trie Footer
- * Header   := magic:int32 (0x56454354, "VECT") version:int32 (1 or 2) flags:int32 (bit 0: sparse)
- *             bucketSize:int32 huffmanMax:int32 skipLevels:int32 keyCount:int64 bucketCount:int64
- *             trieBits:int64
- *             (version 1: bucketCount = max(1, ceil(keyCount / bucketSize));
- *              version 2: bucketCount &gt;= that, at most 2^50: an index sized for more keys than it
- *              got, as a merge that drops keys builds; written only when version 1 cannot say it)
- * Trie     := words:int64 word:int64^words        (ceil(trieBits / 64) words, bits MSB first)
- * Footer   := crc32c:int32                        (CRC32C of every preceding byte)
- * </pre>
+ * {@link #writeTo} and {@link #readFrom} write and read the layout {@link EctIndexFormat} owns
+ * (header with the knobs, {@link BucketDirectory}, trie words, CRC32C footer).
  *
  * <p>Instances are immutable and thread-safe: single lookups allocate nothing and may run from any
  * number of threads.
  */
 public final class EctIndex implements RankIndex {
-  static final int MAGIC = 0x56454354;
-  /** The version whose bucket count follows from the key count. */
-  static final int VERSION_EXACT_BUCKETS = 1;
-  /** The version whose bucket count may exceed that of its key count (sized for an upper bound). */
-  static final int VERSION_FREE_BUCKETS = 2;
-  /** More buckets than any index of this library can need; bounds the directory arithmetic. */
-  static final long MAX_BUCKET_COUNT = 1L << 50;
-  static final int FLAG_SPARSE = 1;
   /** Distinct 128-bit keys differ within 128 bits, so no valid trie path is longer. */
   static final int MAX_DEPTH = 128;
   /** Trie bits per storage chunk; no bucket's trie crosses a chunk or uses a chunk's last word. */
@@ -487,30 +460,13 @@ public final class EctIndex implements RankIndex {
   /** The number of bytes {@link #writeTo} writes. */
   @Override
   public long serializedBytes() {
-    long header = 6 * Integer.BYTES + 3 * Long.BYTES;
-    long trieBytes = Long.BYTES + Long.BYTES * trie.length();
-    return header + directory.serializedBytes() + trieBytes + Integer.BYTES;
+    return EctIndexFormat.serializedBytes(this);
   }
 
-  /** Writes the serialized form (see the class documentation); does not close {@code out}. */
+  /** Writes the serialized form ({@link EctIndexFormat}); does not close {@code out}. */
   @Override
   public void writeTo(OutputStream out) throws IOException {
-    CheckedOutputStream checked = new CheckedOutputStream(out, new CRC32C());
-    DataOutputStream data = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
-    data.writeInt(MAGIC);
-    data.writeInt(bucketCount == parameters.bucketCount(keyCount) ? VERSION_EXACT_BUCKETS : VERSION_FREE_BUCKETS);
-    data.writeInt(blocks != null ? FLAG_SPARSE : 0);
-    data.writeInt(parameters.bucketSize());
-    data.writeInt(parameters.huffmanMax());
-    data.writeInt(parameters.skipLevels());
-    data.writeLong(keyCount);
-    data.writeLong(bucketCount);
-    data.writeLong(trieBits);
-    directory.writeTo(data);
-    WordsIO.write(data, trie);
-    data.flush();
-    data.writeInt((int) checked.getChecksum().getValue());
-    data.flush();
+    EctIndexFormat.write(this, out);
   }
 
   /**
@@ -530,49 +486,14 @@ public final class EctIndex implements RankIndex {
    * @throws CorruptStoreException on damaged, truncated or foreign input, or a dense/sparse mismatch
    */
   public static EctIndex readFrom(InputStream in, BlockBoundaries blocks) throws IOException {
-    CheckedInputStream checked = new CheckedInputStream(new BufferedInputStream(in, 1 << 16), new CRC32C());
-    DataInputStream data = new DataInputStream(checked);
-    int magic = WordsIO.readInt(data, "ECT magic");
-    CorruptStoreException.check(
-        magic == MAGIC, String.format("not an ECT index: magic 0x%08x, expected 0x%08x", magic, MAGIC));
-    int version = WordsIO.readInt(data, "ECT version");
-    CorruptStoreException.check(
-        version == VERSION_EXACT_BUCKETS || version == VERSION_FREE_BUCKETS,
-        "unsupported ECT index version " + version
-            + " (this reader knows " + VERSION_EXACT_BUCKETS + " and " + VERSION_FREE_BUCKETS + ")");
-    int flags = WordsIO.readInt(data, "ECT flags");
-    CorruptStoreException.check((flags & ~FLAG_SPARSE) == 0, "unknown ECT flags " + flags);
-    boolean sparse = (flags & FLAG_SPARSE) != 0;
-    if (sparse != (blocks != null)) {
-      throw new CorruptStoreException(
-          sparse ? "a sparse ECT index needs block boundaries to be read" : "not a sparse ECT index");
-    }
-    int bucketSize = WordsIO.readInt(data, "ECT bucket size");
-    int huffmanMax = WordsIO.readInt(data, "ECT hmax");
-    int skipLevels = WordsIO.readInt(data, "ECT skip levels");
-    EctParameters parameters;
-    try {
-      parameters = new EctParameters(bucketSize, huffmanMax, skipLevels);
-    } catch (IllegalArgumentException e) {
-      throw new CorruptStoreException("ECT parameters damaged: " + e.getMessage(), e);
-    }
-    long keyCount = WordsIO.readLong(data, "ECT key count");
-    long bucketCount = WordsIO.readLong(data, "ECT bucket count");
-    CorruptStoreException.check(keyCount >= 0, "negative ECT key count " + keyCount);
-    long exactBuckets = parameters.bucketCount(keyCount);
-    CorruptStoreException.check(
-        version == VERSION_EXACT_BUCKETS
-            ? bucketCount == exactBuckets
-            : bucketCount > exactBuckets && bucketCount <= MAX_BUCKET_COUNT,
-        "ECT bucket count " + bucketCount + " does not fit " + keyCount + " keys (index version " + version + ")");
-    long trieBits = WordsIO.readLong(data, "ECT trie bit count");
-    BucketDirectory directory = BucketDirectory.readFrom(data, keyCount, bucketCount, trieBits);
-    LongBigArray trie = WordsIO.read(data, trieWords(trieBits), "ECT trie");
-    int expected = (int) checked.getChecksum().getValue();
-    int stored = WordsIO.readInt(data, "ECT checksum");
-    CorruptStoreException.check(
-        stored == expected,
-        String.format("ECT index checksum mismatch: stored 0x%08x, computed 0x%08x", stored, expected));
-    return new EctIndex(parameters, keyCount, bucketCount, trieBits, directory, trie, blocks);
+    return EctIndexFormat.read(in, blocks);
+  }
+
+  long bucketCount() {
+    return bucketCount;
+  }
+
+  BucketDirectory directory() {
+    return directory;
   }
 }

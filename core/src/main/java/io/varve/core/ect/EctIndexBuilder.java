@@ -46,7 +46,7 @@ public final class EctIndexBuilder implements RankIndexBuilder {
 
   EctIndexBuilder(long keyCount, boolean exactCount, EctParameters parameters, BlockBoundaries blocks) {
     this.feed = new HashFeed(keyCount, exactCount);
-    if (parameters.bucketCount(keyCount) > EctIndex.MAX_BUCKET_COUNT) {
+    if (parameters.bucketCount(keyCount) > EctIndexFormat.MAX_BUCKET_COUNT) {
       throw new IllegalArgumentException("too many keys for one index: " + keyCount);
     }
     this.parameters = parameters;

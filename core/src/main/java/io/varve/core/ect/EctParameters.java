@@ -1,11 +1,17 @@
 package io.varve.core.ect;
 
 import io.varve.core.codes.TrieCodes;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.WordsIO;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 
 /**
- * The knobs of an entropy-coded-trie index.
+ * The knobs of an entropy-coded-trie index, recorded ({@link #writeKnobs}) in the index's header
+ * and in a store's meta file as {@code bucketSize:int32 huffmanMax:int32 skipLevels:int32}.
  *
  * @param bucketSize {@code g}, the average number of keys per virtual bucket: larger buckets
  *     compress better (fewer bits per key) and take longer to search
@@ -68,5 +74,29 @@ public record EctParameters(int bucketSize, int huffmanMax, int skipLevels) impl
   /** The number of virtual buckets for {@code keyCount} keys: {@code max(1, ceil(n / g))}. */
   public long bucketCount(long keyCount) {
     return Math.max(1, (keyCount + bucketSize - 1) / bucketSize);
+  }
+
+  /** Writes {@code bucketSize:int32 huffmanMax:int32 skipLevels:int32}. */
+  @Override
+  public void writeKnobs(DataOutput out) throws IOException {
+    out.writeInt(bucketSize);
+    out.writeInt(huffmanMax);
+    out.writeInt(skipLevels);
+  }
+
+  /**
+   * Reads knobs written by {@link #writeKnobs}.
+   *
+   * @throws CorruptStoreException when they are out of range or end early
+   */
+  public static EctParameters readKnobs(DataInput in) throws IOException {
+    int bucketSize = WordsIO.readInt(in, "ECT bucket size");
+    int huffmanMax = WordsIO.readInt(in, "ECT hmax");
+    int skipLevels = WordsIO.readInt(in, "ECT skip levels");
+    try {
+      return new EctParameters(bucketSize, huffmanMax, skipLevels);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptStoreException("invalid ECT index parameters: " + e.getMessage(), e);
+    }
   }
 }

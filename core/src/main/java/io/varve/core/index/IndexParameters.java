@@ -1,5 +1,8 @@
 package io.varve.core.index;
 
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * The knobs of a {@link RankIndex}, and so its kind: {@code EctParameters} for an ECT index,
  * {@code BlockedIndexParameters} for a blocked one. A store records them in its meta file, and a
@@ -18,4 +21,10 @@ public interface IndexParameters {
    * only at the end (a merge that drops keys); the index is sized for {@code maxKeyCount}.
    */
   RankIndexBuilder builderUpTo(long maxKeyCount);
+
+  /**
+   * Writes the knobs (not the kind) in the one layout both the index's own header and a store's meta
+   * file hold; the parameters class reads it back ({@code readKnobs}).
+   */
+  void writeKnobs(DataOutput out) throws IOException;
 }

@@ -1,15 +1,15 @@
 package io.varve.core.store;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.Envelope;
 import java.io.DataOutput;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 
 /**
- * The files of a store directory and the envelope every one of them shares. This enum is the one
- * place that knows the envelope's byte layout; writers ({@link StoreFileWriter}) and readers
- * ({@link StoreFileReader}, the memory-mapped reader of {@link #DATA}) use its constants.
+ * The files of a store directory and the envelope every one of them shares: an {@link Envelope}
+ * with the store magic, the file's format name in the header and a footer magic, one per kind
+ * ({@link #envelope()}). Writers ({@link StoreFileWriter}) and readers ({@link StoreFileReader},
+ * the memory-mapped reader of {@link #DATA}) use its constants.
  *
  * <pre>
  * File    := Header Padding Payload Footer              (all integers big-endian)
@@ -54,7 +54,8 @@ public enum StoreFile {
    * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
    * may have a sparse index (a {@code blocks} file instead of {@code offsets}) or keep no full keys;
    * version 3: the meta names the index kind (ECT or blocked); version 4: records may end with a
-   * checksum. Each is written only when needed.
+   * checksum, and the keys' hashes may lie in a range narrower than the full one. Each is written
+   * only when needed.
    */
   META("meta", "varve-meta", 1, 4, 0);
 
@@ -71,19 +72,19 @@ public enum StoreFile {
   public static final int DATA_PAYLOAD_OFFSET = 4096;
 
   private final String fileName;
-  private final String formatName;
-  private final int minimumVersion;
-  private final int version;
-  private final int headerLength;
+  private final Envelope envelope;
   private final int payloadOffset;
 
   StoreFile(String fileName, String formatName, int minimumVersion, int version, int payloadAlignment) {
     this.fileName = fileName;
-    this.formatName = formatName;
-    this.minimumVersion = minimumVersion;
-    this.version = version;
-    this.headerLength = 4 + 1 + formatName.length() + 4;
-    this.payloadOffset = Math.max(headerLength, payloadAlignment);
+    this.envelope =
+        Envelope.builder(formatName).magic(MAGIC).named().versions(minimumVersion, version).footerMagic().build();
+    this.payloadOffset = Math.max(envelope.headerLength(), payloadAlignment);
+  }
+
+  /** The header and footer of this kind of file. */
+  public Envelope envelope() {
+    return envelope;
   }
 
   /** The name of the file in the store directory. */
@@ -93,22 +94,22 @@ public enum StoreFile {
 
   /** The format name in the header. */
   public String formatName() {
-    return formatName;
+    return envelope.formatName();
   }
 
   /** The newest format version this code writes and reads. */
   public int version() {
-    return version;
+    return envelope.maxVersion();
   }
 
   /** The oldest format version this code reads (and writes when the file needs nothing newer). */
   public int minimumVersion() {
-    return minimumVersion;
+    return envelope.minVersion();
   }
 
   /** Bytes of the header. */
   public int headerLength() {
-    return headerLength;
+    return envelope.headerLength();
   }
 
   /** Where the payload starts in the file: after the header and its padding. */
@@ -123,26 +124,18 @@ public enum StoreFile {
 
   /** The header bytes of format version {@code version}. */
   public byte[] header(int version) {
-    checkVersion(version);
-    byte[] name = formatName.getBytes(StandardCharsets.US_ASCII);
-    return ByteBuffer.allocate(headerLength).putInt(MAGIC).put((byte) name.length).put(name).putInt(version).array();
+    return envelope.header(version);
   }
 
   /** The header bytes of the newest version. */
   public byte[] header() {
-    return header(version);
-  }
-
-  private void checkVersion(int version) {
-    if (version < minimumVersion || version > this.version) {
-      throw new IllegalArgumentException(formatName + " has versions " + minimumVersion + " to " + this.version + ": " + version);
-    }
+    return header(version());
   }
 
   /** Writes the header of {@code version} and the padding up to the payload. */
   void writeHeader(DataOutput out, int version) throws IOException {
     out.write(header(version));
-    out.write(new byte[payloadOffset - headerLength]);
+    out.write(new byte[payloadOffset - headerLength()]);
   }
 
   /**
@@ -153,31 +146,6 @@ public enum StoreFile {
    * @throws CorruptStoreException unless {@code bytes} starts with this file's header
    */
   public int checkHeader(byte[] bytes, String path) {
-    CorruptStoreException.check(
-        bytes.length >= 5 && ByteBuffer.wrap(bytes).getInt() == MAGIC,
-        path + ": not a Varve store file (bad magic)");
-    int nameLength = bytes[4] & 0xFF;
-    CorruptStoreException.check(
-        bytes.length >= 5 + nameLength + 4, path + ": truncated header");
-    String name = new String(bytes, 5, nameLength, StandardCharsets.US_ASCII);
-    CorruptStoreException.check(
-        name.equals(formatName), path + ": expected a " + formatName + " file, found " + name);
-    int found = ByteBuffer.wrap(bytes, 5 + nameLength, 4).getInt();
-    CorruptStoreException.check(
-        found >= minimumVersion && found <= version,
-        path + ": " + formatName + " format version " + found + " is not supported (this code reads versions "
-            + minimumVersion + " to " + version + ")");
-    return found;
-  }
-
-  /**
-   * Checks a footer's magic and returns its checksum.
-   *
-   * @throws CorruptStoreException when the footer magic is wrong
-   */
-  public static int checksumOfFooter(long footerMagicAndChecksum, String path) {
-    CorruptStoreException.check(
-        (int) (footerMagicAndChecksum >>> 32) == FOOTER_MAGIC, path + ": bad footer (truncated or damaged file)");
-    return (int) footerMagicAndChecksum;
+    return envelope.checkHeader(bytes, path);
   }
 }

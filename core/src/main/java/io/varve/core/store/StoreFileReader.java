@@ -58,9 +58,7 @@ public final class StoreFileReader {
         buffer.flip();
         crc.update(buffer);
       }
-      CorruptStoreException.check(
-          (int) crc.getValue() == stored,
-          path + ": checksum mismatch (the " + kind.fileName() + " file is damaged)");
+      kind.envelope().checkChecksum(stored, (int) crc.getValue(), path.toString());
       return stored;
     }
   }
@@ -91,7 +89,7 @@ public final class StoreFileReader {
         path + ": " + kind.formatName() + " format version " + found + ", but the meta file describes version " + version);
     ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH);
     readFully(channel, footer, size - StoreFile.FOOTER_LENGTH, path);
-    return StoreFile.checksumOfFooter(footer.getLong(0), path.toString());
+    return kind.envelope().storedChecksum(footer.flip(), path.toString());
   }
 
   /**

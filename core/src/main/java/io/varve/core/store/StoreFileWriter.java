@@ -37,6 +37,7 @@ public final class StoreFileWriter extends OutputStream {
   /** Holds the bytes up to the next multiple of its length in the file, then goes to the file. */
   private final byte[] buffer;
   private final long headerLength;
+  private final StoreFile kind;
   private int buffered;
   private long flushed;
   /**
@@ -54,6 +55,7 @@ public final class StoreFileWriter extends OutputStream {
 
   private StoreFileWriter(Path path, StoreFile kind, int version, PageCacheWrites writes) throws IOException {
     this.path = path;
+    this.kind = kind;
     this.buffer = new byte[writes.chunkBytes()];
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     this.headerLength = kind.payloadOffset();
@@ -162,8 +164,7 @@ public final class StoreFileWriter extends OutputStream {
     checkOpen();
     flushBuffer();
     int crc = (int) checksum.getValue();
-    ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH).putInt(StoreFile.FOOTER_MAGIC).putInt(crc).flip();
-    writeFully(footer);
+    writeFully(ByteBuffer.wrap(kind.envelope().footer(crc)));
     awaitSync();
     channel.force(true);
     finished = true;

@@ -264,36 +264,16 @@ public record StoreMeta(
     }
   }
 
-  /** The index kind's code in meta version 3. */
-  private static final int ECT_CODE = 0;
-  private static final int BLOCKED_CODE = 1;
-
   private void writeIndexParameters(DataOutput out) throws IOException {
     if (formatVersion() >= 3) {
-      out.writeByte(indexKind() == IndexKind.ECT ? ECT_CODE : BLOCKED_CODE);
+      out.writeByte(indexKind().code());
     }
-    if (indexParameters instanceof EctParameters ect) {
-      out.writeInt(ect.bucketSize());
-      out.writeInt(ect.huffmanMax());
-      out.writeInt(ect.skipLevels());
-    } else {
-      out.writeInt(((BlockedIndexParameters) indexParameters).keysPerBlock());
-    }
+    indexParameters.writeKnobs(out);
   }
 
   private static IndexParameters readIndexParameters(DataInput in, int version) throws IOException {
-    int kind = version >= 3 ? in.readUnsignedByte() : ECT_CODE;
-    try {
-      if (kind == ECT_CODE) {
-        int bucketSize = in.readInt();
-        int huffmanMax = in.readInt();
-        return new EctParameters(bucketSize, huffmanMax, in.readInt());
-      }
-      CorruptStoreException.check(kind == BLOCKED_CODE, "unknown index kind " + kind);
-      return new BlockedIndexParameters(in.readInt());
-    } catch (IllegalArgumentException e) {
-      throw new CorruptStoreException("invalid index parameters: " + e.getMessage(), e);
-    }
+    IndexKind kind = version >= 3 ? IndexKind.fromCode(in.readUnsignedByte()) : IndexKind.ECT;
+    return kind == IndexKind.ECT ? EctParameters.readKnobs(in) : BlockedIndexParameters.readKnobs(in);
   }
 
   /**

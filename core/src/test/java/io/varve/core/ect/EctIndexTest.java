@@ -276,7 +276,7 @@ class EctIndexTest {
     assertEquals(30_000, loose.size());
     assertRanksExact(hashes, loose);
     byte[] bytes = serialize(loose);
-    assertEquals(EctIndex.VERSION_FREE_BUCKETS, java.nio.ByteBuffer.wrap(bytes).getInt(4));
+    assertEquals(EctIndexFormat.VERSION_FREE_BUCKETS, java.nio.ByteBuffer.wrap(bytes).getInt(4));
     assertRanksExact(hashes, read(bytes, null));
     assertNonMembersStayInRange(read(bytes, null), new SplittableRandom(7));
     // Sized exactly, the "up to" builder writes what the exact one writes: version 1.

@@ -1,0 +1,88 @@
+package io.varve.core.store;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Reads a {@link HashesFile hashes file} sequentially, one record's key hash per {@link #next}.
+ * Not thread-safe.
+ */
+public final class HashesReader implements Closeable {
+  private final Path path;
+  private final DataInputStream in;
+  private final long count;
+  private long read;
+
+  private HashesReader(Path path, long count) throws IOException {
+    this.path = path;
+    this.count = count;
+    this.in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path), 1 << 16));
+    try {
+      byte[] header = in.readNBytes(StoreFile.HASHES.headerLength());
+      StoreFile.HASHES.checkHeader(header, path.toString());
+      in.skipNBytes(StoreFile.HASHES.payloadOffset() - StoreFile.HASHES.headerLength());
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the hashes file of the store whose meta is {@code meta}, in its directory {@code
+   * directory}, after checking its size against the meta file and its whole checksum (one pass)
+   * against the footer and the meta file: a merge or re-index uses every hash.
+   *
+   * @throws CorruptStoreException naming the file on any defect
+   */
+  public static HashesReader open(Path directory, StoreMeta meta) throws IOException {
+    Path path = directory.resolve(StoreFile.HASHES.fileName());
+    HashesFile.checkSize(meta, path);
+    int checksum = StoreFileReader.verify(path, StoreFile.HASHES);
+    CorruptStoreException.check(
+        checksum == meta.file(StoreFile.HASHES).checksum(), path + ": checksum differs from the meta file's");
+    return new HashesReader(path, meta.recordCount());
+  }
+
+  /**
+   * Opens a hashes file still being written by a {@link HashesWriter} (flushed, without its
+   * footer yet), to read back its first {@code count} hashes.
+   */
+  public static HashesReader openUnfinished(Path path, long count) throws IOException {
+    return new HashesReader(path, count);
+  }
+
+  /** The number of hashes this reader returns. */
+  public long count() {
+    return count;
+  }
+
+  /**
+   * Reads the next record's hash into {@code hash[0]} (hi) and {@code hash[1]} (lo).
+   *
+   * @throws IllegalStateException past the last hash
+   * @throws CorruptStoreException when the file ends early
+   */
+  public void next(long[] hash) throws IOException {
+    if (read == count) {
+      throw new IllegalStateException(path + ": all " + count + " hashes were read");
+    }
+    try {
+      hash[0] = in.readLong();
+      hash[1] = in.readLong();
+    } catch (EOFException e) {
+      throw new CorruptStoreException(path + ": ends after " + read + " of " + count + " hashes", e);
+    }
+    read++;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+}
