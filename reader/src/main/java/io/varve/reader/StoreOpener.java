@@ -104,10 +104,7 @@ final class StoreOpener {
 
   private static <T> T readChecked(Path directory, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
       throws IOException {
-    Path path = directory.resolve(kind.fileName());
-    int checksum = StoreFileReader.verify(path, kind);
-    CorruptStoreException.check(checksum == meta.file(kind).checksum(), path + ": checksum differs from the meta file's");
-    return StoreFileReader.read(path, kind, parser);
+    return StoreFileReader.read(directory.resolve(kind.fileName()), kind, meta.file(kind).checksum(), parser);
   }
 
   private static void checkOffsets(EliasFano offsets, StoreMeta meta, Path path) {

@@ -106,6 +106,20 @@ public final class StoreFileReader {
   /** {@link #read(Path, StoreFile, PayloadParser)}, telling the parser the file's format version. */
   public static <T> T read(Path path, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
     verify(path, kind);
+    return parseVerified(path, kind, parser);
+  }
+
+  /**
+   * {@link #read(Path, StoreFile, PayloadParser)} of a file whose checksum its store's meta file
+   * records as {@code expectedChecksum}: the one pass that verifies the file also refuses it unless
+   * its checksum is that one.
+   */
+  public static <T> T read(Path path, StoreFile kind, int expectedChecksum, PayloadParser<T> parser) throws IOException {
+    CorruptStoreException.check(verify(path, kind) == expectedChecksum, path + ": checksum differs from the meta file's");
+    return parseVerified(path, kind, (payload, payloadLength, version) -> parser.parse(payload, payloadLength));
+  }
+
+  private static <T> T parseVerified(Path path, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       long payloadLength = channel.size() - kind.envelopeLength();
       ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
