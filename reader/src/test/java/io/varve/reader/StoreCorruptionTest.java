@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.Envelope;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
@@ -47,7 +48,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 import java.util.stream.Stream;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -299,12 +299,6 @@ class StoreCorruptionTest {
   // ---------------------------------------------------------------------------------------------
   // File surgery
 
-  static byte[] crc32c(byte[] bytes, int from, int to) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, from, to - from);
-    return ByteBuffer.allocate(4).putInt((int) crc.getValue()).array();
-  }
-
   static int checksumOf(byte[] file) {
     return ByteBuffer.wrap(file, file.length - 4, 4).getInt();
   }
@@ -318,15 +312,17 @@ class StoreCorruptionTest {
     return withFooterOver(concat(Arrays.copyOf(kind.header(), kind.payloadOffset()), payload));
   }
 
-  /** {@code body} followed by a valid footer over it. */
+  /** {@code body} followed by a valid footer over it (every store file's footer is the same). */
   static byte[] withFooterOver(byte[] body) {
-    return concat(body, ByteBuffer.allocate(8).putInt(StoreFile.FOOTER_MAGIC).put(crc32c(body, 0, body.length)).array());
+    byte[] file = Arrays.copyOf(body, body.length + StoreFile.FOOTER_LENGTH);
+    StoreFile.DATA.envelope().putFooter(file, 0, body.length);
+    return file;
   }
 
-  /** The file with its footer checksum recomputed over the (edited) header and payload. */
+  /** The file with its footer checksum recomputed over the (edited) header and payload, the footer's magic left as it is. */
   static byte[] refooter(byte[] file) {
     byte[] copy = file.clone();
-    System.arraycopy(crc32c(copy, 0, copy.length - 8), 0, copy, copy.length - 4, 4);
+    ByteBuffer.wrap(copy).putInt(copy.length - 4, Envelope.crc32c(copy, 0, copy.length - StoreFile.FOOTER_LENGTH));
     return copy;
   }
 
@@ -442,7 +438,7 @@ class StoreCorruptionTest {
     byte[] copy = index.clone();
     int payloadStart = StoreFile.INDEX.payloadOffset();
     int ectChecksum = copy.length - StoreFile.FOOTER_LENGTH - 4;
-    System.arraycopy(crc32c(copy, payloadStart, ectChecksum), 0, copy, ectChecksum, 4);
+    ByteBuffer.wrap(copy).putInt(ectChecksum, Envelope.crc32c(copy, payloadStart, ectChecksum - payloadStart));
     return refooter(copy);
   }
 

@@ -195,9 +195,7 @@ final class HostileBlockedFiles {
 
   /** The index with its trailing CRC32C recomputed over the bytes before it. */
   private static byte[] withChecksum(byte[] index) {
-    CRC32C crc = new CRC32C();
-    crc.update(index, 0, index.length - 4);
-    ByteBuffer.wrap(index).putInt(index.length - 4, (int) crc.getValue());
+    BlockedIndexFormat.ENVELOPE.putFooter(index, 0, index.length - BlockedIndexFormat.ENVELOPE.footerLength());
     return index;
   }
 }

@@ -92,9 +92,7 @@ final class HostileIndexFiles {
 
   /** Rewrites the last four bytes as the CRC32C of all bytes before them. */
   private static byte[] withChecksum(byte[] bytes) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, 0, bytes.length - 4);
-    ByteBuffer.wrap(bytes).putInt(bytes.length - 4, (int) crc.getValue());
+    EctIndexFormat.ENVELOPE.putFooter(bytes, 0, bytes.length - EctIndexFormat.ENVELOPE.footerLength());
     return bytes;
   }
 }

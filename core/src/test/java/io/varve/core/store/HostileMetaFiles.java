@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 
 /**
  * Writes the hostile meta files of {@code src/test/resources/hostile/meta} (run {@code main} with
@@ -119,10 +118,8 @@ final class HostileMetaFiles {
   }
 
   static byte[] withFooter(byte[] body) {
-    CRC32C crc = new CRC32C();
-    crc.update(body, 0, body.length);
     byte[] file = Arrays.copyOf(body, body.length + StoreFile.FOOTER_LENGTH);
-    ByteBuffer.wrap(file, body.length, StoreFile.FOOTER_LENGTH).putInt(StoreFile.FOOTER_MAGIC).putInt((int) crc.getValue());
+    StoreFile.META.envelope().putFooter(file, 0, body.length);
     return file;
   }
 
