@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.varve.builder.StoreBuilder;
-import java.io.IOException;
+import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +43,7 @@ class CloseRaceTest {
     long seed = 0xC105EL;
     System.out.println("CloseRaceTest seed " + Long.toHexString(seed) + ", " + ROUNDS + " rounds, " + access);
     Path dir = temp.resolve("store");
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(20_000, seed, 24, 40);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(20_000, seed, 24, 40);
     try (StoreBuilder builder = StoreBuilder.create(dir)) {
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.KeyMode;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class IndexFreeFallbackTest {
     long seed = 0xFA11BAC4L + (fixedSize ? 1 : 0);
     System.out.println("IndexFreeFallbackTest fixedSize=" + fixedSize + " seed=" + seed);
     Map<ByteBuffer, byte[]> records =
-        fixedSize ? fixedRecords(3_000, seed) : StoreRoundTripTest.randomRecords(3_000, seed, 24, 24);
+        fixedSize ? TestRecords.fixed(3_000, seed, 16, 8) : TestRecords.variable(3_000, seed, 24, 24);
     Path dir = build(records);
     try (Store indexed = Store.open(dir);
         Store fallback = Store.openWithoutIndex(dir)) {
@@ -51,7 +52,7 @@ class IndexFreeFallbackTest {
       StoreRoundTripTest.checkAgainst(fallback, records, seed + 1, 2_000);
       SplittableRandom random = new SplittableRandom(seed + 2);
       for (int i = 0; i < 5_000; i++) {
-        byte[] key = random.nextBoolean() ? indexed.keyAt(random.nextLong(indexed.size())) : StoreRoundTripTest.randomBytes(random, 30);
+        byte[] key = random.nextBoolean() ? indexed.keyAt(random.nextLong(indexed.size())) : TestRecords.upTo(random, 30);
         assertEquals(indexed.indexOf(key), fallback.indexOf(key));
         assertArrayEquals(indexed.get(key), fallback.get(key));
       }
@@ -60,22 +61,9 @@ class IndexFreeFallbackTest {
     }
   }
 
-  private static Map<ByteBuffer, byte[]> fixedRecords(int n, long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    Map<ByteBuffer, byte[]> records = new java.util.HashMap<>();
-    while (records.size() < n) {
-      byte[] key = new byte[16];
-      byte[] value = new byte[8];
-      random.nextBytes(key);
-      random.nextBytes(value);
-      records.put(ByteBuffer.wrap(key), value);
-    }
-    return records;
-  }
-
   @Test
   void servesWhenTheIndexIsMissingOrDamaged() throws IOException {
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(500, 0xDA3A6EL, 16, 16);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(500, 0xDA3A6EL, 16, 16);
     Path dir = build(records);
     Path index = dir.resolve("index");
     byte[] bytes = Files.readAllBytes(index);
@@ -108,10 +96,10 @@ class IndexFreeFallbackTest {
    */
   @Test
   void aForeignMetaIsDamageNotAnUnsupportedStore() throws IOException {
-    Path dir = build(StoreRoundTripTest.randomRecords(300, 0xF0E1L, 12, 20));
+    Path dir = build(TestRecords.variable(300, 0xF0E1L, 12, 20));
     Path other = temp.resolve("signature-store");
     try (StoreBuilder builder = StoreBuilder.create(other).keyMode(io.varve.core.store.KeyMode.signature(16))) {
-      for (Map.Entry<ByteBuffer, byte[]> e : StoreRoundTripTest.randomRecords(40, 0xF0E2L, 12, 20).entrySet()) {
+      for (Map.Entry<ByteBuffer, byte[]> e : TestRecords.variable(40, 0xF0E2L, 12, 20).entrySet()) {
         builder.put(e.getKey().array(), e.getValue());
       }
       builder.build();
@@ -126,7 +114,7 @@ class IndexFreeFallbackTest {
   /** A file the meta lists but the directory lacks is damage (exit 1 in the command), not a wrong path. */
   @Test
   void aMissingListedFileIsDamage() throws IOException {
-    Path dir = build(StoreRoundTripTest.randomRecords(300, 0xF0E3L, 12, 20));
+    Path dir = build(TestRecords.variable(300, 0xF0E3L, 12, 20));
     Files.delete(dir.resolve("offsets"));
     CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> Store.open(dir));
     assertTrue(e.getMessage().contains("missing, but the meta file lists it"), e.getMessage());

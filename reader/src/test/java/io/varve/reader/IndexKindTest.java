@@ -13,9 +13,9 @@ import io.varve.builder.StoreReindexer;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -64,7 +64,7 @@ class IndexKindTest {
       }
       SplittableRandom random = new SplittableRandom(seed);
       for (int i = 0; i < 2_000; i++) {
-        byte[] key = StoreCorruptionTest.randomBytes(random, 1 + random.nextInt(20));
+        byte[] key = TestRecords.bytes(random, 1 + random.nextInt(20));
         if (!records.containsKey(ByteBuffer.wrap(key))) {
           assertNull(store.get(key), "absent key " + i);
           assertEquals(-1, store.indexOf(key));
@@ -83,7 +83,7 @@ class IndexKindTest {
     long seed = SEED + n + (fixedSize ? 7 : 0) + kind.length();
     System.out.println("IndexKindTest " + kind + " n=" + n + " fixed=" + fixedSize + " seed=" + seed);
     Map<ByteBuffer, byte[]> records =
-        fixedSize ? fixedRecords(n, seed) : StoreRoundTripTest.randomRecords(n, seed, 20, 30);
+        fixedSize ? TestRecords.fixed(n, seed, 12, 6) : TestRecords.variable(n, seed, 20, 30);
     IndexParameters index = parameters(kind);
     assertServes(build(kind, records, index), records, index, seed + 1);
   }
@@ -102,7 +102,7 @@ class IndexKindTest {
       assertTrue(e.getMessage().contains("a sparse index is an ECT index"), e.getMessage());
       builder.indexParameters(new EctParameters(512, 64, 0));
     }
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(500, SEED, 20, 30);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(500, SEED, 20, 30);
     Path dense = build("dense", records, BlockedIndexParameters.DEFAULT);
     assertThrows(
         IllegalArgumentException.class,
@@ -113,7 +113,7 @@ class IndexKindTest {
 
   @Test
   void reindexingSwitchesTheKindOverTheSameData() throws IOException {
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(3_000, SEED + 1, 20, 30);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(3_000, SEED + 1, 20, 30);
     Path blocked = build("blocked", records, BlockedIndexParameters.DEFAULT);
     Path ect = temp.resolve("ect");
     StoreReindexer.reindex(blocked, ect, StoreReindexer.DENSE, StoreBuilder.DEFAULT_ECT_INDEX);
@@ -135,7 +135,7 @@ class IndexKindTest {
   void mergesKeepOrChangeTheKind(String base, String merged) throws IOException {
     long seed = SEED + base.hashCode() + merged.hashCode();
     System.out.println("IndexKindTest merge base=" + base + " merged=" + merged + " seed=" + seed);
-    Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(4_000, seed, 20, 30);
+    Map<ByteBuffer, byte[]> model = TestRecords.variable(4_000, seed, 20, 30);
     Path baseDir;
     if (base.equals("sparse")) {
       baseDir = temp.resolve("base");
@@ -155,8 +155,8 @@ class IndexKindTest {
         merger.indexParameters(parameters(merged));
       }
       for (int i = 0; i < 500; i++) {
-        byte[] key = StoreCorruptionTest.randomBytes(random, 1 + random.nextInt(20));
-        byte[] value = StoreCorruptionTest.randomBytes(random, random.nextInt(30));
+        byte[] key = TestRecords.bytes(random, 1 + random.nextInt(20));
+        byte[] value = TestRecords.bytes(random, random.nextInt(30));
         merger.put(key, value);
         model.put(ByteBuffer.wrap(key), value);
       }
@@ -179,7 +179,7 @@ class IndexKindTest {
   /** A meta file that claims an older version than its store needs is damaged, not misread. */
   @Test
   void aBlockedStoreNeedsMetaVersionThree() throws IOException {
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(100, SEED + 5, 20, 30);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(100, SEED + 5, 20, 30);
     Path dir = temp.resolve("old-meta");
     try (StoreBuilder builder = StoreBuilder.create(dir).recordChecksums(false)) {
       records.forEach((k, v) -> put(builder, k, v));
@@ -205,7 +205,7 @@ class IndexKindTest {
   void aSparseStoreNeedsMetaVersionTwo() throws IOException {
     Path dir = temp.resolve("sparse-old-meta");
     try (StoreBuilder builder = StoreBuilder.create(dir).recordChecksums(false).sparseIndex(4096)) {
-      StoreRoundTripTest.randomRecords(100, SEED + 6, 20, 30).forEach((k, v) -> put(builder, k, v));
+      TestRecords.variable(100, SEED + 6, 20, 30).forEach((k, v) -> put(builder, k, v));
       builder.build();
     }
     Path metaPath = dir.resolve(StoreFile.META.fileName());
@@ -226,12 +226,4 @@ class IndexKindTest {
     }
   }
 
-  private static Map<ByteBuffer, byte[]> fixedRecords(int n, long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    Map<ByteBuffer, byte[]> records = new HashMap<>();
-    while (records.size() < n) {
-      records.put(ByteBuffer.wrap(StoreCorruptionTest.randomBytes(random, 12)), StoreCorruptionTest.randomBytes(random, 6));
-    }
-    return records;
-  }
 }

@@ -15,6 +15,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.KeyMode;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -59,7 +60,7 @@ class KeyModeTest {
     byte[][] values = new byte[keys.length][];
     store.getAll(keys, values);
     for (int k = 0; k < keys.length; k++) {
-      assertArrayEquals(records.get(StoreRoundTripTest.k(keys[k])), values[k]);
+      assertArrayEquals(records.get(TestRecords.key(keys[k])), values[k]);
     }
   }
 
@@ -69,7 +70,7 @@ class KeyModeTest {
     long seed = 0x516A7L + (fixedSize ? 1 : 0);
     System.out.println("KeyModeTest signature fixedSize=" + fixedSize + " seed=" + seed);
     Map<ByteBuffer, byte[]> records =
-        fixedSize ? fixedRecords(50_000, seed) : StoreRoundTripTest.randomRecords(50_000, seed, 30, 30);
+        fixedSize ? TestRecords.fixed(50_000, seed, 16, 8) : TestRecords.variable(50_000, seed, 30, 30);
     Path dir = build("signature", records, KeyMode.signature(8));
     try (Store store = Store.open(dir)) {
       assertEquals(KeyMode.signature(8), store.meta().keyMode());
@@ -104,7 +105,7 @@ class KeyModeTest {
 
   @Test
   void noKeysSavesTheirBytesAndStillServesMembers() throws IOException {
-    Map<ByteBuffer, byte[]> records = fixedRecords(20_000, 0x0E0EL);
+    Map<ByteBuffer, byte[]> records = TestRecords.fixed(20_000, 0x0E0EL, 16, 8);
     Path full = build("full", records, KeyMode.FULL);
     Path none = build("none", records, KeyMode.NONE);
     try (Store store = Store.open(none)) {
@@ -129,7 +130,7 @@ class KeyModeTest {
   void storesWithoutKeysMergeAndReindexByTheirHashes() throws IOException {
     long seed = 0x3E26EL;
     System.out.println("KeyModeTest merge seed=" + seed);
-    Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(5_000, seed, 20, 20);
+    Map<ByteBuffer, byte[]> model = TestRecords.variable(5_000, seed, 20, 20);
     Path base = build("base", model, KeyMode.signature(16));
     SplittableRandom random = new SplittableRandom(seed + 1);
     Path merged = temp.resolve("merged");
@@ -139,7 +140,7 @@ class KeyModeTest {
       int i = 0;
       for (ByteBuffer key : model.keySet()) {
         if (i++ % 5 == 0) {
-          byte[] value = StoreRoundTripTest.randomBytes(random, 10);
+          byte[] value = TestRecords.upTo(random, 10);
           merger.put(key.array(), value);
           upserts.put(key, value);
         } else if (i % 7 == 0) {
@@ -147,10 +148,10 @@ class KeyModeTest {
         }
       }
       for (int k = 0; k < 1_000; k++) {
-        byte[] key = StoreRoundTripTest.randomBytes(random, 40);
-        byte[] value = StoreRoundTripTest.randomBytes(random, 10);
+        byte[] key = TestRecords.upTo(random, 40);
+        byte[] value = TestRecords.upTo(random, 10);
         merger.put(key, value);
-        upserts.put(StoreRoundTripTest.k(key), value);
+        upserts.put(TestRecords.key(key), value);
       }
       summary = merger.merge();
     }
@@ -178,14 +179,14 @@ class KeyModeTest {
 
   @Test
   void aMergeMayThrowAwayKeysButNotBringThemBack() throws IOException {
-    Map<ByteBuffer, byte[]> model = fixedRecords(4_000, 0xD20BL);
+    Map<ByteBuffer, byte[]> model = TestRecords.fixed(4_000, 0xD20BL, 16, 8);
     Path full = build("full", model, KeyMode.FULL);
     Path signatures = temp.resolve("signatures");
     try (StoreMerger merger = StoreMerger.create(signatures).base(full).keyMode(KeyMode.signature(12))) {
       byte[] key = new byte[16];
       key[0] = 1;
       merger.put(key, new byte[8]);
-      model.put(StoreRoundTripTest.k(key), new byte[8]);
+      model.put(TestRecords.key(key), new byte[8]);
       MergeSummary summary = merger.merge();
       assertEquals(KeyMode.signature(12), summary.meta().keyMode());
       assertTrue(summary.meta().isFixedSize());
@@ -203,8 +204,8 @@ class KeyModeTest {
     assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).sparseIndex(4096).keyMode(KeyMode.signature(8)));
     assertThrows(IllegalArgumentException.class, () -> KeyMode.signature(0));
     assertThrows(IllegalArgumentException.class, () -> KeyMode.signature(65));
-    Path none = build("none", StoreRoundTripTest.randomRecords(3_000, 5, 10, 10), KeyMode.NONE);
-    Path full = build("full", StoreRoundTripTest.randomRecords(100, 6, 10, 10), KeyMode.FULL);
+    Path none = build("none", TestRecords.variable(3_000, 5, 10, 10), KeyMode.NONE);
+    Path full = build("full", TestRecords.variable(100, 6, 10, 10), KeyMode.FULL);
     assertThrows(IllegalArgumentException.class, () -> StoreMerger.create(temp.resolve("m")).base(none).base(full));
     Path hashes = none.resolve(StoreFile.HASHES.fileName());
     try (FileChannel channel = FileChannel.open(hashes, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -232,7 +233,7 @@ class KeyModeTest {
         byte[] key = ("k" + (i % 1_000)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         byte[] value = {(byte) i, (byte) (i >> 8)};
         builder.put(key, value);
-        model.put(StoreRoundTripTest.k(key), value);
+        model.put(TestRecords.key(key), value);
       }
       builder.build();
     }
@@ -242,13 +243,4 @@ class KeyModeTest {
     }
   }
 
-  private static Map<ByteBuffer, byte[]> fixedRecords(int n, long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    Map<ByteBuffer, byte[]> records = new HashMap<>();
-    while (records.size() < n) {
-      records.put(StoreRoundTripTest.k(ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(random.nextLong()).array()),
-          ByteBuffer.allocate(8).putLong(random.nextLong()).array());
-    }
-    return records;
-  }
 }

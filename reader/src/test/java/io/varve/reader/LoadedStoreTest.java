@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,7 @@ class LoadedStoreTest {
     long seed = SEED + n;
     System.out.println("LoadedStoreTest n=" + n + " seed=" + seed);
     // Keys and values of 0..64 random bytes: empty ones and non-ASCII bytes among them.
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(n, seed, 64, 64);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(n, seed, 64, 64);
     Path dir = build(records, temp.resolve("store"));
     try (Store loaded = Store.load(dir); Store mapped = Store.open(dir)) {
       assertEquals(DataAccess.LOADED, loaded.dataAccess());
@@ -108,7 +109,7 @@ class LoadedStoreTest {
   @Test
   void holdsNoMappingOrFileHandleAndRejectsUseAfterClose() throws IOException {
     assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "needs /proc (Linux)");
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(5_000, SEED + 3, 16, 200);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(5_000, SEED + 3, 16, 200);
     Path dir = build(records, temp.resolve("store"));
     Path data = dir.resolve(StoreFile.DATA.fileName()).toRealPath();
     Store store = Store.load(dir);

@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,16 +25,7 @@ class NoJvmOptionsTest {
   @TempDir Path temp;
 
   static Map<ByteBuffer, byte[]> records(long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    Map<ByteBuffer, byte[]> records = new HashMap<>();
-    while (records.size() < 5000) {
-      byte[] key = new byte[1 + random.nextInt(20)];
-      random.nextBytes(key);
-      byte[] value = new byte[random.nextInt(100)];
-      random.nextBytes(value);
-      records.put(ByteBuffer.wrap(key), value);
-    }
-    return records;
+    return TestRecords.variable(5000, seed, 20, 100);
   }
 
   @Test

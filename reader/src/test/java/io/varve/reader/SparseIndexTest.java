@@ -11,6 +11,7 @@ import io.varve.builder.StoreMerger;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -33,13 +34,13 @@ class SparseIndexTest {
   static Map<ByteBuffer, byte[]> records(int n, long seed, boolean someHuge) {
     SplittableRandom random = new SplittableRandom(seed);
     Map<ByteBuffer, byte[]> records = new HashMap<>();
-    records.put(StoreRoundTripTest.k(new byte[0]), new byte[0]);
+    records.put(TestRecords.key(new byte[0]), new byte[0]);
     while (records.size() < n) {
-      byte[] key = StoreRoundTripTest.randomBytes(random, 24);
+      byte[] key = TestRecords.upTo(random, 24);
       int length = someHuge && records.size() % 97 == 0 ? 3_000 + random.nextInt(6_000) : random.nextInt(65);
       byte[] value = new byte[length];
       random.nextBytes(value);
-      records.put(StoreRoundTripTest.k(key), value);
+      records.put(TestRecords.key(key), value);
     }
     return records;
   }
@@ -81,7 +82,7 @@ class SparseIndexTest {
     Map<ByteBuffer, byte[]> records = new HashMap<>();
     SplittableRandom random = new SplittableRandom(0xF12EDL);
     while (records.size() < 20_000) {
-      records.put(StoreRoundTripTest.k(ByteBuffer.allocate(8).putLong(random.nextLong()).array()),
+      records.put(TestRecords.key(ByteBuffer.allocate(8).putLong(random.nextLong()).array()),
           ByteBuffer.allocate(8).putLong(random.nextLong()).array());
     }
     Path dir = build("fixed", records, 4096, 4096);
@@ -129,7 +130,7 @@ class SparseIndexTest {
       merger.put(new byte[] {1, 2, 3}, new byte[] {4});
       merger.merge();
     }
-    records.put(StoreRoundTripTest.k(new byte[] {1, 2, 3}), new byte[] {4});
+    records.put(TestRecords.key(new byte[] {1, 2, 3}), new byte[] {4});
     try (Store store = Store.open(merged)) {
       StoreRoundTripTest.checkAgainst(store, records, seed + 3, 300);
     }
@@ -141,7 +142,7 @@ class SparseIndexTest {
     try (Store store = Store.open(empty)) {
       StoreRoundTripTest.checkAgainst(store, Map.of(), 1, 100);
     }
-    Map<ByteBuffer, byte[]> one = Map.of(StoreRoundTripTest.k(new byte[] {7}), new byte[] {8});
+    Map<ByteBuffer, byte[]> one = Map.of(TestRecords.key(new byte[] {7}), new byte[] {8});
     Path single = build("single", one, 0, 512);
     try (Store store = Store.open(single)) {
       StoreRoundTripTest.checkAgainst(store, one, 2, 100);

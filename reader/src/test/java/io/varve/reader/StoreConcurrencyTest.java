@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ class StoreConcurrencyTest {
   @TempDir Path temp;
 
   private Map<ByteBuffer, byte[]> buildStore(Path dir, int n) throws IOException {
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(n, 0xC0C0L, 32, 32);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(n, 0xC0C0L, 32, 32);
     try (StoreBuilder builder = StoreBuilder.create(dir)) {
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());

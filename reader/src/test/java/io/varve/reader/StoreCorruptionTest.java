@@ -20,6 +20,7 @@ import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
+import io.varve.core.testing.TestRecords;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -154,13 +155,13 @@ class StoreCorruptionTest {
     records.put(ByteBuffer.wrap(new byte[0]), new byte[0]);
     records.put(ByteBuffer.wrap(new byte[] {0}), new byte[0]);
     while (records.size() < RECORDS) {
-      records.put(ByteBuffer.wrap(randomBytes(random, random.nextInt(21))), randomBytes(random, random.nextInt(21)));
+      records.put(ByteBuffer.wrap(TestRecords.bytes(random, random.nextInt(21))), TestRecords.bytes(random, random.nextInt(21)));
     }
     variable = build(dir.resolve("variable"), "variable", records, StoreBuilder.DEFAULT_INDEX, -1, VARIABLE_SEED);
     random = new SplittableRandom(FIXED_SEED);
     records = new LinkedHashMap<>();
     while (records.size() < RECORDS) {
-      records.put(ByteBuffer.wrap(randomBytes(random, 16)), randomBytes(random, 8));
+      records.put(ByteBuffer.wrap(TestRecords.bytes(random, 16)), TestRecords.bytes(random, 8));
     }
     // Without record checksums, as stores of meta versions 1 to 3 are: damaged data may be served.
     fixed = build(dir.resolve("fixed"), "fixed", records, new EctParameters(16, 8, 2), 512, FIXED_SEED, false);
@@ -177,14 +178,6 @@ class StoreCorruptionTest {
   @AfterAll
   static void printCounts() {
     System.out.println("StoreCorruptionTest cases: " + COUNTS);
-  }
-
-  static byte[] randomBytes(SplittableRandom random, int length) {
-    byte[] bytes = new byte[length];
-    for (int i = 0; i < length; i++) {
-      bytes[i] = (byte) random.nextInt(256);
-    }
-    return bytes;
   }
 
   /** Builds a store ({@code pageBytes} -1: the builder's default alignment) and decodes its layout. */
@@ -264,7 +257,7 @@ class StoreCorruptionTest {
     }
     List<byte[]> absent = new ArrayList<>();
     while (absent.size() < ABSENT_KEYS) {
-      byte[] key = randomBytes(random, absent.size() % 4 == 0 ? 16 : 1 + random.nextInt(30));
+      byte[] key = TestRecords.bytes(random, absent.size() % 4 == 0 ? 16 : 1 + random.nextInt(30));
       if (!present.contains(ByteBuffer.wrap(key))) {
         absent.add(key);
       }
@@ -849,7 +842,7 @@ class StoreCorruptionTest {
         String name = file.getKey();
         byte[] bytes = file.getValue();
         for (int extra : new int[] {1, 7, 8, 9, 100}) {
-          byte[] longer = concat(bytes, randomBytes(random, extra));
+          byte[] longer = concat(bytes, TestRecords.bytes(random, extra));
           expectRejected(f, "appended garbage", name + " + " + extra + " random bytes", with(f.files(), name, longer));
         }
         byte[] zeros = Arrays.copyOf(bytes, bytes.length + 16);
@@ -857,7 +850,7 @@ class StoreCorruptionTest {
         byte[] twice = concat(bytes, bytes);
         expectRejected(f, "appended garbage", name + " twice over", with(f.files(), name, twice));
         // Garbage followed by a valid footer: the old footer and the garbage become payload.
-        byte[] refootered = withFooterOver(concat(bytes, randomBytes(random, 5)));
+        byte[] refootered = withFooterOver(concat(bytes, TestRecords.bytes(random, 5)));
         expectRejected(f, "appended garbage + valid footer", name, with(f.files(), name, refootered));
       }
     }
@@ -1173,7 +1166,7 @@ class StoreCorruptionTest {
       SplittableRandom random = new SplittableRandom(DAMAGE_SEED + 3);
       Map<ByteBuffer, byte[]> others = new LinkedHashMap<>();
       while (others.size() < f.n()) {
-        others.put(ByteBuffer.wrap(randomBytes(random, 16)), randomBytes(random, 8));
+        others.put(ByteBuffer.wrap(TestRecords.bytes(random, 16)), TestRecords.bytes(random, 8));
       }
       Fixture other = build(temp.resolve("other-" + f.name()), "other", others,
           parseMeta(f.files().get("meta")).indexParameters(), -1, DAMAGE_SEED + 3);
@@ -1288,8 +1281,8 @@ class StoreCorruptionTest {
   private void longFixedRecord(int keyLength, int valueLength, boolean readKey) throws IOException {
     SplittableRandom random = new SplittableRandom(FIXED_SEED + 1);
     Map<ByteBuffer, byte[]> one = new LinkedHashMap<>();
-    byte[] key = randomBytes(random, 16);
-    one.put(ByteBuffer.wrap(key), randomBytes(random, 8));
+    byte[] key = TestRecords.bytes(random, 16);
+    one.put(ByteBuffer.wrap(key), TestRecords.bytes(random, 8));
     Fixture f = build(temp.resolve("one"), "one", one, StoreBuilder.DEFAULT_INDEX, -1, FIXED_SEED + 1);
     long dataBytes = (long) keyLength + valueLength;
     int checksum = 0x12345678;
@@ -1359,7 +1352,7 @@ class StoreCorruptionTest {
         SplittableRandom random = new SplittableRandom(seed);
         Map<ByteBuffer, byte[]> records = new LinkedHashMap<>();
         while (records.size() < n) {
-          records.put(ByteBuffer.wrap(randomBytes(random, 16)), randomBytes(random, 8));
+          records.put(ByteBuffer.wrap(TestRecords.bytes(random, 16)), TestRecords.bytes(random, 8));
         }
         String name = "trie-end g=" + parameters.bucketSize() + " hmax=" + parameters.huffmanMax() + " skip="
             + parameters.skipLevels() + " n=" + n + " seed=" + seed;

@@ -9,6 +9,7 @@ import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.KeyMode;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -71,7 +72,7 @@ class StoreDamageFuzzTest {
     add("default", variableRecords(1), b -> {});
     add("ect", variableRecords(2), b -> b.indexParameters(StoreBuilder.DEFAULT_ECT_INDEX));
     add("sparse", variableRecords(3), b -> b.sparseIndex(4096));
-    add("fixed", fixedRecords(4), b -> {});
+    add("fixed", TestRecords.fixed(RECORDS, SEED + 4, 16, 8), b -> {});
     add("signature", variableRecords(5), b -> b.keyMode(KeyMode.signature(16)));
     add("none", variableRecords(6), b -> b.keyMode(KeyMode.NONE));
   }
@@ -82,28 +83,11 @@ class StoreDamageFuzzTest {
     Map<ByteBuffer, byte[]> records = new LinkedHashMap<>();
     records.put(ByteBuffer.wrap(new byte[0]), "empty key".getBytes(StandardCharsets.UTF_8));
     records.put(ByteBuffer.wrap("ключ-キー".getBytes(StandardCharsets.UTF_8)), new byte[0]);
-    records.put(ByteBuffer.wrap("large".getBytes(StandardCharsets.UTF_8)), bytes(random, 6000));
+    records.put(ByteBuffer.wrap("large".getBytes(StandardCharsets.UTF_8)), TestRecords.bytes(random, 6000));
     while (records.size() < RECORDS) {
-      records.put(ByteBuffer.wrap(bytes(random, 1 + random.nextInt(24))), bytes(random, random.nextInt(40)));
+      records.put(ByteBuffer.wrap(TestRecords.bytes(random, 1 + random.nextInt(24))), TestRecords.bytes(random, random.nextInt(40)));
     }
     return records;
-  }
-
-  private static Map<ByteBuffer, byte[]> fixedRecords(long seed) {
-    SplittableRandom random = new SplittableRandom(SEED + seed);
-    Map<ByteBuffer, byte[]> records = new LinkedHashMap<>();
-    while (records.size() < RECORDS) {
-      records.put(ByteBuffer.wrap(bytes(random, 16)), bytes(random, 8));
-    }
-    return records;
-  }
-
-  private static byte[] bytes(SplittableRandom random, int length) {
-    byte[] bytes = new byte[length];
-    for (int i = 0; i < length; i++) {
-      bytes[i] = (byte) random.nextInt(256);
-    }
-    return bytes;
   }
 
   private static void add(String name, Map<ByteBuffer, byte[]> records, Consumer<StoreBuilder> options) throws IOException {
@@ -131,7 +115,7 @@ class StoreDamageFuzzTest {
       List<byte[]> absent = new ArrayList<>();
       boolean absentKeysAnswered = keepsKeys || store.meta().keyMode().kind() == KeyMode.Kind.SIGNATURE;
       while (absentKeysAnswered && absent.size() < ABSENT) {
-        byte[] key = bytes(random, 1 + random.nextInt(24));
+        byte[] key = TestRecords.bytes(random, 1 + random.nextInt(24));
         if (!records.containsKey(ByteBuffer.wrap(key)) && store.get(key) == null) {
           absent.add(key);
         }

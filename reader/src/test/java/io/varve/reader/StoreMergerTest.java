@@ -13,6 +13,7 @@ import io.varve.builder.StoreMerger;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -50,8 +51,8 @@ class StoreMergerTest {
     try (StoreBuilder builder = StoreBuilder.create(current).memoryBudget(BUDGET).duplicates(DuplicatePolicy.LAST_WINS)) {
       for (int i = 0; i < 3_000; i++) {
         byte[] key = pool.get(random.nextInt(pool.size()));
-        byte[] value = StoreRoundTripTest.randomBytes(random, 40);
-        model.put(StoreRoundTripTest.k(key), value);
+        byte[] value = TestRecords.upTo(random, 40);
+        model.put(TestRecords.key(key), value);
         builder.put(key, value);
       }
       builder.build();
@@ -68,7 +69,7 @@ class StoreMergerTest {
         int kind = random.nextInt(10);
         byte[] key =
             kind < 3 && !present.isEmpty() ? present.get(random.nextInt(present.size())) : pool.get(random.nextInt(pool.size()));
-        byte[] value = kind < 6 ? StoreRoundTripTest.randomBytes(random, large ? 120 : 60) : null;
+        byte[] value = kind < 6 ? TestRecords.upTo(random, large ? 120 : 60) : null;
         batch.add(new Operation(key, value));
       }
       Path next = temp.resolve("round-" + round);
@@ -106,7 +107,7 @@ class StoreMergerTest {
     for (int s = 0; s < 3; s++) {
       Map<ByteBuffer, byte[]> records = new LinkedHashMap<>();
       for (int i = 0; i < 1_500; i++) {
-        records.put(StoreRoundTripTest.k(pool.get(random.nextInt(pool.size()))), StoreRoundTripTest.randomBytes(random, 30));
+        records.put(TestRecords.key(pool.get(random.nextInt(pool.size()))), TestRecords.upTo(random, 30));
       }
       for (ByteBuffer key : records.keySet()) {
         if (model.containsKey(key)) {
@@ -143,7 +144,7 @@ class StoreMergerTest {
     Path base = temp.resolve("fixed");
     SplittableRandom random = new SplittableRandom(0xF1C5EDL);
     for (int i = 0; i < 2_000; i++) {
-      model.put(StoreRoundTripTest.k(longBytes(i)), longBytes(random.nextLong()));
+      model.put(TestRecords.key(longBytes(i)), longBytes(random.nextLong()));
     }
     build(base, model);
     List<Operation> sameSize = new ArrayList<>();
@@ -171,13 +172,13 @@ class StoreMergerTest {
   @Test
   void hugePageWritesMergeTheSameStore() throws IOException {
     System.out.println("StoreMergerTest huge-page writes seeds 0x2A1E5, 0x2A1E6");
-    Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(30_000, 0x2A1E5L, 16, 300);
+    Map<ByteBuffer, byte[]> model = TestRecords.variable(30_000, 0x2A1E5L, 16, 300);
     Path base = temp.resolve("base");
     build(base, model);
     List<Operation> batch = new ArrayList<>();
     SplittableRandom random = new SplittableRandom(0x2A1E6L);
     for (int i = 0; i < 2_000; i++) {
-      batch.add(new Operation(longBytes(random.nextLong()), StoreRoundTripTest.randomBytes(random, 300)));
+      batch.add(new Operation(longBytes(random.nextLong()), TestRecords.upTo(random, 300)));
     }
     Path small = temp.resolve("small");
     Path huge = temp.resolve("huge");
@@ -204,7 +205,7 @@ class StoreMergerTest {
 
   @Test
   void deletingEverythingLeavesAnEmptyStoreThatMergesOn() throws IOException {
-    Map<ByteBuffer, byte[]> model = StoreRoundTripTest.randomRecords(500, 0xE3B7L, 12, 12);
+    Map<ByteBuffer, byte[]> model = TestRecords.variable(500, 0xE3B7L, 12, 12);
     Path base = temp.resolve("base");
     build(base, model);
     List<Operation> deletes = new ArrayList<>();
@@ -253,7 +254,7 @@ class StoreMergerTest {
 
   @Test
   void aDamagedOldStoreFailsTheMergeAndPublishesNothing() throws IOException {
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(2_000, 0xDA3A6EL, 20, 20);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(2_000, 0xDA3A6EL, 20, 20);
     Path base = temp.resolve("base");
     build(base, records);
     Path data = base.resolve(StoreFile.DATA.fileName());
@@ -276,7 +277,7 @@ class StoreMergerTest {
   @Test
   void misuseIsRejectedClearly() throws IOException {
     Path base = temp.resolve("base");
-    build(base, Map.of(StoreRoundTripTest.k(new byte[] {1}), new byte[] {1}));
+    build(base, Map.of(TestRecords.key(new byte[] {1}), new byte[] {1}));
     Path otherSeed = temp.resolve("other-seed");
     try (StoreBuilder builder = StoreBuilder.create(otherSeed).seed(42)) {
       builder.put(new byte[] {1}, new byte[] {1});
@@ -311,7 +312,7 @@ class StoreMergerTest {
     Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
     Map<ByteBuffer, Boolean> isDelete = new HashMap<>();
     for (Operation op : batch) {
-      ByteBuffer key = StoreRoundTripTest.k(op.key());
+      ByteBuffer key = TestRecords.key(op.key());
       last.put(key, op.value());
       isDelete.put(key, op.value() == null);
     }
@@ -371,11 +372,11 @@ class StoreMergerTest {
   /** Distinct random keys: the empty key, non-ASCII bytes, lengths 0 to 24. */
   private static List<byte[]> keyPool(SplittableRandom random, int n) {
     Map<ByteBuffer, byte[]> distinct = new LinkedHashMap<>();
-    distinct.put(StoreRoundTripTest.k(new byte[0]), new byte[0]);
-    distinct.put(StoreRoundTripTest.k("ключ-€".getBytes(java.nio.charset.StandardCharsets.UTF_8)), null);
+    distinct.put(TestRecords.key(new byte[0]), new byte[0]);
+    distinct.put(TestRecords.key("ключ-€".getBytes(java.nio.charset.StandardCharsets.UTF_8)), null);
     while (distinct.size() < n) {
-      byte[] key = StoreRoundTripTest.randomBytes(random, 24);
-      distinct.put(StoreRoundTripTest.k(key), key);
+      byte[] key = TestRecords.upTo(random, 24);
+      distinct.put(TestRecords.key(key), key);
     }
     List<byte[]> keys = new ArrayList<>();
     distinct.keySet().forEach(k -> keys.add(k.array()));
@@ -405,7 +406,7 @@ class StoreMergerTest {
 
   @Test
   void theMergedIndexIsReadAndVerified() throws IOException {
-    Map<ByteBuffer, byte[]> records = StoreRoundTripTest.randomRecords(5_000, 0x1D3EL, 16, 16);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(5_000, 0x1D3EL, 16, 16);
     Path base = temp.resolve("base");
     build(base, records);
     List<Operation> replaceAll = new ArrayList<>();

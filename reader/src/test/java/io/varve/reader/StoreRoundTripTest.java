@@ -11,6 +11,7 @@ import io.varve.builder.BuildSummary;
 import io.varve.builder.DuplicateKeyException;
 import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -32,28 +33,6 @@ class StoreRoundTripTest {
   private static final long SEED = 0x5707EL;
 
   @TempDir Path temp;
-
-  /** A HashMap key for byte arrays. */
-  static ByteBuffer k(byte[] bytes) {
-    return ByteBuffer.wrap(bytes);
-  }
-
-  static byte[] randomBytes(SplittableRandom random, int maxLength) {
-    byte[] bytes = new byte[random.nextInt(maxLength + 1)];
-    for (int i = 0; i < bytes.length; i++) {
-      bytes[i] = (byte) random.nextInt(256);
-    }
-    return bytes;
-  }
-
-  static Map<ByteBuffer, byte[]> randomRecords(int n, long seed, int maxKey, int maxValue) {
-    SplittableRandom random = new SplittableRandom(seed);
-    Map<ByteBuffer, byte[]> records = new HashMap<>();
-    while (records.size() < n) {
-      records.put(k(randomBytes(random, maxKey)), randomBytes(random, maxValue));
-    }
-    return records;
-  }
 
   BuildSummary build(Path dir, Map<ByteBuffer, byte[]> records, long memory) throws IOException {
     try (StoreBuilder builder = StoreBuilder.create(dir).memoryBudget(memory)) {
@@ -85,18 +64,18 @@ class StoreRoundTripTest {
     expected.keySet().forEach(k -> all.add(k.array()));
     SplittableRandom mix = new SplittableRandom(absentSeed - 1);
     for (int i = 0; i < Math.min(absentCount, 100); i++) {
-      all.add(randomBytes(mix, 70));
+      all.add(TestRecords.upTo(mix, 70));
     }
     byte[][] batch = all.toArray(new byte[0][]);
     byte[][] values = new byte[batch.length][];
     store.getAll(batch, values);
     for (int i = 0; i < batch.length; i++) {
-      assertArrayEquals(expected.get(k(batch[i])), values[i], "getAll of key " + i);
+      assertArrayEquals(expected.get(TestRecords.key(batch[i])), values[i], "getAll of key " + i);
     }
     SplittableRandom random = new SplittableRandom(absentSeed);
     for (int i = 0; i < absentCount; i++) {
-      byte[] key = randomBytes(random, 70);
-      if (!expected.containsKey(k(key))) {
+      byte[] key = TestRecords.upTo(random, 70);
+      if (!expected.containsKey(TestRecords.key(key))) {
         assertNull(store.get(key));
         assertEquals(-1, store.indexOf(key));
         assertFalse(store.contains(key));
@@ -107,7 +86,7 @@ class StoreRoundTripTest {
     long seen = 0;
     while (cursor.next()) {
       assertEquals(seen, cursor.index());
-      assertArrayEquals(expected.get(k(cursor.key())), cursor.value());
+      assertArrayEquals(expected.get(TestRecords.key(cursor.key())), cursor.value());
       seen++;
     }
     assertEquals(expected.size(), seen);
@@ -118,7 +97,7 @@ class StoreRoundTripTest {
   void randomRecordsRoundTrip(int n) throws IOException {
     long seed = SEED + n;
     System.out.println("StoreRoundTripTest n=" + n + " seed=" + seed);
-    Map<ByteBuffer, byte[]> records = randomRecords(n, seed, 64, 64);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(n, seed, 64, 64);
     Path dir = temp.resolve("store");
     BuildSummary summary = build(dir, records, StoreBuilder.DEFAULT_MEMORY_BUDGET);
     assertEquals(0, summary.spills());
@@ -133,7 +112,7 @@ class StoreRoundTripTest {
   void spillsAndMergesInSmallMemory() throws IOException {
     long seed = SEED + 7;
     System.out.println("spillsAndMergesInSmallMemory seed=" + seed);
-    Map<ByteBuffer, byte[]> records = randomRecords(200_000, seed, 64, 64);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(200_000, seed, 64, 64);
     Path dir = temp.resolve("store");
     BuildSummary summary = build(dir, records, StoreBuilder.MIN_MEMORY_BUDGET);
     assertTrue(summary.spills() > 10, "spilled " + summary.spills() + " runs");
@@ -152,7 +131,7 @@ class StoreRoundTripTest {
       byte[] value = new byte[8];
       random.nextBytes(key);
       random.nextBytes(value);
-      records.put(k(key), value);
+      records.put(TestRecords.key(key), value);
     }
     Path dir = temp.resolve("fixed");
     build(dir, records, StoreBuilder.MIN_MEMORY_BUDGET);
@@ -168,15 +147,15 @@ class StoreRoundTripTest {
   @Test
   void emptyKeysEmptyValuesNonAsciiAndHugeValues() throws IOException {
     Map<ByteBuffer, byte[]> records = new HashMap<>();
-    records.put(k(new byte[0]), new byte[0]);
-    records.put(k("schlüssel-κλειδί-鍵-🔑".getBytes(StandardCharsets.UTF_8)), "värde".getBytes(StandardCharsets.UTF_8));
-    records.put(k(new byte[] {0, 0, 0}), new byte[] {(byte) 0xFF});
+    records.put(TestRecords.key(new byte[0]), new byte[0]);
+    records.put(TestRecords.key("schlüssel-κλειδί-鍵-🔑".getBytes(StandardCharsets.UTF_8)), "värde".getBytes(StandardCharsets.UTF_8));
+    records.put(TestRecords.key(new byte[] {0, 0, 0}), new byte[] {(byte) 0xFF});
     byte[] huge = new byte[5 << 20];
     new SplittableRandom(SEED + 13).nextBytes(huge);
-    records.put(k("huge".getBytes(StandardCharsets.UTF_8)), huge);
+    records.put(TestRecords.key("huge".getBytes(StandardCharsets.UTF_8)), huge);
     byte[] hugeKey = new byte[3 << 20];
     new SplittableRandom(SEED + 14).nextBytes(hugeKey);
-    records.put(k(hugeKey), "small".getBytes(StandardCharsets.UTF_8));
+    records.put(TestRecords.key(hugeKey), "small".getBytes(StandardCharsets.UTF_8));
     Path dir = temp.resolve("edge");
     build(dir, records, StoreBuilder.MIN_MEMORY_BUDGET);
     try (Store store = Store.open(dir)) {
@@ -198,9 +177,9 @@ class StoreRoundTripTest {
     try (StoreBuilder builder = StoreBuilder.create(dir).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).duplicates(DuplicatePolicy.LAST_WINS)) {
       for (int i = 0; i < 150_000; i++) {
         byte[] key = ("key-" + random.nextInt(40_000)).getBytes(StandardCharsets.UTF_8);
-        byte[] value = randomBytes(random, 40);
+        byte[] value = TestRecords.upTo(random, 40);
         builder.put(key, value);
-        expected.put(k(key), value);
+        expected.put(TestRecords.key(key), value);
         puts++;
       }
       BuildSummary summary = builder.build();
@@ -230,7 +209,7 @@ class StoreRoundTripTest {
   @Test
   void usingAClosedStoreFailsClearly() throws IOException {
     Path dir = temp.resolve("closed");
-    build(dir, randomRecords(10, SEED + 19, 8, 8), StoreBuilder.MIN_MEMORY_BUDGET);
+    build(dir, TestRecords.variable(10, SEED + 19, 8, 8), StoreBuilder.MIN_MEMORY_BUDGET);
     Store store = Store.open(dir);
     store.close();
     store.close();

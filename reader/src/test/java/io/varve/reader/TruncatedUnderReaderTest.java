@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -38,7 +39,7 @@ class TruncatedUnderReaderTest {
   @BeforeEach
   void build() throws IOException {
     dir = temp.resolve("store");
-    records = StoreRoundTripTest.randomRecords(RECORDS, 0x7A0CL, 16, 60);
+    records = TestRecords.variable(RECORDS, 0x7A0CL, 16, 60);
     try (StoreBuilder builder = StoreBuilder.create(dir)) {
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());
