@@ -3,14 +3,12 @@ package io.varve.reader;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.store.RecordBlocks;
+import io.varve.core.store.HashesReader;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
 import io.varve.core.store.StoreMeta;
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -42,8 +40,8 @@ final class StoreVerifier {
   void verify() throws IOException {
     for (StoreMeta.FileEntry entry : meta.files()) {
       StoreFile kind = kindOf(entry.name());
-      if (kind == StoreFile.INDEX && !store.hasIndex()) {
-        continue;
+      if ((kind == StoreFile.INDEX && !store.hasIndex()) || (kind == StoreFile.HASHES && !meta.keyMode().keepsKeys())) {
+        continue; // not read without an index; HashesReader checks the hashes as it opens them below
       }
       int checksum = StoreFileReader.verify(directory.resolve(entry.name()), kind);
       CorruptStoreException.check(checksum == entry.checksum(), directory.resolve(entry.name()) + ": checksum differs from the meta file's");
@@ -108,20 +106,17 @@ final class StoreVerifier {
    */
   private void verifyByKeptHashes() throws IOException {
     Path hashes = directory.resolve(StoreFile.HASHES.fileName());
-    long recordCount = records.recordCount;
-    CorruptStoreException.check(
-        meta.file(StoreFile.HASHES).size() == StoreFile.HASHES.envelopeLength() + 16 * recordCount,
-        hashes + ": does not hold " + recordCount + " hashes");
-    try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(hashes), 1 << 16))) {
-      in.skipNBytes(StoreFile.HASHES.payloadOffset());
+    long[] hash = new long[2];
+    try (HashesReader in = HashesReader.open(directory, meta)) {
       long previousHi = 0;
       long previousLo = 0;
       int slot = guard.slot();
       try {
         guard.enter(slot);
-        for (long i = 0; i < recordCount; i++) {
-          long hi = in.readLong();
-          long lo = in.readLong();
+        for (long i = 0; i < in.count(); i++) {
+          in.next(hash);
+          long hi = hash[0];
+          long lo = hash[1];
           if (i > 0 && KeyHasher.compare(previousHi, previousLo, hi, lo) >= 0) {
             throw new CorruptStoreException(hashes + ": hash " + i + " is not in hash order");
           }
