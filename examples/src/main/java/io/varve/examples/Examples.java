@@ -11,13 +11,13 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * Runs the library's examples: {@code dedup} (the BufferHash paper's dedup run over real files)
- * and {@code index-demo} (an ECT index alone over generated hashes). The {@code varve} command
- * itself is the {@code cli/} module.
+ * Runs the library's examples: {@code quickstart} (the README's), {@code dedup} (the BufferHash
+ * paper's dedup run over real files) and {@code index-demo} (an ECT index alone over generated
+ * hashes). The {@code varve} command itself is the {@code cli/} module.
  *
  * <pre>
- * ./mvnw -q -B -pl examples -am package -DskipTests
- * java -cp "examples/target/classes:..." io.varve.examples.Examples dedup --check
+ * ./mvnw -q -B -DskipTests install
+ * java -jar examples/target/varve-examples.jar quickstart
  * </pre>
  *
  * <p>Exit codes: 0 success, 2 bad usage or a missing file, 3 an I/O error. Not meant for
@@ -39,6 +39,8 @@ public final class Examples {
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {
       switch (args[0]) {
+        case "quickstart":
+          return Quickstart.run(rest, out);
         case "dedup":
           return DedupCommand.run(rest, out, err);
         case "index-demo":
@@ -64,6 +66,7 @@ public final class Examples {
         "\n",
         "usage: Examples EXAMPLE [OPTIONS]",
         "",
+        "  quickstart [DIR]         the README's quickstart: build a store, serve lookups, a typed store too",
         "  index-demo   build an ECT index alone over generated hashes, print bits/key and ns/lookup",
         "         --keys N          number of keys (default 10000000)",
         "         --bucket-size G   average keys per virtual bucket (default 256)",

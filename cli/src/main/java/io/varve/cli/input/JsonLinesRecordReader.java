@@ -131,7 +131,11 @@ final class JsonLinesRecordReader extends RecordReader {
   /** The field's string as UTF-8, or (with {@code jsonText}) another value's JSON text. */
   private byte[] text(String field, JsonToken token) throws IOException {
     if (token == JsonToken.VALUE_STRING) {
-      return encode(field, parser.getText());
+      byte[] bytes = Utf8.encode(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
+      if (bytes == null) {
+        throw unpaired(field);
+      }
+      return bytes;
     }
     if (!jsonText) {
       JsonLocation at = parser.currentTokenLocation();
@@ -190,9 +194,13 @@ final class JsonLinesRecordReader extends RecordReader {
   private byte[] encode(String field, String text) {
     byte[] bytes = Utf8.encode(text);
     if (bytes == null) {
-      throw new InputFormatException(recordLine, "field '" + field + "' holds an unpaired UTF-16 surrogate (not valid Unicode)");
+      throw unpaired(field);
     }
     return bytes;
+  }
+
+  private InputFormatException unpaired(String field) {
+    return new InputFormatException(recordLine, "field '" + field + "' holds an unpaired UTF-16 surrogate (not valid Unicode)");
   }
 
   /** Jackson's message less what it adds for programmers (a second line, the redacted source). */

@@ -1,5 +1,6 @@
 package io.varve.cli.input;
 
+import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 
 /** Encodes parsed fields as UTF-8, refusing what UTF-8 cannot encode. Stateless; thread-safe. */
@@ -9,9 +10,9 @@ final class Utf8 {
   /**
    * {@code text} as UTF-8, or null if it holds an unpaired UTF-16 surrogate (a lone {@code
    * \\uD800} in JSON, or chars from a reader that is not a strict decoder), which the JDK's encoder
-   * would silently replace by {@code ?}. ASCII text, by far the most common, is scanned for
-   * {@code ?} alone: when every char took one byte, an unpaired surrogate can only be a {@code ?}
-   * that the text does not hold.
+   * would silently replace by {@code ?}. When every char took one byte, an unpaired surrogate can
+   * only be a {@code ?} in the bytes that the text does not hold, so ASCII text is only scanned for
+   * {@code ?}.
    */
   static byte[] encode(String text) {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
@@ -26,7 +27,26 @@ final class Utf8 {
     return hasUnpairedSurrogate(text) ? null : bytes;
   }
 
-  private static boolean hasUnpairedSurrogate(String text) {
+  /**
+   * {@code chars[offset, offset + length)} as UTF-8, or null if they hold an unpaired surrogate:
+   * encoding straight from a parser's buffer spares the {@code String} in between.
+   */
+  static byte[] encode(char[] chars, int offset, int length) {
+    byte[] ascii = new byte[length];
+    for (int i = 0; i < length; i++) {
+      char c = chars[offset + i];
+      if (c >= 0x80) {
+        if (hasUnpairedSurrogate(CharBuffer.wrap(chars, offset + i, length - i))) {
+          return null;
+        }
+        return new String(chars, offset, length).getBytes(StandardCharsets.UTF_8);
+      }
+      ascii[i] = (byte) c;
+    }
+    return ascii;
+  }
+
+  private static boolean hasUnpairedSurrogate(CharSequence text) {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (Character.isSurrogate(c)) {
