@@ -44,7 +44,7 @@ final class DelimitedRecordReader extends RecordReader {
   private byte[] value;
 
   DelimitedRecordReader(Reader in, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly) {
-    super(in, keysOnly);
+    super(keysOnly);
     this.csv = csv;
     int keyAt = index("key", keyColumn);
     int valueAt = index("value", valueColumn);
@@ -164,6 +164,12 @@ final class DelimitedRecordReader extends RecordReader {
   @Override
   long recordLine() {
     return recordLine;
+  }
+
+  @Override
+  void closeInput() throws IOException {
+    // Closes the reader under it too.
+    parser.close();
   }
 
   /** The 0-based index that {@code column} gives, or -1 if it is a name. */

@@ -61,14 +61,12 @@ public abstract class RecordReader implements Closeable {
   static final String CONVERT =
       "the input must be UTF-8 text: convert it first (for example with iconv -f ISO-8859-1 -t UTF-8 if it is Latin-1)";
 
-  private final Reader in;
   private final boolean keysOnly;
   private boolean hasRecord;
   private RuntimeException failure;
   private boolean closed;
 
-  RecordReader(Reader in, boolean keysOnly) {
-    this.in = in;
+  RecordReader(boolean keysOnly) {
     this.keysOnly = keysOnly;
   }
 
@@ -138,6 +136,16 @@ public abstract class RecordReader implements Closeable {
   }
 
   /**
+   * A reader that parses {@code records} on a thread of its own, a few thousand records ahead of
+   * the caller, and hands them over in order, errors included at their place: a build or merge
+   * then parses on one core while the builder sorts on another. Closing it stops that thread and
+   * closes {@code records}, which nothing else may use from then on.
+   */
+  public static RecordReader inBackground(RecordReader records) {
+    return new BackgroundRecordReader(records);
+  }
+
+  /**
    * Moves to the next record.
    *
    * @return false at the end of the input (and on every call after)
@@ -203,6 +211,14 @@ public abstract class RecordReader implements Closeable {
 
   abstract long recordLine();
 
+  /** Whether {@link #value()} throws: the reader was opened for keys alone. */
+  final boolean keysOnly() {
+    return keysOnly;
+  }
+
+  /** Closes what the records are read from. */
+  abstract void closeInput() throws IOException;
+
   private void checkRecord() {
     if (!hasRecord) {
       throw new IllegalStateException("no current record: call next() first, and only use the record while it returns true");
@@ -235,7 +251,7 @@ public abstract class RecordReader implements Closeable {
       closed = true;
       hasRecord = false;
       try {
-        in.close();
+        closeInput();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
