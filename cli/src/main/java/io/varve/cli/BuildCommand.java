@@ -130,8 +130,7 @@ final class BuildCommand implements Callable<Integer> {
     long start = System.nanoTime();
     try (builder;
         progress;
-        // Parsed on a thread of its own, while this one feeds the builder.
-        RecordReader records = RecordReader.inBackground(inputOptions.open(input, varve.stdin, false))) {
+        RecordReader records = inputOptions.open(input, varve.stdin, false)) {
       builder.metadata("varve.source", input.equals("-") ? "stdin" : String.valueOf(Path.of(input).getFileName()));
       while (records.next()) {
         try {

@@ -129,7 +129,7 @@ final class MergeCommand implements Callable<Integer> {
   /** Reads {@code file} to the end, giving each record to the merger as a put, or each key as a delete. */
   private void feed(StoreMerger merger, String file, boolean asDeletes) throws IOException {
     String label = InputOptions.label(file);
-    try (RecordReader records = RecordReader.inBackground(inputOptions.open(file, varve.stdin, asDeletes))) {
+    try (RecordReader records = inputOptions.open(file, varve.stdin, asDeletes)) {
       while (records.next()) {
         try {
           if (asDeletes) {

@@ -3,6 +3,7 @@ package io.varve.cli.input;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -34,6 +35,8 @@ final class DelimitedRecordReader extends RecordReader {
   private final CSVParser parser;
   private final Iterator<CSVRecord> records;
   private final boolean csv;
+  /** Whether the chars come from a strict UTF-8 decoder, so that no field can hold a lone surrogate. */
+  private final boolean validText;
   private int keyIndex;
   private int valueIndex;
   private String keyLabel;
@@ -43,9 +46,11 @@ final class DelimitedRecordReader extends RecordReader {
   private byte[] key;
   private byte[] value;
 
-  DelimitedRecordReader(Reader in, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly) {
-    super(keysOnly);
+  DelimitedRecordReader(
+      Reader in, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly, boolean validText) {
+    super(in, keysOnly);
     this.csv = csv;
+    this.validText = validText;
     int keyAt = index("key", keyColumn);
     int valueAt = index("value", valueColumn);
     if (!header) {
@@ -154,6 +159,9 @@ final class DelimitedRecordReader extends RecordReader {
   }
 
   private byte[] encode(String field, String role) {
+    if (validText) {
+      return field.getBytes(StandardCharsets.UTF_8);
+    }
     byte[] bytes = Utf8.encode(field);
     if (bytes == null) {
       throw new InputFormatException(recordLine, "the " + role + " holds an unpaired UTF-16 surrogate (not valid Unicode)");
@@ -164,12 +172,6 @@ final class DelimitedRecordReader extends RecordReader {
   @Override
   long recordLine() {
     return recordLine;
-  }
-
-  @Override
-  void closeInput() throws IOException {
-    // Closes the reader under it too.
-    parser.close();
   }
 
   /** The 0-based index that {@code column} gives, or -1 if it is a name. */

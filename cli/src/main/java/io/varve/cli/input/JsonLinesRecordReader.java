@@ -41,7 +41,7 @@ final class JsonLinesRecordReader extends RecordReader {
   private long lastLine;
 
   JsonLinesRecordReader(Reader in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
-    super(keysOnly);
+    super(in, keysOnly);
     this.keyField = keyField;
     this.valueField = valueField;
     this.jsonText = jsonText;
@@ -236,11 +236,5 @@ final class JsonLinesRecordReader extends RecordReader {
   @Override
   long recordLine() {
     return recordLine;
-  }
-
-  @Override
-  void closeInput() throws IOException {
-    // Closes the reader under it too.
-    parser.close();
   }
 }

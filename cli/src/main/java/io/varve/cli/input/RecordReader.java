@@ -61,12 +61,14 @@ public abstract class RecordReader implements Closeable {
   static final String CONVERT =
       "the input must be UTF-8 text: convert it first (for example with iconv -f ISO-8859-1 -t UTF-8 if it is Latin-1)";
 
+  private final Reader in;
   private final boolean keysOnly;
   private boolean hasRecord;
   private RuntimeException failure;
   private boolean closed;
 
-  RecordReader(boolean keysOnly) {
+  RecordReader(Reader in, boolean keysOnly) {
+    this.in = in;
     this.keysOnly = keysOnly;
   }
 
@@ -124,7 +126,9 @@ public abstract class RecordReader implements Closeable {
       if (format == InputFormat.JSON_LINES) {
         return new JsonLinesRecordReader(text, keyColumn, valueColumn, jsonText, keysOnly);
       }
-      return new DelimitedRecordReader(text, format == InputFormat.CSV, keyColumn, valueColumn, header, keysOnly);
+      // Chars from the strict decoder are valid UTF-16: their fields need no check for lone surrogates.
+      boolean validText = in instanceof Utf8Reader;
+      return new DelimitedRecordReader(text, format == InputFormat.CSV, keyColumn, valueColumn, header, keysOnly, validText);
     } catch (RuntimeException e) {
       try {
         in.close();
@@ -133,16 +137,6 @@ public abstract class RecordReader implements Closeable {
       }
       throw e;
     }
-  }
-
-  /**
-   * A reader that parses {@code records} on a thread of its own, a few thousand records ahead of
-   * the caller, and hands them over in order, errors included at their place: a build or merge
-   * then parses on one core while the builder sorts on another. Closing it stops that thread and
-   * closes {@code records}, which nothing else may use from then on.
-   */
-  public static RecordReader inBackground(RecordReader records) {
-    return new BackgroundRecordReader(records);
   }
 
   /**
@@ -211,14 +205,6 @@ public abstract class RecordReader implements Closeable {
 
   abstract long recordLine();
 
-  /** Whether {@link #value()} throws: the reader was opened for keys alone. */
-  final boolean keysOnly() {
-    return keysOnly;
-  }
-
-  /** Closes what the records are read from. */
-  abstract void closeInput() throws IOException;
-
   private void checkRecord() {
     if (!hasRecord) {
       throw new IllegalStateException("no current record: call next() first, and only use the record while it returns true");
@@ -251,7 +237,7 @@ public abstract class RecordReader implements Closeable {
       closed = true;
       hasRecord = false;
       try {
-        closeInput();
+        in.close();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
