@@ -21,7 +21,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
@@ -247,10 +246,5 @@ public final class Varve implements Callable<Integer> {
         "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"
       };
     }
-  }
-
-  /** Parses {@code args} without running anything, for tests of the options. */
-  static ParseResult parse(String... args) {
-    return commandLine().parseArgs(args);
   }
 }
