@@ -30,7 +30,7 @@ class ModuleBoundariesTest {
   void coreDependsOnNoOtherModule() {
     check(noClasses().that().resideInAPackage("io.varve.core..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.builder..", "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..",
+            "io.varve.builder..", "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli..",
             "io.varve.benchmarks..", "net.openhft.chronicle.."));
   }
 
@@ -38,21 +38,21 @@ class ModuleBoundariesTest {
   void theBuilderNeverReachesTheReaderOrChronicle() {
     check(noClasses().that().resideInAPackage("io.varve.builder..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "net.openhft.."));
+            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli..", "net.openhft.."));
   }
 
   @Test
   void theReaderNeverReachesTheBuilder() {
     check(noClasses().that().resideInAPackage("io.varve.reader..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.builder..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples.."));
+            "io.varve.builder..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli.."));
   }
 
   @Test
   void theSsdModulesDependOnCoreOnly() {
     check(noClasses().that().resideInAnyPackage("io.varve.bcms..", "io.varve.bufferhash..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.builder..", "io.varve.reader..", "io.varve.examples..", "net.openhft.chronicle.."));
+            "io.varve.builder..", "io.varve.reader..", "io.varve.examples..", "io.varve.cli..", "net.openhft.chronicle.."));
     check(noClasses().that().resideInAPackage("io.varve.bcms..")
         .should().dependOnClassesThat().resideInAPackage("io.varve.bufferhash.."));
     check(noClasses().that().resideInAPackage("io.varve.bufferhash..")

@@ -23,7 +23,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * {@code varve dedup [PATH...]}: the dedup / WAN-optimizer run of the BufferHash paper (section 8)
+ * {@code Examples dedup [PATH...]}: the dedup / WAN-optimizer run of the BufferHash paper (section 8)
  * over real files. Every file is cut into chunks by content (FastCDC), each chunk's SHA-1 is looked
  * up in a fingerprint index (BufferHash, or a HashMap) and recorded when new; the command prints
  * the bytes seen, the redundancy found (bytes of chunks seen before), the speed, and the index's
@@ -136,7 +136,7 @@ final class DedupCommand {
       }
       report(dedup.stats(), skipped, nanos, index, reference, out);
     } finally {
-      StoreDemo.deleteTree(temporary);
+      Examples.deleteTree(temporary);
     }
     return 0;
   }

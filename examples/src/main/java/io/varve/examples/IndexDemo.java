@@ -10,7 +10,7 @@ import java.io.PrintStream;
 import java.util.SplittableRandom;
 
 /**
- * {@code varve demo}: generates keys, hashes and sorts them, builds an ECT index, then looks up
+ * {@code Examples index-demo}: generates keys, hashes and sorts them, builds an ECT index, then looks up
  * sampled member keys (checking each answer) and absent keys, and prints sizes and timings.
  */
 final class IndexDemo {

@@ -17,7 +17,7 @@ import java.util.Set;
  */
 final class Options {
   /** Where every command's options are listed, for messages about options. */
-  static final String SEE_HELP = "'varve help' lists every command's options";
+  static final String SEE_HELP = "'Examples help' lists every example's options";
 
   private final Map<String, String> values;
   private final List<String> positional;

@@ -20,7 +20,7 @@ abstract class CommandTestSupport {
   int run(String... args) {
     out.reset();
     err.reset();
-    return Varve.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return Examples.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
   String stdout() {

@@ -1,0 +1,240 @@
+package io.varve.cli.input;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * JSON lines, parsed by Jackson's streaming parser ({@link RecordReader} gives the rules). Jackson
+ * reads a stream of JSON values; the line rules (one object per line, nothing else on it) are
+ * checked here from the places of the tokens. Not thread-safe.
+ */
+final class JsonLinesRecordReader extends RecordReader {
+  /**
+   * One factory for every reader (a factory is thread-safe once configured). Strings as long as a
+   * record may hold (Jackson's default stops at 20 million chars); nesting as deep as Jackson's
+   * default allows, which is what bounds a hostile line's cost.
+   */
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+          .build();
+
+  private final JsonParser parser;
+  private final String keyField;
+  private final String valueField;
+  private final boolean jsonText;
+  private final boolean keysOnly;
+  private byte[] key;
+  private byte[] value;
+  private long recordLine;
+  /** The line the last object ended on: the next must start on a later one. */
+  private long lastLine;
+
+  JsonLinesRecordReader(Reader in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
+    super(in, keysOnly);
+    this.keyField = keyField;
+    this.valueField = valueField;
+    this.jsonText = jsonText;
+    this.keysOnly = keysOnly;
+    try {
+      parser = FACTORY.createParser(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  boolean advance() {
+    key = null;
+    value = null;
+    try {
+      JsonToken token = parser.nextToken();
+      if (token == null) {
+        return false;
+      }
+      JsonLocation start = parser.currentTokenLocation();
+      recordLine = start.getLineNr();
+      if (recordLine == lastLine) {
+        throw new InputFormatException(
+            recordLine, start.getColumnNr(), "expected the end of the line after the object, found " + shown(token));
+      }
+      if (token != JsonToken.START_OBJECT) {
+        throw new InputFormatException(
+            recordLine, start.getColumnNr(), "expected '{' to start the line's JSON object, found " + shown(token));
+      }
+      readObject();
+      lastLine = parser.currentLocation().getLineNr();
+      if (lastLine != recordLine) {
+        throw new InputFormatException(recordLine, "the object goes on past the end of its line: JSON lines hold one object per line");
+      }
+      if (key == null) {
+        throw new InputFormatException(recordLine, "the object has no field '" + keyField + "' (the key)");
+      }
+      if (value == null && !keysOnly) {
+        throw new InputFormatException(recordLine, "the object has no field '" + valueField + "' (the value)");
+      }
+      return true;
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      long line = at == null ? recordLine : at.getLineNr();
+      String what = e.getOriginalMessage();
+      if (recordLine > 0 && line > recordLine && lastLine < recordLine) {
+        // Jackson went on reading the next lines for the rest of an object that a line did not close.
+        throw new InputFormatException(recordLine, "the object is not closed on its line (" + firstLine(what) + ")");
+      }
+      throw at == null ? new InputFormatException(line, firstLine(what)) : new InputFormatException(line, at.getColumnNr(), firstLine(what));
+    } catch (IOException e) {
+      InputFormatException notText = notText(e, recordLine);
+      if (notText != null) {
+        throw notText;
+      }
+      throw new UncheckedIOException("reading line " + parser.currentLocation().getLineNr() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads the fields of the object whose '{' is the current token, through its '}'. */
+  private void readObject() throws IOException {
+    boolean same = keyField.equals(valueField);
+    for (JsonToken token = parser.nextToken(); token == JsonToken.FIELD_NAME; token = parser.nextToken()) {
+      String name = parser.currentName();
+      boolean isKey = name.equals(keyField);
+      boolean isValue = !keysOnly && (same ? isKey : name.equals(valueField));
+      if (isKey && key != null || isValue && value != null) {
+        JsonLocation at = parser.currentTokenLocation();
+        throw new InputFormatException(at.getLineNr(), at.getColumnNr(), "field '" + name + "' appears twice in the object");
+      }
+      JsonToken fieldValue = parser.nextToken();
+      if (isKey || isValue) {
+        byte[] bytes = text(name, fieldValue);
+        if (isKey) {
+          key = bytes;
+        }
+        if (isValue) {
+          value = bytes;
+        }
+      } else {
+        parser.skipChildren();
+      }
+    }
+  }
+
+  /** The field's string as UTF-8, or (with {@code jsonText}) another value's JSON text. */
+  private byte[] text(String field, JsonToken token) throws IOException {
+    if (token == JsonToken.VALUE_STRING) {
+      byte[] bytes = Utf8.encode(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
+      if (bytes == null) {
+        throw unpaired(field);
+      }
+      return bytes;
+    }
+    if (!jsonText) {
+      JsonLocation at = parser.currentTokenLocation();
+      throw new InputFormatException(
+          at.getLineNr(), at.getColumnNr(),
+          "field '" + field + "' is " + shown(token) + ", not a string: give --json-text to store the JSON text of values"
+              + " that are not strings");
+    }
+    if (token.isScalarValue()) {
+      return parser.getText().getBytes(StandardCharsets.UTF_8);
+    }
+    StringWriter json = new StringWriter();
+    try (JsonGenerator generator = FACTORY.createGenerator(json)) {
+      copyCurrentValue(generator);
+    }
+    return encode(field, json.toString());
+  }
+
+  /**
+   * Writes the object or array that starts at the current token, compactly: numbers exactly as
+   * written (Jackson's own copy rewrites {@code 2.5e-3} as {@code 0.0025}), strings re-escaped as
+   * JSON needs and no more.
+   */
+  private void copyCurrentValue(JsonGenerator out) throws IOException {
+    int depth = 0;
+    do {
+      JsonToken token = parser.currentToken();
+      switch (token) {
+        case START_OBJECT -> {
+          out.writeStartObject();
+          depth++;
+        }
+        case START_ARRAY -> {
+          out.writeStartArray();
+          depth++;
+        }
+        case END_OBJECT -> {
+          out.writeEndObject();
+          depth--;
+        }
+        case END_ARRAY -> {
+          out.writeEndArray();
+          depth--;
+        }
+        case FIELD_NAME -> out.writeFieldName(parser.currentName());
+        case VALUE_STRING -> out.writeString(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
+        case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> out.writeNumber(parser.getText());
+        case VALUE_TRUE, VALUE_FALSE -> out.writeBoolean(token == JsonToken.VALUE_TRUE);
+        case VALUE_NULL -> out.writeNull();
+        default -> throw new IllegalStateException("unexpected JSON token " + token);
+      }
+    } while (depth > 0 && parser.nextToken() != null);
+  }
+
+  /** {@code text} as UTF-8; fails on an unpaired surrogate (a lone {@code \\uD800}), which UTF-8 cannot encode. */
+  private byte[] encode(String field, String text) {
+    byte[] bytes = Utf8.encode(text);
+    if (bytes == null) {
+      throw unpaired(field);
+    }
+    return bytes;
+  }
+
+  private InputFormatException unpaired(String field) {
+    return new InputFormatException(recordLine, "field '" + field + "' holds an unpaired UTF-16 surrogate (not valid Unicode)");
+  }
+
+  /** Jackson's message less what it adds for programmers (a second line, the redacted source). */
+  private static String firstLine(String message) {
+    int end = message.indexOf('\n');
+    String line = end < 0 ? message : message.substring(0, end);
+    int source = line.indexOf(" (start marker at [Source:");
+    return source < 0 ? line : line.substring(0, source);
+  }
+
+  private String shown(JsonToken token) {
+    return switch (token) {
+      case START_OBJECT -> "an object";
+      case START_ARRAY -> "an array";
+      case VALUE_STRING -> "a string";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+      case VALUE_TRUE, VALUE_FALSE -> token.asString();
+      case VALUE_NULL -> "null";
+      default -> "'" + token.asString() + "'";
+    };
+  }
+
+  @Override
+  byte[] currentKey() {
+    return key;
+  }
+
+  @Override
+  byte[] currentValue() {
+    return value;
+  }
+
+  @Override
+  long recordLine() {
+    return recordLine;
+  }
+}
