@@ -40,7 +40,8 @@ public final class Examples {
     try {
       switch (args[0]) {
         case "quickstart":
-          return Quickstart.run(rest, out);
+          io.varve.examples.quickstart.Quickstart.main(rest);
+          return 0;
         case "dedup":
           return DedupCommand.run(rest, out, err);
         case "index-demo":
@@ -66,7 +67,8 @@ public final class Examples {
         "\n",
         "usage: Examples EXAMPLE [OPTIONS]",
         "",
-        "  quickstart [DIR]         the README's quickstart: build a store, serve lookups, a typed store too",
+        "  quickstart [DIR]         the README's quickstart: build a store, serve lookups, a typed store too (under DIR,",
+        "                           which must exist; default a new temporary directory)",
         "  index-demo   build an ECT index alone over generated hashes, print bits/key and ns/lookup",
         "         --keys N          number of keys (default 10000000)",
         "         --bucket-size G   average keys per virtual bucket (default 256)",
