@@ -333,11 +333,10 @@ public final class StoreBuilder implements Closeable {
       start();
     }
     built = true;
-    BuildListener listener = options.listener();
-    listener.progress(BuildListener.Phase.INPUT, recordsPut, recordsPut);
     SortedMap<String, String> metadata = new TreeMap<>(options.metadata());
     metadata.putAll(lateMetadata);
     try {
+      options.listener().progress(BuildListener.Phase.INPUT, recordsPut, recordsPut);
       StoreDirectory.checkNew(target);
       while (true) {
         BuildAttempt.Outcome outcome = attempt.writeStore(shape, metadata);

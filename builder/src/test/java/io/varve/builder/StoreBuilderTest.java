@@ -563,6 +563,24 @@ class StoreBuilderTest {
     StoreFiles.assertCleanFailure(target());
   }
 
+  /** The end-of-input report, the first of build(): if it throws, the spilled files go at once. */
+  @Test
+  void listenerThrowingAtTheEndOfInputLeavesNothing() throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .listener(new Thrower(BuildListener.Phase.INPUT, true))) {
+      for (int i = 0; i < 100_000; i++) {
+        builder.put(longKey(i), new byte[] {1});
+      }
+      assertFalse(StoreFiles.leftovers(parent).isEmpty(), "spill files exist before build()");
+      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+      assertTrue(e.getMessage().startsWith("listener fails at INPUT 100000/100000"), e.getMessage());
+      StoreFiles.assertCleanFailure(target());
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
   @Test
   void targetAppearingDuringTheBuildFailsCleanly() throws IOException {
     SplittableRandom random = new SplittableRandom(SEED + 80);
