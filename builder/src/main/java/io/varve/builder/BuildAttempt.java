@@ -146,8 +146,8 @@ final class BuildAttempt {
         // LAST_WINS dropped duplicates: the index was sized for every record put.
         writer.replaceIndex(plan.denseIndex(), hasher);
       }
+      // The phase ends as the store is published (StoreReindexer.publish).
       StoreMeta meta = writer.finish(seed, plan.denseIndex(), metadata);
-      listener.progress(BuildListener.Phase.INDEX, distinct, distinct);
       return new Outcome(staging, meta, chunkWriter.duplicates() + sort.reducedDuplicates() + earlierDuplicates);
     } catch (IOException | RuntimeException | Error e) {
       writer.abandon();

@@ -63,7 +63,7 @@ import java.util.function.LongFunction;
  *
  * <p>Options: the setters below, or a {@link BuildOptions} value given to {@link #create(Path,
  * BuildOptions)}; they are checked together, and against the old stores, by {@link #merge()}. A
- * sparse index ({@link BuildOptions#sparseIndex}) is made by re-indexing the merged store before
+ * sparse index ({@link BuildOptions.Builder#sparseIndex}) is made by re-indexing the merged store before
  * it is published. The summary counts, besides what became of the old records, the batch's
  * operations superseded by a later one on the same key ({@link MergeSummary#batchDuplicates()}).
  *
@@ -349,7 +349,6 @@ public final class StoreMerger implements Closeable {
         writer.replaceIndex(parameters, hasher);
       }
       StoreMeta meta = writer.finish(seed, parameters, mergedMetadata(options));
-      listener.progress(BuildListener.Phase.INDEX, written, written);
       meta = StoreReindexer.publish(staging, meta, target, options);
       return new MergeSummary(
           target,

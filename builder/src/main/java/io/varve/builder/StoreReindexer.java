@@ -120,11 +120,14 @@ public final class StoreReindexer {
   /**
    * Publishes a store just written dense in {@code staging} at {@code target}: as it is, or with
    * the sparse index {@code options} ask for (re-indexed into a staging directory of its own).
+   * Ends the {@code INDEX} phase that the caller started: for a sparse index, the re-indexing pass
+   * carries it on.
    */
   static StoreMeta publish(Path staging, StoreMeta dense, Path target, BuildOptions options) throws IOException {
     if (options.isSparse() && (dense.dataBytes() > 0 || dense.recordCount() == 0)) {
       return reindex(staging, target, options);
     }
+    options.listener().progress(BuildListener.Phase.INDEX, dense.recordCount(), dense.recordCount());
     options.listener().progress(BuildListener.Phase.PUBLISH, dense.recordCount(), dense.recordCount());
     StoreDirectory.publish(staging, target);
     return dense;

@@ -147,6 +147,14 @@ class BuildOptionsTest {
       assertTrue(meta.isSparse());
       assertEquals(0, meta.pageBytes());
     }
+    StoreBuilderTest.Recorder recorder = new StoreBuilderTest.Recorder();
+    try (StoreBuilder builder = StoreBuilder.create(parent.resolve("sparse4k")).sparseIndex(4096).listener(recorder)) {
+      for (int i = 0; i < 2000; i++) {
+        builder.put(utf8("key-" + i), utf8("value-" + i));
+      }
+      assertTrue(builder.build().meta().isSparse());
+    }
+    StoreBuilderTest.assertProgressInPhaseOrder(recorder);
     // 8 KiB blocks do not suit the default 4 KiB pages: refused at the first put, nothing started.
     try (StoreBuilder builder = StoreBuilder.create(parent.resolve("a")).sparseIndex(8192)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> builder.put(utf8("k"), utf8("v")));
@@ -194,6 +202,34 @@ class BuildOptionsTest {
       assertTrue(e.getMessage().startsWith("keyMode: a sparse index"), e.getMessage());
     }
     assertFalse(Files.exists(parent.resolve("m2")));
+  }
+
+  /** A merge given a sparse index publishes the merged store re-indexed, with every record. */
+  @Test
+  void aMergeCanBeSparse() throws IOException {
+    Path old = parent.resolve("old");
+    try (StoreBuilder builder = StoreBuilder.create(old)) {
+      for (int i = 0; i < 3000; i++) {
+        builder.put(utf8("key-" + i), utf8("value-" + i));
+      }
+      builder.build();
+    }
+    StoreBuilderTest.Recorder recorder = new StoreBuilderTest.Recorder();
+    MergeSummary summary;
+    try (StoreMerger merger =
+        StoreMerger.create(parent.resolve("merged"), BuildOptions.builder().sparseIndex(4096).listener(recorder).build())
+            .base(old)) {
+      for (int i = 2000; i < 4000; i++) {
+        merger.put(utf8("key-" + i), utf8("new-" + i));
+      }
+      summary = merger.merge();
+    }
+    assertTrue(summary.meta().isSparse());
+    assertEquals(StoreReindexer.DEFAULT_SPARSE_INDEX, summary.meta().indexParameters());
+    assertEquals(4000, summary.meta().recordCount());
+    assertEquals(summary.meta(), StoreFiles.readMeta(parent.resolve("merged")));
+    StoreBuilderTest.assertProgressInPhaseOrder(recorder);
+    StoreFiles.assertNoLeftovers(parent);
   }
 
   @Test
