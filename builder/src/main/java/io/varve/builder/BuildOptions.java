@@ -33,7 +33,8 @@ import java.util.TreeMap;
  * <p>Each setter of {@link Builder} checks its own value at once; {@link Builder#build()} checks
  * how the values go together (a sparse index needs full keys, an ECT index and a block size that
  * suits the page alignment), so the outcome does not depend on the order of the calls. Errors are
- * {@link IllegalArgumentException}s whose message starts with the option's name.
+ * {@link IllegalArgumentException}s whose message ends with the options' names, for example
+ * {@code (options sparseIndex, pageAlignment)}.
  *
  * <p>Options left unset ({@link #pageAlignment}, {@link #keyMode}, {@link #indexParameters}) take
  * the default of whoever uses them: a build takes {@value #DEFAULT_PAGE_ALIGNMENT}-byte pages,
@@ -155,8 +156,11 @@ public final class BuildOptions {
   void checkBlocksSuit(int pageBytes) {
     if (isSparse() && !RecordBlocks.isValidBlockSize(sparseBlockBytes, pageBytes)) {
       throw new IllegalArgumentException(
-          "sparseIndex: block size " + sparseBlockBytes + " does not suit page alignment " + pageBytes
-              + ": use the page size, or turn alignment off (pageAlignment 0) for any power of two from 512 bytes to 1 MiB");
+          pageBytes == 0
+              ? "block size " + sparseBlockBytes + " is not a power of two from 512 bytes to 1 MiB (option sparseIndex)"
+              : "block size " + sparseBlockBytes + " does not suit page alignment " + pageBytes
+                  + ": use the page size, or turn alignment off (0) for any power of two from 512 bytes to 1 MiB"
+                  + " (options sparseIndex, pageAlignment)");
     }
   }
 
@@ -168,8 +172,8 @@ public final class BuildOptions {
   void checkKeysSuit(KeyMode mode) {
     if (isSparse() && !mode.keepsKeys()) {
       throw new IllegalArgumentException(
-          "keyMode: a sparse index (sparseIndex " + sparseBlockBytes + ") searches blocks by full keys; key mode " + mode
-              + " keeps none");
+          "a sparse index needs full keys: key mode " + mode + " cannot be sparse, its blocks are searched by key"
+              + " (options keyMode, sparseIndex)");
     }
   }
 
@@ -216,7 +220,7 @@ public final class BuildOptions {
     /** Bytes of memory for the sort's record buffers (default {@value BuildOptions#DEFAULT_MEMORY_BUDGET}, at least 2 MiB). */
     public Builder memoryBudget(long bytes) {
       if (bytes < MIN_MEMORY_BUDGET) {
-        throw new IllegalArgumentException("memoryBudget must be at least " + MIN_MEMORY_BUDGET + " bytes (2 MiB): " + bytes);
+        throw new IllegalArgumentException("memory budget must be at least " + MIN_MEMORY_BUDGET + " bytes (2 MiB): " + bytes + " (option memoryBudget)");
       }
       this.memoryBudget = bytes;
       return this;
@@ -240,12 +244,15 @@ public final class BuildOptions {
 
     /**
      * A sparse index over blocks of {@code blockBytes} (a power of two from 512 bytes to 1 MiB,
-     * equal to the page alignment unless that is 0), or {@link #DENSE} (the default).
+     * equal to the page alignment unless that is 0), or {@link #DENSE} (the default). The size is
+     * checked against the page alignment: by {@link #build()} when the alignment is set, else by
+     * whoever decides it (a build: 4096; a merge or a re-index: the store's).
+     *
+     * @throws IllegalArgumentException if negative
      */
     public Builder sparseIndex(int blockBytes) {
-      if (blockBytes != DENSE && !RecordBlocks.isValidBlockSize(blockBytes, 0)) {
-        throw new IllegalArgumentException(
-            "sparseIndex: block size must be a power of two from 512 bytes to 1 MiB (or 0 for a dense index): " + blockBytes);
+      if (blockBytes < 0) {
+        throw new IllegalArgumentException("block size must be 0 (dense) or a power of two from 512 bytes to 1 MiB: " + blockBytes + " (option sparseIndex)");
       }
       this.sparseBlockBytes = blockBytes;
       return this;
@@ -254,7 +261,7 @@ public final class BuildOptions {
     /** The page size records are aligned to: 0 (none) or a power of two from 512 to 4096. */
     public Builder pageAlignment(int pageBytes) {
       if (!RecordFormat.isValidPageSize(pageBytes)) {
-        throw new IllegalArgumentException("pageAlignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
+        throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes + " (option pageAlignment)");
       }
       this.pageAlignment = pageBytes;
       return this;
@@ -315,8 +322,7 @@ public final class BuildOptions {
       if (options.isSparse()) {
         if (indexParameters != null && indexParameters.kind() != IndexKind.ECT) {
           throw new IllegalArgumentException(
-              "indexParameters: a sparse index is an ECT index (sparseIndex " + sparseBlockBytes + "); it cannot be "
-                  + indexParameters);
+              "a sparse index is an ECT index: it cannot be " + indexParameters + " (options indexParameters, sparseIndex)");
         }
         if (keyMode != null) {
           options.checkKeysSuit(keyMode);

@@ -288,7 +288,8 @@ public final class StoreMerger implements Closeable {
     BuildOptions options = settings.build();
     KeyMode keyMode = options.keyMode().orElse(oldKeyMode());
     if (!oldKeyMode().keepsKeys() && !keyMode.equals(oldKeyMode())) {
-      throw new IllegalArgumentException("keyMode: the old stores keep keys as " + oldKeyMode() + ": a merge cannot make them " + keyMode);
+      throw new IllegalArgumentException(
+          "the old stores keep keys as " + oldKeyMode() + ": a merge cannot make them " + keyMode + " (option keyMode)");
     }
     options.checkKeysSuit(keyMode);
     int pageBytes = options.pageAlignment().orElse(newestBase().pageBytes());

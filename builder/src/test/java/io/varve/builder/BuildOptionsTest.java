@@ -79,13 +79,15 @@ class BuildOptionsTest {
             List.of(b -> b.sparseIndex(4096), b -> b.keyMode(KeyMode.NONE)),
             List.of(b -> b.sparseIndex(4096), b -> b.keyMode(KeyMode.signature(8))),
             List.of(b -> b.sparseIndex(512), b -> b.pageAlignment(4096)));
-    List<String> expectedStarts = List.of("indexParameters: a sparse index is an ECT index", "keyMode:", "keyMode:", "sparseIndex:");
+    List<String> expectedEnds =
+        List.of("(options indexParameters, sparseIndex)", "(options keyMode, sparseIndex)", "(options keyMode, sparseIndex)",
+            "(options sparseIndex, pageAlignment)");
     for (int c = 0; c < conflicts.size(); c++) {
       String message = null;
       for (List<Consumer<BuildOptions.Builder>> order : permutations(conflicts.get(c))) {
         BuildOptions.Builder builder = apply(order); // the setters accept each value
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
-        assertTrue(e.getMessage().startsWith(expectedStarts.get(c)), e.getMessage());
+        assertTrue(e.getMessage().endsWith(expectedEnds.get(c)), e.getMessage());
         if (message != null) {
           assertEquals(message, e.getMessage(), "the same error in every order");
         }
@@ -97,15 +99,25 @@ class BuildOptionsTest {
   @Test
   void eachInvalidValueIsNamed() {
     BuildOptions.Builder b = BuildOptions.builder();
-    assertMessage("memoryBudget must be at least 2097152 bytes (2 MiB): 2097151", () -> b.memoryBudget(BuildOptions.MIN_MEMORY_BUDGET - 1));
-    assertMessage("memoryBudget must be at least 2097152 bytes (2 MiB): -1", () -> b.memoryBudget(-1));
+    assertMessage(
+        "memory budget must be at least 2097152 bytes (2 MiB): 2097151 (option memoryBudget)",
+        () -> b.memoryBudget(BuildOptions.MIN_MEMORY_BUDGET - 1));
+    assertMessage("memory budget must be at least 2097152 bytes (2 MiB): -1 (option memoryBudget)", () -> b.memoryBudget(-1));
     for (int page : new int[] {-1, 1, 256, 1000, 8192}) {
-      assertMessage("pageAlignment must be 0 or a power of two from 512 to 4096: " + page, () -> b.pageAlignment(page));
+      assertMessage("page alignment must be 0 or a power of two from 512 to 4096: " + page + " (option pageAlignment)", () -> b.pageAlignment(page));
     }
-    for (int block : new int[] {-1, 256, 1000, 2 << 20}) {
+    assertMessage("block size must be 0 (dense) or a power of two from 512 bytes to 1 MiB: -1 (option sparseIndex)", () -> b.sparseIndex(-1));
+    // A block size is checked against the page alignment, when that is known.
+    for (int block : new int[] {256, 1000, 2 << 20}) {
+      BuildOptions.Builder unaligned = BuildOptions.builder().sparseIndex(block);
+      BuildOptions undecided = unaligned.build();
+      String notAPowerOfTwo = "block size " + block + " is not a power of two from 512 bytes to 1 MiB (option sparseIndex)";
+      assertMessage(notAPowerOfTwo, () -> undecided.checkBlocksSuit(0));
+      assertMessage(notAPowerOfTwo, () -> unaligned.pageAlignment(0).build());
       assertMessage(
-          "sparseIndex: block size must be a power of two from 512 bytes to 1 MiB (or 0 for a dense index): " + block,
-          () -> b.sparseIndex(block));
+          "block size " + block + " does not suit page alignment 4096: use the page size, or turn alignment off (0)"
+              + " for any power of two from 512 bytes to 1 MiB (options sparseIndex, pageAlignment)",
+          () -> unaligned.pageAlignment(4096).build());
     }
     assertEquals("temporaryDirectory", assertThrows(NullPointerException.class, () -> b.temporaryDirectory(null)).getMessage());
     assertEquals("indexParameters", assertThrows(NullPointerException.class, () -> b.indexParameters(null)).getMessage());
@@ -158,7 +170,7 @@ class BuildOptionsTest {
     // 8 KiB blocks do not suit the default 4 KiB pages: refused at the first put, nothing started.
     try (StoreBuilder builder = StoreBuilder.create(parent.resolve("a")).sparseIndex(8192)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> builder.put(utf8("k"), utf8("v")));
-      assertTrue(e.getMessage().startsWith("sparseIndex: block size 8192 does not suit page alignment 4096"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("block size 8192 does not suit page alignment 4096"), e.getMessage());
       assertEquals(0, builder.recordsPut());
       builder.pageAlignment(0); // still configurable: the build did not start
       builder.put(utf8("k"), utf8("v"));
@@ -167,13 +179,13 @@ class BuildOptionsTest {
     // With nothing put, build() checks.
     try (StoreBuilder builder = StoreBuilder.create(parent.resolve("b")).keyMode(KeyMode.NONE).sparseIndex(4096)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
-      assertTrue(e.getMessage().startsWith("keyMode:"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("a sparse index needs full keys: key mode none cannot be sparse"), e.getMessage());
     }
     try (StoreBuilder builder =
         StoreBuilder.create(parent.resolve("c"), BuildOptions.builder().sparseIndex(4096).build())
             .indexParameters(BlockedIndexParameters.DEFAULT)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
-      assertTrue(e.getMessage().startsWith("indexParameters: a sparse index is an ECT index"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("a sparse index is an ECT index"), e.getMessage());
     }
     assertFalse(Files.exists(parent.resolve("a").resolveSibling("b")));
     assertFalse(Files.exists(parent.resolve("c")));
@@ -192,14 +204,14 @@ class BuildOptionsTest {
     try (StoreMerger merger = StoreMerger.create(parent.resolve("m1")).keyMode(KeyMode.FULL).base(signatures)) {
       merger.put(utf8("new"), utf8("v"));
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, merger::merge);
-      assertEquals("keyMode: the old stores keep keys as signature:16: a merge cannot make them full", e.getMessage());
+      assertEquals("the old stores keep keys as signature:16: a merge cannot make them full (option keyMode)", e.getMessage());
       merger.keyMode(KeyMode.signature(16)); // corrected: the merge goes ahead
       assertEquals(101, merger.merge().meta().recordCount());
     }
     try (StoreMerger merger = StoreMerger.create(parent.resolve("m2"), BuildOptions.builder().sparseIndex(4096).build())) {
       merger.base(signatures);
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, merger::merge);
-      assertTrue(e.getMessage().startsWith("keyMode: a sparse index"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("a sparse index needs full keys: key mode signature:16 cannot be sparse"), e.getMessage());
     }
     assertFalse(Files.exists(parent.resolve("m2")));
   }
