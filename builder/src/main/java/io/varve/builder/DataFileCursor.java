@@ -80,11 +80,6 @@ class DataFileCursor extends RecordCursor {
     return recordStart;
   }
 
-  /** The records read so far. */
-  final long recordsRead() {
-    return read < 0 ? -1 - read : read;
-  }
-
   /** Called once, when {@link #next()} finds no more records. */
   void finished() throws IOException {}
 

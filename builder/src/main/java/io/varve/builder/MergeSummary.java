@@ -15,6 +15,8 @@ import java.nio.file.Path;
  * @param deleted old records dropped by a delete
  * @param absentDeletes deletes of keys no old store held (no effect)
  * @param superseded records of an old store replaced by a newer old store's record of the key
+ * @param batchDuplicates operations of the batch superseded by a later {@code put} or {@code
+ *     delete} of the same key in the batch (they count in {@code operations}, in none of the above)
  * @param nanos wall-clock time from the first operation to publication
  */
 public record MergeSummary(
@@ -27,4 +29,5 @@ public record MergeSummary(
     long deleted,
     long absentDeletes,
     long superseded,
+    long batchDuplicates,
     long nanos) {}

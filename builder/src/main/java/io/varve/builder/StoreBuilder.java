@@ -3,24 +3,17 @@ package io.varve.builder;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.ect.EctParameters;
-import io.varve.core.hash.HashRange;
-import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
-import io.varve.core.index.RankIndexBuilder;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
-import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
@@ -52,6 +45,12 @@ import java.util.function.LongFunction;
  * goes into a staging directory that is forced to disk and renamed to the target: readers see a
  * complete store or none. A build that fits in memory is sorted and written without spilling.
  *
+ * <p>Options: the setters below, or a {@link BuildOptions} value given to {@link #create(Path,
+ * BuildOptions)} (which the setters then amend). Each setter checks its own value; how the
+ * values go together (a sparse index, its block size, page alignment, key mode and index kind) is
+ * checked once, when the build starts (the first {@code put}, or {@code build()}), whatever the
+ * order of the calls.
+ *
  * <p>Duplicate keys follow {@link #duplicates(DuplicatePolicy)}. Two distinct keys with the same
  * 128-bit hash (expected about once in 2^64 builds of 2^32 keys) make the build rehash every record
  * with the next seed, which the meta file records. Temporary files are deleted when the build
@@ -67,10 +66,10 @@ import java.util.function.LongFunction;
  */
 public final class StoreBuilder implements Closeable {
   /** The default memory budget: 256 MiB. */
-  public static final long DEFAULT_MEMORY_BUDGET = 256L << 20;
+  public static final long DEFAULT_MEMORY_BUDGET = BuildOptions.DEFAULT_MEMORY_BUDGET;
 
   /** The smallest memory budget accepted: 2 MiB. */
-  public static final long MIN_MEMORY_BUDGET = 2L << 20;
+  public static final long MIN_MEMORY_BUDGET = BuildOptions.MIN_MEMORY_BUDGET;
 
   /**
    * The default index of a dense store: a blocked index of 300 keys per block ({@link
@@ -85,36 +84,27 @@ public final class StoreBuilder implements Closeable {
   public static final EctParameters DEFAULT_ECT_INDEX = new EctParameters(64, 64, 3);
 
   private static final int MAX_SEED_ATTEMPTS = 8;
-  private static final long PROGRESS_INTERVAL = 1 << 20;
 
   private final Path target;
-  private long memoryBudget = DEFAULT_MEMORY_BUDGET;
+  private final BuildOptions.Builder settings;
   private DuplicatePolicy duplicatePolicy = DuplicatePolicy.FAIL;
-  /** Null until set: the default then depends on the index kind. */
-  private IndexParameters indexParameters;
   private long seed;
-  private Path temporaryParent;
-  private BuildListener listener = BuildListener.NONE;
-  private int pageAlignment = StoreFile.DATA_PAYLOAD_OFFSET;
-  private final SortedMap<String, String> metadata = new TreeMap<>();
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
-  private int sparseBlockBytes = StoreReindexer.DENSE;
-  private KeyMode keyMode = KeyMode.FULL;
-  private boolean recordChecksums = true;
-  private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
 
-  private Pipeline pipeline;
+  /** The settings checked together when the build starts (first put, or build): null before. */
+  private BuildOptions options;
+  /** Metadata set after the build started, over the options'. */
+  private final SortedMap<String, String> lateMetadata = new TreeMap<>();
+  private BuildAttempt attempt;
+  private final RecordShape shape = new RecordShape();
   private long recordsPut;
-  private int minKeyLength = Integer.MAX_VALUE;
-  private int maxKeyLength = -1;
-  private int minValueLength = Integer.MAX_VALUE;
-  private int maxValueLength = -1;
   private long startNanos;
   private boolean built;
   private boolean closed;
 
-  private StoreBuilder(Path target) {
+  private StoreBuilder(Path target, BuildOptions options) {
     this.target = target.toAbsolutePath().normalize();
+    this.settings = options.toBuilder();
   }
 
   /**
@@ -124,18 +114,30 @@ public final class StoreBuilder implements Closeable {
    * @throws NoSuchFileException if its parent directory does not exist
    */
   public static StoreBuilder create(Path directory) throws IOException {
-    StoreBuilder builder = new StoreBuilder(directory);
-    builder.checkTarget();
+    return create(directory, BuildOptions.DEFAULTS);
+  }
+
+  /**
+   * Starts a build of a store at {@code directory} with {@code options}, which the setters below
+   * may still change before the first {@code put}.
+   *
+   * @throws FileAlreadyExistsException if {@code directory} exists
+   * @throws NoSuchFileException if its parent directory does not exist
+   */
+  public static StoreBuilder create(Path directory, BuildOptions options) throws IOException {
+    StoreBuilder builder = new StoreBuilder(directory, Objects.requireNonNull(options, "options"));
+    StoreDirectory.checkNew(builder.target);
     return builder;
   }
 
-  /** Bytes of memory for record buffers (default {@value #DEFAULT_MEMORY_BUDGET}, at least 2 MiB). */
+  /**
+   * Bytes of memory for record buffers (default {@value #DEFAULT_MEMORY_BUDGET}, at least 2 MiB).
+   *
+   * @throws IllegalArgumentException below {@link #MIN_MEMORY_BUDGET}
+   */
   public StoreBuilder memoryBudget(long bytes) {
     checkConfigurable();
-    if (bytes < MIN_MEMORY_BUDGET) {
-      throw new IllegalArgumentException("memory budget must be at least " + MIN_MEMORY_BUDGET + " bytes: " + bytes);
-    }
-    this.memoryBudget = bytes;
+    settings.memoryBudget(bytes);
     return this;
   }
 
@@ -150,15 +152,12 @@ public final class StoreBuilder implements Closeable {
    * The index kind and knobs: {@link BlockedIndexParameters} for a blocked index (the default,
    * {@link #DEFAULT_INDEX}), {@link EctParameters} for an ECT index (smaller, slower; for example
    * {@link #DEFAULT_ECT_INDEX}). A sparse index ({@link #sparseIndex}) is an ECT index (default
-   * {@link StoreReindexer#DEFAULT_SPARSE_INDEX}).
-   *
-   * @throws IllegalArgumentException for blocked parameters on a sparse store
+   * {@link StoreReindexer#DEFAULT_SPARSE_INDEX}): blocked parameters for a sparse store fail the
+   * build when it starts ({@link BuildOptions.Builder#build()}).
    */
   public StoreBuilder indexParameters(IndexParameters parameters) {
     checkConfigurable();
-    Objects.requireNonNull(parameters, "parameters");
-    checkSparseKind(sparseBlockBytes, parameters);
-    this.indexParameters = parameters;
+    settings.indexParameters(parameters);
     return this;
   }
 
@@ -175,7 +174,7 @@ public final class StoreBuilder implements Closeable {
    */
   public StoreBuilder temporaryDirectory(Path directory) {
     checkConfigurable();
-    this.temporaryParent = Objects.requireNonNull(directory, "directory");
+    settings.temporaryDirectory(directory);
     return this;
   }
 
@@ -189,13 +188,7 @@ public final class StoreBuilder implements Closeable {
    */
   public StoreBuilder pageAlignment(int pageBytes) {
     checkConfigurable();
-    if (!RecordFormat.isValidPageSize(pageBytes)) {
-      throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
-    }
-    if (sparseBlockBytes != StoreReindexer.DENSE && !io.varve.core.store.RecordBlocks.isValidBlockSize(sparseBlockBytes, pageBytes)) {
-      throw new IllegalArgumentException("page alignment " + pageBytes + " does not suit the sparse block size " + sparseBlockBytes);
-    }
-    this.pageAlignment = pageBytes;
+    settings.pageAlignment(pageBytes);
     return this;
   }
 
@@ -203,24 +196,24 @@ public final class StoreBuilder implements Closeable {
    * Whether each record ends with a 4-byte checksum (default true) that every lookup reading the
    * record checks, so that a damaged record surfaces as {@code CorruptStoreException} instead of
    * being served. Off saves the 4 bytes per record (a fifth of a 16-byte record) and the check's
-   * time; the README gives both as measured. 
+   * time; the README gives both as measured.
    */
   public StoreBuilder recordChecksums(boolean checked) {
     checkConfigurable();
-    this.recordChecksums = checked;
+    settings.recordChecksums(checked);
     return this;
   }
 
   /**
    * How the data file is handed to the kernel (default {@link PageCacheWrites#SMALL}, 64 KiB
    * writes). {@link PageCacheWrites#HUGE_PAGES} suits a store served from the host that builds it:
-   * there a reader's mapping gets huge pages (warm lookups in 0.92 of the time here), but on a VM
-   * that returns free memory to its host the build writes its data at a fraction of the speed
-   * (see {@link PageCacheWrites}). A store copied to its servers gains nothing from it.
+   * there a reader's mapping gets huge pages, but on a VM that returns free memory to its host the
+   * build writes its data at a fraction of the speed (see {@link PageCacheWrites}). A store copied
+   * to its servers gains nothing from it.
    */
   public StoreBuilder dataWrites(PageCacheWrites writes) {
     checkConfigurable();
-    this.dataWrites = Objects.requireNonNull(writes, "writes");
+    settings.dataWrites(writes);
     return this;
   }
 
@@ -228,24 +221,16 @@ public final class StoreBuilder implements Closeable {
    * Gives the store a sparse index over blocks of {@code blockBytes} (ECT paper, section 2.6):
    * the index maps a key to its block, not its record, and takes a fraction of a bit per key; a
    * lookup reads the block and searches it. The block size must equal the page alignment (or be
-   * any power of two from 512 bytes to 1 MiB when alignment is off). For now the store is
-   * written dense and then re-indexed ({@link StoreReindexer}): two more sequential passes over
-   * the data.
+   * any power of two from 512 bytes to 1 MiB when alignment is off); the store must keep full
+   * keys. For now the store is written dense and then re-indexed ({@link StoreReindexer}): two
+   * more sequential passes over the data.
    *
-   * @throws IllegalArgumentException if the block size does not suit the page alignment
+   * @throws IllegalArgumentException unless a power of two from 512 bytes to 1 MiB (whether it
+   *     suits the page alignment and key mode is checked when the build starts)
    */
   public StoreBuilder sparseIndex(int blockBytes) {
     checkConfigurable();
-    if (!io.varve.core.store.RecordBlocks.isValidBlockSize(blockBytes, pageAlignment)) {
-      throw new IllegalArgumentException(
-          "block size " + blockBytes + " does not suit page alignment " + pageAlignment
-              + ": use the page size, or turn alignment off (0) for any power of two from 512 bytes to 1 MiB");
-    }
-    if (!keyMode.keepsKeys()) {
-      throw new IllegalArgumentException("a sparse index needs full keys: key mode " + keyMode + " cannot be sparse");
-    }
-    checkSparseKind(blockBytes, indexParameters);
-    this.sparseBlockBytes = blockBytes;
+    settings.sparseIndex(blockBytes);
     return this;
   }
 
@@ -260,24 +245,25 @@ public final class StoreBuilder implements Closeable {
    */
   public StoreBuilder keyMode(KeyMode mode) {
     checkConfigurable();
-    if (!Objects.requireNonNull(mode, "mode").keepsKeys() && sparseBlockBytes != StoreReindexer.DENSE) {
-      throw new IllegalArgumentException("a sparse index needs full keys: key mode " + mode + " cannot be sparse");
-    }
-    this.keyMode = mode;
+    settings.keyMode(mode);
     return this;
   }
 
-  /** Receives progress reports (default: none). */
+  /** Receives progress reports (default: none); see {@link BuildListener} for when. */
   public StoreBuilder listener(BuildListener listener) {
     checkConfigurable();
-    this.listener = Objects.requireNonNull(listener, "listener");
+    settings.listener(listener);
     return this;
   }
 
-  /** Adds an entry to the user metadata map stored in the meta file. */
+  /** Adds an entry to the user metadata map stored in the meta file (also after the first put). */
   public StoreBuilder metadata(String key, String value) {
     checkOpen();
-    metadata.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    if (options == null) {
+      settings.metadata(key, value);
+    } else {
+      lateMetadata.put(Objects.requireNonNull(key, "metadata key"), Objects.requireNonNull(value, "metadata value"));
+    }
     return this;
   }
 
@@ -293,7 +279,12 @@ public final class StoreBuilder implements Closeable {
     return put(key, 0, key.length, value, 0, value.length);
   }
 
-  /** Adds a record from array slices (copied). */
+  /**
+   * Adds a record from array slices (copied). The first put checks the options together.
+   *
+   * @throws IllegalArgumentException at the first put, for options that do not go together
+   *     ({@link BuildOptions.Builder#build()})
+   */
   public StoreBuilder put(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength)
       throws IOException {
     checkOpen();
@@ -302,17 +293,13 @@ public final class StoreBuilder implements Closeable {
     if (keyLength > RecordFormat.MAX_LENGTH || valueLength > RecordFormat.MAX_LENGTH) {
       throw new IllegalArgumentException("keys and values are limited to " + RecordFormat.MAX_LENGTH + " bytes");
     }
-    if (pipeline == null) {
-      startNanos = System.nanoTime();
-      pipeline = new Pipeline(seed, 1);
+    if (attempt == null) {
+      start();
     }
-    pipeline.add(key, keyOffset, keyLength, value, valueOffset, valueLength);
-    minKeyLength = Math.min(minKeyLength, keyLength);
-    maxKeyLength = Math.max(maxKeyLength, keyLength);
-    minValueLength = Math.min(minValueLength, valueLength);
-    maxValueLength = Math.max(maxValueLength, valueLength);
-    if (++recordsPut % PROGRESS_INTERVAL == 0) {
-      listener.progress(BuildListener.Phase.INPUT, recordsPut, -1);
+    attempt.add(key, keyOffset, keyLength, value, valueOffset, valueLength);
+    shape.add(keyLength, valueLength);
+    if ((++recordsPut & (BuildListener.INTERVAL - 1)) == 0) {
+      options.listener().progress(BuildListener.Phase.INPUT, recordsPut, -1);
     }
     return this;
   }
@@ -331,86 +318,51 @@ public final class StoreBuilder implements Closeable {
     return recordsPut;
   }
 
-  /** The range of the hashes of the keys put so far (under the current seed); null if none was. */
-  HashRange hashRangePut() {
-    return pipeline == null || recordsPut == 0 ? null : pipeline.hashes.range();
-  }
-
   /**
    * Sorts, merges and writes the store, then publishes it atomically at the target directory.
    * Call once; the builder is done afterwards (close it to release its thread).
    *
    * @throws DuplicateKeyException under {@link DuplicatePolicy#FAIL} when a key was put twice
    * @throws FileAlreadyExistsException if the target appeared meanwhile
+   * @throws IllegalArgumentException for options that do not go together (before anything is
+   *     written, when nothing was put)
    */
   public BuildSummary build() throws IOException {
     checkOpen();
-    built = true;
-    if (pipeline == null) {
-      startNanos = System.nanoTime();
-      pipeline = new Pipeline(seed, 1);
+    if (attempt == null) {
+      start();
     }
+    built = true;
+    SortedMap<String, String> metadata = new TreeMap<>(options.metadata());
+    metadata.putAll(lateMetadata);
     try {
-      checkTarget();
+      options.listener().progress(BuildListener.Phase.INPUT, recordsPut, recordsPut);
+      StoreDirectory.checkNew(target);
       while (true) {
-        StoreOutcome outcome = pipeline.writeStore();
-        if (outcome.meta != null) {
-          // Report before publishing: a listener that throws must fail the build, not follow it.
-          listener.progress(BuildListener.Phase.WRITE, outcome.meta.recordCount(), outcome.meta.recordCount());
-          StoreMeta meta = outcome.meta;
-          if (sparseBlockBytes != StoreReindexer.DENSE && (meta.dataBytes() > 0 || meta.recordCount() == 0)) {
-            meta = StoreReindexer.reindex(outcome.staging, target, sparseBlockBytes, (EctParameters) indexParameters);
-          } else {
-            StoreDirectory.publish(outcome.staging, target);
-          }
+        BuildAttempt.Outcome outcome = attempt.writeStore(shape, metadata);
+        if (outcome.meta() != null) {
+          // Reports come before publishing: a listener that throws must fail the build, not follow it.
+          StoreMeta meta = StoreReindexer.publish(outcome.staging(), outcome.meta(), target, options);
           return new BuildSummary(
               target,
               meta,
               recordsPut,
-              outcome.duplicatesDropped,
-              pipeline.sort.spills(),
-              pipeline.attempt,
+              outcome.duplicatesDropped(),
+              attempt.spills(),
+              attempt.attempt(),
               System.nanoTime() - startNanos);
         }
-        if (pipeline.attempt == MAX_SEED_ATTEMPTS) {
+        if (attempt.attempt() == MAX_SEED_ATTEMPTS) {
           throw new IOException(
               "distinct keys share a 128-bit hash under " + MAX_SEED_ATTEMPTS + " seeds: is the hash function broken?");
         }
-        pipeline = pipeline.rehash();
+        attempt = attempt.rehash();
       }
     } catch (CrowdedHashesException e) {
-      throw crowded(e, pipeline.seed);
+      throw CrowdedHashes.explain(e, attempt.seed());
     } finally {
-      pipeline.discard();
+      attempt.discard();
     }
-  }
-
-  /**
-   * What a blocked index that cannot hold the key set means to whoever built it: keys chosen for
-   * their hashes (hashes spread evenly otherwise, and a narrow range of them is spread out first).
-   */
-  static IllegalArgumentException crowded(CrowdedHashesException e, long seed) {
-    return new IllegalArgumentException(
-        e.getMessage() + " under hash seed " + seed + ", as keys chosen for their hashes do: build with another seed"
-            + " (StoreBuilder.seed) or an ECT index (indexParameters(StoreBuilder.DEFAULT_ECT_INDEX), varve --index ect)",
-        e);
-  }
-
-  /**
-   * Package-private, for a merge: instead of writing a store, the records in hash order, one per
-   * key as {@link #duplicates} decides, sorted partition by partition on the builder's thread
-   * while the caller reads. Two distinct keys with one hash make {@code next()} throw (a merge in
-   * the seed's order is then impossible). Call once, instead of {@link #build()}; close the
-   * cursor, then the builder.
-   */
-  RecordCursor sortedRecords() throws IOException {
-    checkOpen();
-    built = true;
-    if (pipeline == null) {
-      startNanos = System.nanoTime();
-      pipeline = new Pipeline(seed, 1);
-    }
-    return pipeline.sortedRecords();
   }
 
   /** Stops the build if it has not completed and deletes its temporary files. */
@@ -420,18 +372,26 @@ public final class StoreBuilder implements Closeable {
       return;
     }
     closed = true;
-    if (pipeline != null) {
-      pipeline.discard();
+    if (attempt != null) {
+      attempt.discard();
     }
   }
 
-  private void checkTarget() throws IOException {
-    StoreDirectory.checkNew(target);
+  /** Checks the options together and starts the first attempt. */
+  private void start() {
+    BuildOptions checked = settings.build();
+    KeyMode keyMode = checked.keyMode().orElse(KeyMode.FULL);
+    int pageBytes = checked.pageAlignment().orElse(BuildOptions.DEFAULT_PAGE_ALIGNMENT);
+    checked.checkKeysSuit(keyMode);
+    checked.checkBlocksSuit(pageBytes);
+    options = checked;
+    startNanos = System.nanoTime();
+    attempt = new BuildAttempt(new BuildAttempt.Plan(target, checked, keyMode, pageBytes, duplicatePolicy, hashers), seed, 1);
   }
 
   private void checkConfigurable() {
     checkOpen();
-    if (pipeline != null) {
+    if (options != null) {
       throw new IllegalStateException("configure the builder before the first put()");
     }
   }
@@ -444,333 +404,4 @@ public final class StoreBuilder implements Closeable {
       throw new IllegalStateException("build() was already called");
     }
   }
-
-  /** Refuses a sparse store with a blocked index: blocks of records are indexed by ECT tries. */
-  static void checkSparseKind(int blockBytes, IndexParameters parameters) {
-    if (blockBytes != StoreReindexer.DENSE && parameters != null && parameters.kind() != IndexKind.ECT) {
-      throw new IllegalArgumentException("a sparse index is an ECT index: it cannot be " + parameters);
-    }
-  }
-
-  /** The knobs of the dense index written first (the final one, unless the store is to be sparse). */
-  private IndexParameters denseParameters() {
-    return indexParameters != null && sparseBlockBytes == StoreReindexer.DENSE ? indexParameters : DEFAULT_INDEX;
-  }
-
-  private boolean fixedSize() {
-    boolean keysOfOneLength = !keyMode.keepsKeys() || minKeyLength == maxKeyLength;
-    return recordsPut > 0 && keysOfOneLength && minValueLength == maxValueLength;
-  }
-
-  /** The result of one attempt to write the store: a staging directory with meta, or a collision. */
-  private record StoreOutcome(Path staging, StoreMeta meta, long duplicatesDropped) {}
-
-  /**
-   * The state of a build under one seed: the records hashed into an {@link ExternalHashSort},
-   * whose sorted chunks are written out in hash order, the index fed on this thread while the
-   * sort loads the next chunk on its own. A collision moves every record into a new pipeline with
-   * the next seed.
-   */
-  private final class Pipeline {
-    final long seed;
-    final int attempt;
-    final RecordHasher hasher;
-    final long[] hash = new long[2];
-    final ExternalHashSort sort;
-    Path temporary;
-    Path staging;
-    long records;
-    /** Repeats of a key dropped by earlier attempts: they stay counted. */
-    long earlierDuplicates;
-    /** The writer of an attempt that met a hash collision: its data feeds the rehash. */
-    StoreWriter collided;
-    /** The range of the hashes put under this seed: it maps them for the index. */
-    final HashRange.Tracker hashes = new HashRange.Tracker();
-    long droppedBeforeCollision;
-
-    Pipeline(long seed, int attempt) {
-      this.seed = seed;
-      this.attempt = attempt;
-      this.hasher = hashers.apply(seed);
-      this.sort = new ExternalHashSort(memoryBudget, hasher, duplicatePolicy, this::temporaryDirectory);
-    }
-
-    void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
-      hasher.hash(key, keyOffset, keyLength, hash);
-      hashes.add(hash[0], hash[1]);
-      sort.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength);
-      records++;
-    }
-
-    private Path temporaryDirectory() throws IOException {
-      if (temporary == null) {
-        Path parent = temporaryParent != null ? temporaryParent : target.getParent();
-        temporary = TemporaryDirectories.create(parent, ".varve-build-", true);
-      }
-      return temporary;
-    }
-
-    /**
-     * Writes everything into a staging directory in one pass. A null meta means a hash collision:
-     * {@link #rehash} then takes the records from the data just written.
-     */
-    StoreOutcome writeStore() throws IOException {
-      ExternalHashSort.Chunks chunks = sort.finish();
-      staging = StoreDirectory.staging(target);
-      boolean fixed = fixedSize();
-      StoreWriter writer =
-          new StoreWriter(
-              staging,
-              temporaryDirectory(),
-              records,
-              true,
-              fixed,
-              keyMode.keepsKeys() ? minKeyLength : keyMode.storedKeyLength(),
-              minValueLength,
-              pageAlignment,
-              denseParameters(),
-              keyMode,
-              dataWrites,
-              recordChecksums,
-              hashes.mapping());
-      long duplicates = 0;
-      boolean collision = false;
-      long written = 0;
-      try {
-        DistinctHashes index = new DistinctHashes(writer.index());
-        try {
-          RecordBuffer chunk;
-          while ((chunk = chunks.next()) != null) {
-            // The index on this thread, loading and sorting on the other: the two halves of the
-            // work are about equal.
-            index.feed(chunk);
-            ChunkResult result = writeChunk(chunk, writer);
-            duplicates += result.duplicates();
-            collision |= result.collision();
-            long before = written;
-            written += chunk.size();
-            for (long m = before / PROGRESS_INTERVAL + 1; m <= written / PROGRESS_INTERVAL; m++) {
-              listener.progress(BuildListener.Phase.WRITE, m * PROGRESS_INTERVAL, records);
-            }
-            chunks.release(chunk);
-          }
-        } finally {
-          chunks.close();
-        }
-        if (collision && !keyMode.keepsKeys()) {
-          throw new IOException(
-              "two distinct keys share a 128-bit hash under seed " + seed + ": a store without full keys cannot be rehashed"
-                  + " from what it wrote; build it again with another seed");
-        }
-        if (collision) {
-          collided = writer;
-          droppedBeforeCollision = duplicates;
-          return new StoreOutcome(null, null, 0);
-        }
-        if (!writer.indexMatches()) {
-          // LAST_WINS dropped duplicates: the index was sized for every record put.
-          writer.replaceIndex(denseParameters(), hasher);
-        }
-        StoreMeta meta = writer.finish(seed, denseParameters(), metadata);
-        return new StoreOutcome(staging, meta, duplicates + sort.reducedDuplicates() + earlierDuplicates);
-      } catch (IOException | RuntimeException | Error e) {
-        writer.abandon();
-        throw e;
-      }
-    }
-
-    /** The records in hash order, one per key: see {@link StoreBuilder#sortedRecords()}. */
-    RecordCursor sortedRecords() throws IOException {
-      return new ChunkCursor(sort.finish());
-    }
-
-    /** Walks sorted chunks record by record, resolving records of one hash as {@link #writeChunk} does. */
-    private final class ChunkCursor extends RecordCursor {
-      private final ExternalHashSort.Chunks chunks;
-      private RecordBuffer chunk;
-      private int next;
-      private boolean ended;
-
-      ChunkCursor(ExternalHashSort.Chunks chunks) {
-        this.chunks = chunks;
-      }
-
-      @Override
-      boolean next() throws IOException {
-        while (chunk == null || next == chunk.size()) {
-          if (ended) {
-            return false;
-          }
-          if (chunk != null) {
-            chunks.release(chunk);
-          }
-          chunk = chunks.next();
-          next = 0;
-          if (chunk == null) {
-            ended = true;
-            return false;
-          }
-        }
-        hi = chunk.hi(next);
-        lo = chunk.lo(next);
-        int end = next + 1;
-        while (end < chunk.size() && chunk.hi(end) == hi && chunk.lo(end) == lo) {
-          end++;
-        }
-        int survivor = next;
-        RecordSlice first = chunk.record(next, new RecordSlice());
-        for (int k = next + 1; k < end; k++) {
-          RecordSlice other = chunk.record(k, new RecordSlice());
-          if (!other.sameKey(first)) {
-            throw new IOException(
-                "two distinct keys share a 128-bit hash under seed " + seed + ": they cannot be merged in this seed's order");
-          }
-          if (duplicatePolicy == DuplicatePolicy.FAIL) {
-            throw new DuplicateKeyException(other.key());
-          }
-          survivor = k;
-        }
-        chunk.record(survivor, record);
-        next = end;
-        return true;
-      }
-
-      @Override
-      public void close() throws IOException {
-        chunks.close();
-      }
-    }
-
-    private record ChunkResult(long duplicates, boolean collision) {}
-
-    /**
-     * Writes a sorted chunk, resolving records with equal hashes as {@link MergedRecords} does
-     * (repeated key: {@link DuplicatePolicy}; distinct keys: a collision, all kept), without
-     * copying the records that have a hash of their own, which is nearly all of them.
-     */
-    private ChunkResult writeChunk(RecordBuffer chunk, StoreWriter writer) throws IOException {
-      RecordSlice slice = new RecordSlice();
-      long duplicates = 0;
-      boolean collision = false;
-      int n = chunk.size();
-      for (int i = 0; i < n; ) {
-        long hi = chunk.hi(i);
-        long lo = chunk.lo(i);
-        int end = i + 1;
-        while (end < n && chunk.hi(end) == hi && chunk.lo(end) == lo) {
-          end++;
-        }
-        if (end == i + 1) {
-          writer.add(chunk.record(i, slice), hi, lo);
-        } else {
-          List<RecordSlice> survivors = new ArrayList<>();
-          for (int k = i; k < end; k++) {
-            RecordSlice record = chunk.record(k, new RecordSlice());
-            int same = -1;
-            for (int s = 0; s < survivors.size() && same < 0; s++) {
-              if (survivors.get(s).sameKey(record)) {
-                same = s;
-              }
-            }
-            if (same < 0) {
-              survivors.add(record);
-            } else if (duplicatePolicy == DuplicatePolicy.FAIL) {
-              throw new DuplicateKeyException(record.key());
-            } else {
-              survivors.set(same, record);
-              duplicates++;
-            }
-          }
-          collision |= survivors.size() > 1;
-          for (RecordSlice survivor : survivors) {
-            writer.add(survivor, hi, lo);
-          }
-        }
-        i = end;
-      }
-      return new ChunkResult(duplicates, collision);
-    }
-
-    /**
-     * Feeds the index with every distinct hash of the sorted chunks, in order: equal hashes are one
-     * key's duplicates (or a collision, which aborts the attempt), so the index needs no key
-     * comparisons.
-     */
-    private static final class DistinctHashes {
-      private final RankIndexBuilder index;
-      private boolean anyHash;
-      private long lastHi;
-      private long lastLo;
-
-      DistinctHashes(RankIndexBuilder index) {
-        this.index = index;
-      }
-
-      void feed(RecordBuffer chunk) {
-        for (int i = 0; i < chunk.size(); i++) {
-          long hi = chunk.hi(i);
-          long lo = chunk.lo(i);
-          if (!anyHash || hi != lastHi || lo != lastLo) {
-            if (index.added() == index.declared()) {
-              // More distinct hashes than expected records cannot happen; stop feeding.
-              return;
-            }
-            index.add(hi, lo);
-            anyHash = true;
-            lastHi = hi;
-            lastLo = lo;
-          }
-        }
-      }
-    }
-
-    /** Moves every record, in input order per key, into a pipeline with the next seed. */
-    Pipeline rehash() throws IOException {
-      Pipeline next = new Pipeline(seed + 1, attempt + 1);
-      // Duplicates dropped so far are not moved: they stay counted.
-      next.earlierDuplicates = earlierDuplicates + sort.reducedDuplicates() + droppedBeforeCollision;
-      try {
-        // The data just written holds every record once per key (colliding keys all kept): the
-        // input of the next attempt, in which no key repeats, so order does not matter.
-        try (RecordCursor written = collided.readBack(next.hasher)) {
-          while (written.next()) {
-            RecordSlice r = written.record;
-            next.add(r.bytes, r.keyOffset(), r.keyLength, r.bytes, r.valueOffset(), r.valueLength);
-          }
-        }
-      } catch (IOException | RuntimeException | Error e) {
-        // The caller still holds (and discards) this pipeline; the new one is referenced nowhere.
-        try {
-          next.discard();
-        } catch (IOException | RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        throw e;
-      }
-      discard();
-      return next;
-    }
-
-    /** Stops the background thread and deletes the temporary and staging files. */
-    void discard() throws IOException {
-      if (collided != null) {
-        try {
-          collided.abandon();
-        } catch (IOException ignored) {
-          // its files are deleted below
-        }
-        collided = null;
-      }
-      sort.close();
-      try {
-        TemporaryDirectories.delete(temporary);
-        TemporaryDirectories.delete(staging);
-      } catch (IOException | UncheckedIOException e) {
-        throw new IOException("could not delete temporary files of the build", e);
-      }
-      temporary = null;
-      staging = null;
-    }
-  }
-
 }

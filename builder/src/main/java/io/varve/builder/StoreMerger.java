@@ -44,8 +44,8 @@ import java.util.function.LongFunction;
  *
  * <p>Stores that keep no full keys (signatures or nothing, {@link KeyMode}) merge alike,
  * by the key hashes they keep: all old stores must keep keys the same way; the new store keeps
- * them alike, or throws full keys away ({@link #keyMode}). The new store's index is dense, also when an old one's is sparse ({@link StoreReindexer} makes
- * it sparse again).
+ * them alike, or throws full keys away ({@link #keyMode}). The new store's index is dense, also
+ * when an old one's is sparse, unless the options ask for a sparse one.
  *
  * <p>The new store keeps the newest old store's index kind and knobs ({@link
  * StoreBuilder#DEFAULT_INDEX} when that index is sparse), and the old stores' page alignment and
@@ -61,46 +61,31 @@ import java.util.function.LongFunction;
  * keys with one 128-bit hash (about once in 2^64 merges of 2^32 keys) fail the merge with an
  * {@link IOException}: rebuild with {@link StoreBuilder}, which picks another seed.
  *
+ * <p>Options: the setters below, or a {@link BuildOptions} value given to {@link #create(Path,
+ * BuildOptions)}; they are checked together, and against the old stores, by {@link #merge()}. A
+ * sparse index ({@link BuildOptions.Builder#sparseIndex}) is made by re-indexing the merged store before
+ * it is published. The summary counts, besides what became of the old records, the batch's
+ * operations superseded by a later one on the same key ({@link MergeSummary#batchDuplicates()}).
+ *
  * <p>Not thread-safe: one thread calls {@code put}, {@code delete} and {@code merge}.
  */
 public final class StoreMerger implements Closeable {
-  /** The first byte of a batch record's value: what the operation is. The rest is the value. */
-  private static final byte UPSERT = 0;
-
-  private static final byte DELETE = 1;
-
-  private static final long PROGRESS_INTERVAL = 1 << 20;
-
   private final Path target;
   private final List<Path> bases = new ArrayList<>();
   private final List<StoreMeta> baseMetas = new ArrayList<>();
-  private long memoryBudget = StoreBuilder.DEFAULT_MEMORY_BUDGET;
-  private Path temporaryParent;
-  private BuildListener listener = BuildListener.NONE;
-  private IndexParameters indexParameters;
-  private Integer pageAlignment;
-  private boolean recordChecksums = true;
-  private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
-  private final SortedMap<String, String> metadata = new TreeMap<>();
+  private final BuildOptions.Builder settings;
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
-  /** Null: as the old stores. */
-  private KeyMode outputKeyMode;
 
   private Path temporary;
-  private StoreBuilder batch;
-  private byte[] tagged = new byte[256];
+  private MergeBatch batch;
   private long operations;
-  private long upserts;
-  private int minUpsertKey = Integer.MAX_VALUE;
-  private int maxUpsertKey = -1;
-  private int minUpsertValue = Integer.MAX_VALUE;
-  private int maxUpsertValue = -1;
   private long startNanos;
   private boolean merged;
   private boolean closed;
 
-  private StoreMerger(Path target) {
+  private StoreMerger(Path target, BuildOptions options) {
     this.target = target.toAbsolutePath().normalize();
+    this.settings = options.toBuilder();
   }
 
   /**
@@ -111,8 +96,19 @@ public final class StoreMerger implements Closeable {
    * @throws java.nio.file.NoSuchFileException if its parent directory does not exist
    */
   public static StoreMerger create(Path directory) throws IOException {
-    StoreMerger merger = new StoreMerger(directory);
-    merger.checkTarget();
+    return create(directory, BuildOptions.DEFAULTS);
+  }
+
+  /**
+   * Starts a merge into a new store at {@code directory} with {@code options} (unset ones follow
+   * the old stores), which the setters below may still change.
+   *
+   * @throws FileAlreadyExistsException if {@code directory} exists
+   * @throws java.nio.file.NoSuchFileException if its parent directory does not exist
+   */
+  public static StoreMerger create(Path directory, BuildOptions options) throws IOException {
+    StoreMerger merger = new StoreMerger(directory, Objects.requireNonNull(options, "options"));
+    StoreDirectory.checkNew(merger.target);
     return merger;
   }
 
@@ -121,7 +117,7 @@ public final class StoreMerger implements Closeable {
    * Its meta is read and checked now.
    *
    * @throws io.varve.core.format.CorruptStoreException if its meta is damaged
-   * @throws IllegalArgumentException if its hash seed differs from the first old store's
+   * @throws IllegalArgumentException if its hash seed or key mode differs from the first old store's
    */
   public StoreMerger base(Path store) throws IOException {
     checkConfigurable();
@@ -137,9 +133,6 @@ public final class StoreMerger implements Closeable {
           directory + " keeps keys as " + meta.keyMode() + ", " + bases.get(0) + " as " + baseMetas.get(0).keyMode()
               + ": stores merged into one must keep keys alike");
     }
-    if (outputKeyMode != null && !meta.keyMode().keepsKeys() && !outputKeyMode.equals(meta.keyMode())) {
-      throw new IllegalArgumentException(directory + " keeps keys as " + meta.keyMode() + ": a merge cannot make them " + outputKeyMode);
-    }
     bases.add(directory);
     baseMetas.add(meta);
     return this;
@@ -148,17 +141,14 @@ public final class StoreMerger implements Closeable {
   /** Bytes of memory for the batch's sort buffers (default 256 MiB, at least 2 MiB). */
   public StoreMerger memoryBudget(long bytes) {
     checkConfigurable();
-    if (bytes < StoreBuilder.MIN_MEMORY_BUDGET) {
-      throw new IllegalArgumentException("memory budget must be at least " + StoreBuilder.MIN_MEMORY_BUDGET + " bytes: " + bytes);
-    }
-    this.memoryBudget = bytes;
+    settings.memoryBudget(bytes);
     return this;
   }
 
   /** Where the batch is spilled and sorted (default: the target's parent directory). */
   public StoreMerger temporaryDirectory(Path directory) {
     checkConfigurable();
-    this.temporaryParent = Objects.requireNonNull(directory, "directory");
+    settings.temporaryDirectory(directory);
     return this;
   }
 
@@ -169,17 +159,14 @@ public final class StoreMerger implements Closeable {
    */
   public StoreMerger indexParameters(IndexParameters parameters) {
     checkOpen();
-    this.indexParameters = Objects.requireNonNull(parameters, "parameters");
+    settings.indexParameters(parameters);
     return this;
   }
 
   /** The new store's page alignment, as {@link StoreBuilder#pageAlignment} (default: the newest old store's). */
   public StoreMerger pageAlignment(int pageBytes) {
     checkOpen();
-    if (!RecordFormat.isValidPageSize(pageBytes)) {
-      throw new IllegalArgumentException("page alignment must be 0 or a power of two from 512 to 4096: " + pageBytes);
-    }
-    this.pageAlignment = pageBytes;
+    settings.pageAlignment(pageBytes);
     return this;
   }
 
@@ -191,45 +178,39 @@ public final class StoreMerger implements Closeable {
    */
   public StoreMerger recordChecksums(boolean checked) {
     checkConfigurable();
-    this.recordChecksums = checked;
+    settings.recordChecksums(checked);
     return this;
   }
 
   /** How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites} (default 64 KiB writes). */
   public StoreMerger dataWrites(PageCacheWrites writes) {
     checkOpen();
-    this.dataWrites = Objects.requireNonNull(writes, "writes");
+    settings.dataWrites(writes);
     return this;
   }
 
   /**
    * What the new store keeps of its keys (default: what the old stores keep). Old stores with full
-   * keys may give a store with signatures or none; keys thrown away cannot come back.
-   *
-   * @throws IllegalArgumentException if the old stores do not keep full keys and {@code mode} differs
+   * keys may give a store with signatures or none; keys thrown away cannot come back: {@link
+   * #merge()} refuses other modes when the old stores keep no full keys.
    */
   public StoreMerger keyMode(KeyMode mode) {
     checkOpen();
-    Objects.requireNonNull(mode, "mode");
-    if (!baseMetas.isEmpty() && !oldKeyMode().keepsKeys() && !mode.equals(oldKeyMode())) {
-      throw new IllegalArgumentException(
-          "the old stores keep keys as " + oldKeyMode() + ": a merge cannot make them " + mode);
-    }
-    this.outputKeyMode = mode;
+    settings.keyMode(mode);
     return this;
   }
 
-  /** Receives progress reports: {@code INPUT} for operations, {@code WRITE} for merged records. */
+  /** Receives progress reports, as {@link BuildListener} says: {@code INPUT} counts operations. */
   public StoreMerger listener(BuildListener listener) {
     checkOpen();
-    this.listener = Objects.requireNonNull(listener, "listener");
+    settings.listener(listener);
     return this;
   }
 
   /** Sets a user metadata entry of the new store (over the old stores' entries). */
   public StoreMerger metadata(String key, String value) {
     checkOpen();
-    metadata.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    settings.metadata(key, value);
     return this;
   }
 
@@ -255,17 +236,7 @@ public final class StoreMerger implements Closeable {
       throw new IllegalArgumentException(
           "keys are limited to " + RecordFormat.MAX_LENGTH + " bytes, merged values to " + (RecordFormat.MAX_LENGTH - 1));
     }
-    if (tagged.length < valueLength + 1) {
-      tagged = new byte[Math.max(valueLength + 1, 2 * tagged.length)];
-    }
-    tagged[0] = UPSERT;
-    System.arraycopy(value, valueOffset, tagged, 1, valueLength);
-    batch().put(key, keyOffset, keyLength, tagged, 0, valueLength + 1);
-    upserts++;
-    minUpsertKey = Math.min(minUpsertKey, keyLength);
-    maxUpsertKey = Math.max(maxUpsertKey, keyLength);
-    minUpsertValue = Math.min(minUpsertValue, valueLength);
-    maxUpsertValue = Math.max(maxUpsertValue, valueLength);
+    batch().upsert(key, keyOffset, keyLength, value, valueOffset, valueLength);
     counted();
     return this;
   }
@@ -282,8 +253,7 @@ public final class StoreMerger implements Closeable {
     if (keyLength > RecordFormat.MAX_LENGTH) {
       throw new IllegalArgumentException("keys are limited to " + RecordFormat.MAX_LENGTH + " bytes");
     }
-    tagged[0] = DELETE;
-    batch().put(key, keyOffset, keyLength, tagged, 0, 1);
+    batch().delete(key, keyOffset, keyLength);
     counted();
     return this;
   }
@@ -294,8 +264,8 @@ public final class StoreMerger implements Closeable {
   }
 
   private void counted() {
-    if (++operations % PROGRESS_INTERVAL == 0) {
-      listener.progress(BuildListener.Phase.INPUT, operations, -1);
+    if ((++operations & (BuildListener.INTERVAL - 1)) == 0) {
+      settings.listener().progress(BuildListener.Phase.INPUT, operations, -1);
     }
   }
 
@@ -304,6 +274,8 @@ public final class StoreMerger implements Closeable {
    * at the target directory. Call once; close the merger afterwards.
    *
    * @throws IllegalStateException if no old store was given
+   * @throws IllegalArgumentException if the options do not go together or not with the old stores
+   *     (nothing is done; the options can be corrected and {@code merge} called again)
    * @throws io.varve.core.format.CorruptStoreException if an old store turns out damaged (nothing is
    *     published)
    * @throws FileAlreadyExistsException if the target appeared meanwhile
@@ -313,27 +285,44 @@ public final class StoreMerger implements Closeable {
     if (bases.isEmpty()) {
       throw new IllegalStateException("no store to merge into: call base(...) first");
     }
+    BuildOptions options = settings.build();
+    KeyMode keyMode = options.keyMode().orElse(oldKeyMode());
+    if (!oldKeyMode().keepsKeys() && !keyMode.equals(oldKeyMode())) {
+      throw new IllegalArgumentException(
+          "the old stores keep keys as " + oldKeyMode() + ": a merge cannot make them " + keyMode + " (option keyMode)");
+    }
+    options.checkKeysSuit(keyMode);
+    int pageBytes = options.pageAlignment().orElse(newestBase().pageBytes());
+    options.checkBlocksSuit(pageBytes);
+    MergeBatch batch = batch();
     merged = true;
+    BuildListener listener = options.listener();
     Path staging = null;
     StoreWriter writer = null;
     List<RecordCursor> sources = new ArrayList<>();
     try {
-      checkTarget();
+      StoreDirectory.checkNew(target);
       long seed = seed();
       RecordHasher hasher = hashers.apply(seed);
       for (int i = 0; i < bases.size(); i++) {
         sources.add(StoreScan.open(bases.get(i), baseMetas.get(i), hasher));
       }
-      // The batch is sorted partition by partition on the builder's thread while the merge reads it.
-      long upperBound = batch().recordsPut();
-      sources.add(batch().sortedRecords());
+      listener.progress(BuildListener.Phase.INPUT, operations, operations);
+      listener.progress(BuildListener.Phase.SORT, 0, operations);
+      // The batch is sorted partition by partition on the sort's thread while the merge reads it.
+      sources.add(batch.sorted());
+      listener.progress(BuildListener.Phase.SORT, operations, operations);
+      long upperBound = batch.records();
+      long baseRecords = 0;
       for (StoreMeta meta : baseMetas) {
-        upperBound += meta.recordCount();
+        baseRecords += meta.recordCount();
       }
+      upperBound += baseRecords;
       IndexParameters parameters =
-          indexParameters != null
-              ? indexParameters
-              : newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters();
+          options.isSparse()
+              ? StoreBuilder.DEFAULT_INDEX
+              : options.indexParameters().orElse(newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters());
+      boolean fixed = fixedOutput(keyMode);
       staging = StoreDirectory.staging(target);
       writer =
           new StoreWriter(
@@ -341,39 +330,38 @@ public final class StoreMerger implements Closeable {
               temporary,
               upperBound,
               false,
-              fixedOutput(),
-              fixedOutput() ? (keyMode().keepsKeys() ? newestBase().keyLength() : keyMode().storedKeyLength()) : -1,
-              fixedOutput() ? newestBase().valueLength() : -1,
-              pageAlignment != null ? pageAlignment : newestBase().pageBytes(),
+              fixed,
+              fixed ? (keyMode.keepsKeys() ? newestBase().keyLength() : keyMode.storedKeyLength()) : -1,
+              fixed ? newestBase().valueLength() : -1,
+              pageBytes,
               parameters,
-              keyMode(),
-              dataWrites,
-              recordChecksums,
+              keyMode,
+              options.dataWrites(),
+              options.recordChecksums(),
               mergedHashRange());
-      Pass pass = new Pass(sources, writer, upperBound);
+      MergeWalk walk = new MergeWalk(sources, bases, baseMetas, seed, writer, listener, upperBound);
       try (IndexFeeder index = new IndexFeeder(writer.index())) {
-        pass.run(index);
+        walk.run(index);
         index.finish();
-      }      if (!writer.indexMatches()) {
+      }
+      long written = writer.records();
+      listener.progress(BuildListener.Phase.INDEX, 0, written);
+      if (!writer.indexMatches()) {
         writer.replaceIndex(parameters, hasher);
       }
-      StoreMeta meta = writer.finish(seed, parameters, mergedMetadata());      listener.progress(BuildListener.Phase.WRITE, meta.recordCount(), meta.recordCount());
-      StoreDirectory.publish(staging, target);
-      staging = null;
-      long baseRecords = 0;
-      for (StoreMeta base : baseMetas) {
-        baseRecords += base.recordCount();
-      }
+      StoreMeta meta = writer.finish(seed, parameters, mergedMetadata(options));
+      meta = StoreReindexer.publish(staging, meta, target, options);
       return new MergeSummary(
           target,
           meta,
           baseRecords,
           operations,
-          pass.inserted,
-          pass.replaced,
-          pass.deleted,
-          pass.absentDeletes,
-          pass.superseded,
+          walk.inserted(),
+          walk.replaced(),
+          walk.deleted(),
+          walk.absentDeletes(),
+          walk.superseded(),
+          batch.superseded(),
           System.nanoTime() - startNanos);
     } catch (IOException | RuntimeException | Error e) {
       if (writer != null) {
@@ -384,13 +372,14 @@ public final class StoreMerger implements Closeable {
         }
       }
       if (e instanceof CrowdedHashesException crowded) {
-        throw StoreBuilder.crowded(crowded, seed());
+        throw CrowdedHashes.explain(crowded, seed());
       }
       throw e;
     } finally {
       try {
         Closeables.closeAll(sources.toArray(new RecordCursor[0]));
       } finally {
+        // A published staging directory was renamed away: deleting its old name does nothing.
         TemporaryDirectories.delete(staging);
         discardTemporary();
       }
@@ -407,21 +396,16 @@ public final class StoreMerger implements Closeable {
     discardTemporary();
   }
 
-  private StoreBuilder batch() throws IOException {
+  private MergeBatch batch() throws IOException {
     if (batch == null) {
       if (bases.isEmpty()) {
         throw new IllegalStateException("add the old stores (base) before the first put or delete");
       }
       startNanos = System.nanoTime();
-      Path parent = temporaryParent != null ? temporaryParent : target.getParent();
+      Path parent = settings.temporaryDirectory() != null ? settings.temporaryDirectory() : target.getParent();
       temporary = TemporaryDirectories.create(parent, ".varve-merge-", true);
-      batch =
-          StoreBuilder.create(temporary.resolve("batch"))
-              .hashers(hashers)
-              .seed(seed())
-              .duplicates(DuplicatePolicy.LAST_WINS)
-              .memoryBudget(memoryBudget)
-              .temporaryDirectory(temporary);
+      Path workspace = temporary;
+      batch = new MergeBatch(settings.memoryBudget(), hashers.apply(seed()), seed(), () -> workspace);
     }
     return batch;
   }
@@ -434,14 +418,14 @@ public final class StoreMerger implements Closeable {
    * A range holding every hash the new store can hold: the old stores' ranges and the batch's. An
    * old store of a version that records none gives the full range.
    */
-  private HashRange mergedHashRange() throws IOException {
+  private HashRange mergedHashRange() {
     HashRange.Tracker range = new HashRange.Tracker();
     for (StoreMeta meta : baseMetas) {
       if (meta.recordCount() > 0) {
         range.add(meta.hashRange());
       }
     }
-    HashRange batchRange = batch().hashRangePut();
+    HashRange batchRange = batch.hashRange();
     if (batchRange != null) {
       range.add(batchRange);
     }
@@ -453,17 +437,12 @@ public final class StoreMerger implements Closeable {
     return baseMetas.get(0).keyMode();
   }
 
-  /** What the new store keeps of its keys. */
-  private KeyMode keyMode() {
-    return outputKeyMode != null ? outputKeyMode : oldKeyMode();
-  }
-
   private StoreMeta newestBase() {
     return baseMetas.get(baseMetas.size() - 1);
   }
 
   /** Whether every old record and every upsert has one key size and one value size. */
-  private boolean fixedOutput() {
+  private boolean fixedOutput(KeyMode keyMode) {
     StoreMeta first = baseMetas.get(0);
     if (!first.isFixedSize()) {
       return false;
@@ -473,16 +452,15 @@ public final class StoreMerger implements Closeable {
         return false;
       }
     }
-    boolean keysFit = !keyMode().keepsKeys() || (minUpsertKey == first.keyLength() && maxUpsertKey == first.keyLength());
-    return upserts == 0 || (keysFit && minUpsertValue == first.valueLength() && maxUpsertValue == first.valueLength());
+    return batch.upserts().allHave(first.keyLength(), first.valueLength(), keyMode.keepsKeys());
   }
 
-  private SortedMap<String, String> mergedMetadata() {
+  private SortedMap<String, String> mergedMetadata(BuildOptions options) {
     SortedMap<String, String> result = new TreeMap<>();
     for (StoreMeta meta : baseMetas) {
       result.putAll(meta.userMetadata());
     }
-    result.putAll(metadata);
+    result.putAll(options.metadata());
     return result;
   }
 
@@ -495,10 +473,6 @@ public final class StoreMerger implements Closeable {
       TemporaryDirectories.delete(temporary);
       temporary = null;
     }
-  }
-
-  private void checkTarget() throws IOException {
-    StoreDirectory.checkNew(target);
   }
 
   private void checkConfigurable() {
@@ -514,138 +488,6 @@ public final class StoreMerger implements Closeable {
     }
     if (merged) {
       throw new IllegalStateException("merge() was already called");
-    }
-  }
-
-  /**
-   * The merge itself: the sources (old stores oldest first, then the sorted batch) are read in
-   * step, smallest hash first; of the records of one hash, the last source's wins, and a batch
-   * record whose operation is a delete writes nothing.
-   */
-  private final class Pass {
-    private final RecordCursor[] sources;
-    private final boolean[] live;
-    private final int batchSource;
-    private final StoreWriter writer;
-    private final long upperBound;
-    private long written;
-    long inserted;
-    long replaced;
-    long deleted;
-    long absentDeletes;
-    long superseded;
-
-    Pass(List<RecordCursor> sources, StoreWriter writer, long upperBound) {
-      this.sources = sources.toArray(new RecordCursor[0]);
-      this.live = new boolean[this.sources.length];
-      this.batchSource = this.sources.length - 1;
-      this.writer = writer;
-      this.upperBound = upperBound;
-    }
-
-    void run(IndexFeeder index) throws IOException {
-      for (int s = 0; s < sources.length; s++) {
-        live[s] = sources[s].next();
-      }
-      while (true) {
-        if (sources.length == 2) {
-          copyOldRecordsBeforeTheBatch(index);
-        }
-        int first = -1;
-        for (int s = 0; s < sources.length; s++) {
-          if (live[s] && (first < 0 || HashOrderSort.less(sources[s].hi, sources[s].lo, sources[first].hi, sources[first].lo))) {
-            first = s;
-          }
-        }
-        if (first < 0) {
-          return;
-        }
-        long hi = sources[first].hi;
-        long lo = sources[first].lo;
-        int winner = first;
-        int oldHolders = first == batchSource ? 0 : 1;
-        for (int s = first + 1; s < sources.length; s++) {
-          if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
-            // Without full keys (old stores keep signatures or nothing), one hash is one key.
-            if (oldKeyMode().keepsKeys() && !sources[s].record.sameKey(sources[winner].record)) {
-              throw new IOException(
-                  "two distinct keys share a 128-bit hash under seed " + seed()
-                      + ": merge impossible in hash order; rebuild the store with StoreBuilder, which picks another seed");
-            }
-            winner = s;
-            if (s != batchSource) {
-              oldHolders++;
-            }
-          }
-        }
-        superseded += Math.max(0, oldHolders - 1);
-        if (write(winner, oldHolders, hi, lo)) {
-          index.add(hi, lo);
-        }
-        for (int s = first; s < sources.length; s++) {
-          if (live[s] && sources[s].hi == hi && sources[s].lo == lo) {
-            advance(s, hi, lo);
-          }
-        }
-      }
-    }
-
-    /**
-     * With one old store, copies its records up to the batch's next hash: most of a merge, done
-     * without the general step's search over the sources.
-     */
-    private void copyOldRecordsBeforeTheBatch(IndexFeeder index) throws IOException {
-      RecordCursor old = sources[0];
-      RecordCursor batch = sources[1];
-      while (live[0] && (!live[1] || HashOrderSort.less(old.hi, old.lo, batch.hi, batch.lo))) {
-        long hi = old.hi;
-        long lo = old.lo;
-        write(0, 1, hi, lo);
-        index.add(hi, lo);
-        advance(0, hi, lo);
-      }
-    }
-
-    /** Writes the winning record, unless it is a delete; returns whether it wrote. */
-    private boolean write(int winner, int oldHolders, long hi, long lo) throws IOException {
-      RecordSlice record = sources[winner].record;
-      if (winner == batchSource) {
-        if (record.valueLength < 1) {
-          throw new CorruptStoreException("a batch record lost its operation byte");
-        }
-        int valueOffset = record.valueOffset();
-        if (record.bytes[valueOffset] == DELETE) {
-          if (oldHolders > 0) {
-            deleted++;
-          } else {
-            absentDeletes++;
-          }
-          return false;
-        }
-        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, valueOffset + 1, record.valueLength - 1, hi, lo);
-        if (oldHolders > 0) {
-          replaced++;
-        } else {
-          inserted++;
-        }
-      } else if (baseMetas.get(winner).isFixedSize() == writer.fixedSize()) {
-        writer.add(record, hi, lo);
-      } else {
-        writer.add(record.bytes, record.keyOffset(), record.keyLength, record.bytes, record.valueOffset(), record.valueLength, hi, lo);
-      }
-      if (++written % PROGRESS_INTERVAL == 0) {
-        listener.progress(BuildListener.Phase.WRITE, written, upperBound);
-      }
-      return true;
-    }
-
-    private void advance(int s, long hi, long lo) throws IOException {
-      RecordCursor source = sources[s];
-      live[s] = source.next();
-      if (live[s] && !HashOrderSort.less(hi, lo, source.hi, source.lo)) {
-        throw new CorruptStoreException(
-            (s == batchSource ? "the sorted batch" : bases.get(s).toString()) + ": records not in strictly increasing hash order");
-      }
     }
   }
 }

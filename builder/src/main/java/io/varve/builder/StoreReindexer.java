@@ -33,11 +33,12 @@ import java.util.Objects;
  * }</pre>
  *
  * A sparse index needs a block size from 512 bytes to 1 MiB, a power of two, equal to the store's
- * page alignment when its records are page-aligned ({@link RecordBlocks}). Stateless; thread-safe.
+ * page alignment when its records are page-aligned ({@link RecordBlocks}). Stateless; thread-safe
+ * (the listener of the options is called on the caller's thread).
  */
 public final class StoreReindexer {
   /** The block size that asks for a dense index. */
-  public static final int DENSE = 0;
+  public static final int DENSE = BuildOptions.DENSE;
 
   /**
    * The default knobs of a sparse index: buckets of 1024 keys (the directory, a fixed cost per
@@ -62,17 +63,36 @@ public final class StoreReindexer {
    *     published)
    */
   public static StoreMeta reindex(Path source, Path target, int blockBytes, IndexParameters parameters) throws IOException {
+    BuildOptions.Builder options = BuildOptions.builder().sparseIndex(blockBytes);
+    if (parameters != null) {
+      options.indexParameters(parameters);
+    }
+    return reindex(source, target, options.build());
+  }
+
+  /**
+   * Writes the store at {@code source} with the index {@code options} ask for to {@code target}
+   * (which must not exist): {@link BuildOptions#sparseBlockBytes()} and {@link
+   * BuildOptions#indexParameters()} as {@link #reindex(Path, Path, int, IndexParameters)} takes
+   * them; progress goes to {@link BuildOptions#listener()} ({@code INDEX}, then {@code PUBLISH}).
+   * The other options do not apply: the data is not rewritten.
+   *
+   * @return the new store's meta
+   * @throws IllegalArgumentException if the block size does not suit the store
+   * @throws io.varve.core.format.CorruptStoreException if the store turns out damaged (nothing is
+   *     published)
+   */
+  public static StoreMeta reindex(Path source, Path target, BuildOptions options) throws IOException {
     Path from = source.toAbsolutePath().normalize();
     Path to = target.toAbsolutePath().normalize();
     StoreDirectory.checkNew(to);
     StoreMeta meta = StoreScan.readMeta(from);
-    boolean sameKind = meta.isSparse() == (blockBytes != DENSE);
-    StoreBuilder.checkSparseKind(blockBytes, parameters);
+    int blockBytes = options.sparseBlockBytes();
+    boolean sameKind = meta.isSparse() == options.isSparse();
     IndexParameters knobs =
-        parameters != null
-            ? parameters
-            : sameKind ? meta.indexParameters() : blockBytes != DENSE ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX;
-    if (blockBytes != DENSE) {
+        options.indexParameters()
+            .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
+    if (options.isSparse()) {
       if (!RecordBlocks.isValidBlockSize(blockBytes, meta.pageBytes())) {
         throw new IllegalArgumentException(
             "block size " + blockBytes + " does not suit a store aligned to " + meta.pageBytes()
@@ -87,7 +107,8 @@ public final class StoreReindexer {
     }
     Path staging = StoreDirectory.staging(to);
     try {
-      StoreMeta written = writeIndexed(from, meta, staging, blockBytes, knobs);
+      StoreMeta written = writeIndexed(from, meta, staging, blockBytes, knobs, options.listener());
+      options.listener().progress(BuildListener.Phase.PUBLISH, written.recordCount(), written.recordCount());
       StoreDirectory.publish(staging, to);
       staging = null;
       return written;
@@ -96,8 +117,24 @@ public final class StoreReindexer {
     }
   }
 
-  private static StoreMeta writeIndexed(Path from, StoreMeta meta, Path staging, int blockBytes, IndexParameters knobs)
-      throws IOException {
+  /**
+   * Publishes a store just written dense in {@code staging} at {@code target}: as it is, or with
+   * the sparse index {@code options} ask for (re-indexed into a staging directory of its own).
+   * Ends the {@code INDEX} phase that the caller started: for a sparse index, the re-indexing pass
+   * carries it on.
+   */
+  static StoreMeta publish(Path staging, StoreMeta dense, Path target, BuildOptions options) throws IOException {
+    if (options.isSparse() && (dense.dataBytes() > 0 || dense.recordCount() == 0)) {
+      return reindex(staging, target, options);
+    }
+    options.listener().progress(BuildListener.Phase.INDEX, dense.recordCount(), dense.recordCount());
+    options.listener().progress(BuildListener.Phase.PUBLISH, dense.recordCount(), dense.recordCount());
+    StoreDirectory.publish(staging, target);
+    return dense;
+  }
+
+  private static StoreMeta writeIndexed(
+      Path from, StoreMeta meta, Path staging, int blockBytes, IndexParameters knobs, BuildListener listener) throws IOException {
     long n = meta.recordCount();
     RecordHasher hasher = RecordHasher.xxh3(meta.seed());
     linkOrCopy(from.resolve(StoreFile.DATA.fileName()), staging.resolve(StoreFile.DATA.fileName()));
@@ -125,12 +162,18 @@ public final class StoreReindexer {
     RankIndexBuilder index =
         meta.hashRange()
             .adapt(blocks == null ? knobs.builder(n) : EctIndex.sparseBuilder(n, (EctParameters) knobs, blocks.boundaries()));
+    listener.progress(BuildListener.Phase.INDEX, 0, n);
+    long hashed = 0;
     try (StoreScan scan = StoreScan.open(from, meta, hasher)) {
       while (scan.next()) {
         index.add(scan.hi, scan.lo);
+        if ((++hashed & (BuildListener.INTERVAL - 1)) == 0) {
+          listener.progress(BuildListener.Phase.INDEX, hashed, n);
+        }
       }
     }
     RankIndex built = index.finish();
+    listener.progress(BuildListener.Phase.INDEX, n, n);
     files.add(writeFile(staging, StoreFile.INDEX, built::writeTo));
     StoreMeta result =
         new StoreMeta(

@@ -118,9 +118,41 @@ class StoreBuilderTest {
     }
   }
 
+  /** The last report publishes {@code n} records, after the writing of {@code n} ended. */
   private static void assertFinalWrite(Recorder recorder, long n) {
     long[] last = recorder.last();
-    assertArrayEquals(new long[] {BuildListener.Phase.WRITE.ordinal(), n, n}, last, "final report WRITE(n, n)");
+    assertArrayEquals(new long[] {BuildListener.Phase.PUBLISH.ordinal(), n, n}, last, "final report PUBLISH(n, n)");
+    assertTrue(
+        recorder.events.stream().anyMatch(e -> e[0] == BuildListener.Phase.WRITE.ordinal() && e[1] == n && e[2] == n),
+        "a report WRITE(n, n)");
+  }
+
+  /**
+   * The reports a progress bar needs: phases in order, each starting and ending, {@code done}
+   * never decreasing within one, the last of each at its total, every phase present.
+   */
+  static void assertProgressInPhaseOrder(Recorder recorder) {
+    int phase = -1;
+    long done = -1;
+    long[] previous = null;
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
+    for (long[] e : recorder.events) {
+      assertTrue(e[0] >= phase, "phase order: " + java.util.Arrays.toString(e) + " after " + java.util.Arrays.toString(previous));
+      if (e[0] != phase) {
+        if (previous != null) {
+          assertEquals(previous[2], previous[1], "phase " + previous[0] + " ends at its total");
+        }
+        phase = (int) e[0];
+        done = -1;
+      }
+      assertTrue(e[1] >= done, "done never decreases: " + java.util.Arrays.toString(e));
+      assertTrue(e[2] == -1 || e[1] <= e[2], "done within total: " + java.util.Arrays.toString(e));
+      done = e[1];
+      previous = e;
+      seen.add(phase);
+    }
+    assertEquals(previous[2], previous[1], "the last phase ends at its total");
+    assertEquals(BuildListener.Phase.values().length, seen.size(), "every phase reported");
   }
 
   // ---------------------------------------------------------------- hash collisions
@@ -496,7 +528,7 @@ class StoreBuilderTest {
                   builder.put(longKey(i), new byte[0]);
                 }
               });
-      assertTrue(e.getMessage().startsWith("listener fails at INPUT 1048576/-1"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("listener fails at INPUT 65536/-1"), e.getMessage());
     }
     StoreFiles.assertCleanFailure(target());
   }
@@ -511,7 +543,7 @@ class StoreBuilderTest {
         builder.put(longKey(i), new byte[0]);
       }
       IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
-      assertTrue(e.getMessage().startsWith("listener fails at WRITE 1048576/" + OVER_ONE_REPORT), e.getMessage());
+      assertTrue(e.getMessage().startsWith("listener fails at WRITE 65536/" + OVER_ONE_REPORT), e.getMessage());
       StoreFiles.assertCleanFailure(target());
     }
     StoreFiles.assertCleanFailure(target());
@@ -526,6 +558,24 @@ class StoreBuilderTest {
       }
       IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
       assertTrue(e.getMessage().startsWith("listener fails at WRITE 1000/1000"), e.getMessage());
+      StoreFiles.assertCleanFailure(target());
+    }
+    StoreFiles.assertCleanFailure(target());
+  }
+
+  /** The end-of-input report, the first of build(): if it throws, the spilled files go at once. */
+  @Test
+  void listenerThrowingAtTheEndOfInputLeavesNothing() throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(target())
+            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
+            .listener(new Thrower(BuildListener.Phase.INPUT, true))) {
+      for (int i = 0; i < 100_000; i++) {
+        builder.put(longKey(i), new byte[] {1});
+      }
+      assertFalse(StoreFiles.leftovers(parent).isEmpty(), "spill files exist before build()");
+      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+      assertTrue(e.getMessage().startsWith("listener fails at INPUT 100000/100000"), e.getMessage());
       StoreFiles.assertCleanFailure(target());
     }
     StoreFiles.assertCleanFailure(target());
@@ -589,31 +639,55 @@ class StoreBuilderTest {
 
   // ---------------------------------------------------------------- progress
 
+  /**
+   * A million-record build reports often enough for a progress bar: every 2^16 records while
+   * taking input and writing, each phase from its start to its total, in phase order.
+   */
   @Test
-  void progressReportsInputEveryMillionAndAFinalWrite() throws IOException {
+  void progressReportsOftenInPhaseOrder() throws IOException {
     Recorder recorder = new Recorder();
+    int n = 1_000_000;
     BuildSummary summary;
-    try (StoreBuilder builder = StoreBuilder.create(target()).listener(recorder)) {
-      for (int i = 0; i < OVER_ONE_REPORT; i++) {
+    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(16 * MIB).listener(recorder)) {
+      for (int i = 0; i < n; i++) {
         builder.put(longKey(i), new byte[0]);
-        if (i == (1 << 20) - 2) {
-          assertTrue(recorder.events.isEmpty(), "no report before 2^20 records");
+        if (i == BuildListener.INTERVAL - 2) {
+          assertTrue(recorder.events.isEmpty(), "no report before 2^16 records");
         }
       }
-      assertEquals(1, recorder.events.size());
-      assertArrayEquals(new long[] {BuildListener.Phase.INPUT.ordinal(), 1 << 20, -1}, recorder.events.get(0));
+      assertEquals(n / BuildListener.INTERVAL, recorder.events.size(), "an INPUT report every 2^16 records");
+      for (int k = 0; k < recorder.events.size(); k++) {
+        assertArrayEquals(
+            new long[] {BuildListener.Phase.INPUT.ordinal(), (k + 1L) * BuildListener.INTERVAL, -1}, recorder.events.get(k));
+      }
       summary = builder.build();
     }
-    int n = OVER_ONE_REPORT;
+    assertTrue(summary.spills() > 0, "the build spilled: " + summary.spills());
     assertEquals(n, summary.meta().recordCount());
-    List<long[]> writes = recorder.events.subList(1, recorder.events.size());
-    assertTrue(writes.stream().allMatch(e -> e[0] == BuildListener.Phase.WRITE.ordinal()), "only WRITE reports after the input");
-    assertArrayEquals(new long[] {BuildListener.Phase.WRITE.ordinal(), 1 << 20, n}, writes.get(0));
+    assertProgressInPhaseOrder(recorder);
+    long writes = recorder.events.stream().filter(e -> e[0] == BuildListener.Phase.WRITE.ordinal()).count();
+    assertTrue(writes >= n / BuildListener.INTERVAL, "WRITE reports: " + writes);
+    assertTrue(recorder.events.size() >= 2 * (n / BuildListener.INTERVAL), "reports: " + recorder.events.size());
     assertFinalWrite(recorder, n);
-    assertEquals(2, writes.size());
     StoreFiles.Contents contents = StoreFiles.read(target());
     assertEquals(n, contents.keys().size());
     assertTrue(contents.meta().isFixedSize());
+  }
+
+  /** Dropped duplicates: the WRITE phase counts the records put, and still ends at its total. */
+  @Test
+  void progressWithDuplicatesStaysInOrder() throws IOException {
+    Recorder recorder = new Recorder();
+    int n = 300_000;
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).duplicates(DuplicatePolicy.LAST_WINS).listener(recorder)) {
+      for (int i = 0; i < n; i++) {
+        builder.put(longKey(i % 100_000), utf8("v" + i));
+      }
+      assertEquals(100_000, builder.build().meta().recordCount());
+    }
+    assertProgressInPhaseOrder(recorder);
+    assertArrayEquals(new long[] {BuildListener.Phase.PUBLISH.ordinal(), 100_000, 100_000}, recorder.last());
   }
 
   // ---------------------------------------------------------------- misuse

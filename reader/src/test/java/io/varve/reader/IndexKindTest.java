@@ -90,15 +90,15 @@ class IndexKindTest {
 
   @Test
   void aSparseIndexIsAnEctIndex() throws IOException {
+    // Options are checked together when the build starts, in whichever order they were set.
     try (StoreBuilder builder = StoreBuilder.create(temp.resolve("a"))) {
-      builder.indexParameters(BlockedIndexParameters.DEFAULT);
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> builder.sparseIndex(4096));
+      builder.indexParameters(BlockedIndexParameters.DEFAULT).sparseIndex(4096);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
       assertTrue(e.getMessage().contains("a sparse index is an ECT index"), e.getMessage());
     }
     try (StoreBuilder builder = StoreBuilder.create(temp.resolve("b"))) {
-      builder.sparseIndex(4096);
-      IllegalArgumentException e =
-          assertThrows(IllegalArgumentException.class, () -> builder.indexParameters(BlockedIndexParameters.DEFAULT));
+      builder.sparseIndex(4096).indexParameters(BlockedIndexParameters.DEFAULT);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
       assertTrue(e.getMessage().contains("a sparse index is an ECT index"), e.getMessage());
       builder.indexParameters(new EctParameters(512, 64, 0));
     }

@@ -195,13 +195,13 @@ class KeyModeTest {
       assertMembersRight(store, model);
       store.verify();
     }
-    assertThrows(IllegalArgumentException.class, () -> StoreMerger.create(temp.resolve("back")).base(signatures).keyMode(KeyMode.FULL));
+    assertThrows(IllegalArgumentException.class, () -> StoreMerger.create(temp.resolve("back")).base(signatures).keyMode(KeyMode.FULL).merge());
   }
 
   @Test
   void misuseAndDamageAreReported() throws IOException {
-    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("a")).keyMode(KeyMode.NONE).sparseIndex(4096));
-    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).sparseIndex(4096).keyMode(KeyMode.signature(8)));
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("a")).keyMode(KeyMode.NONE).sparseIndex(4096).build());
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).sparseIndex(4096).keyMode(KeyMode.signature(8)).build());
     assertThrows(IllegalArgumentException.class, () -> KeyMode.signature(0));
     assertThrows(IllegalArgumentException.class, () -> KeyMode.signature(65));
     Path none = build("none", TestRecords.variable(3_000, 5, 10, 10), KeyMode.NONE);

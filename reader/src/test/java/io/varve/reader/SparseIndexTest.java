@@ -152,9 +152,9 @@ class SparseIndexTest {
 
   @Test
   void blockSizesThatCannotWorkAreRejected() throws IOException {
-    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("a")).sparseIndex(8192));
-    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).pageAlignment(0).sparseIndex(1000));
-    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("c")).pageAlignment(0).sparseIndex(512).pageAlignment(4096));
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("a")).sparseIndex(8192).build());
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("b")).pageAlignment(0).sparseIndex(1000).build());
+    assertThrows(IllegalArgumentException.class, () -> StoreBuilder.create(temp.resolve("c")).pageAlignment(0).sparseIndex(512).pageAlignment(4096).build());
     Path dense = build("dense", records(100, 3, false), 4096, 0);
     assertThrows(IllegalArgumentException.class, () -> StoreReindexer.reindex(dense, temp.resolve("d"), 512, null));
     assertFalse(Files.exists(temp.resolve("d")));
