@@ -111,19 +111,9 @@ final class MergeCommand implements Callable<Integer> {
             + " from %,d base records and %,d operations (%,d of them overridden by a later one on the same key)"
             + " in %.1f s%s%n",
         summary.directory(), summary.meta().recordCount(), summary.inserted(), summary.replaced(), summary.deleted(),
-        summary.absentDeletes(), summary.superseded(), summary.baseRecords(), summary.operations(), overridden(summary),
+        summary.absentDeletes(), summary.superseded(), summary.baseRecords(), summary.operations(), summary.batchDuplicates(),
         summary.nanos() / 1e9, kept.keepsKeys() ? "" : "; keys kept as " + kept);
     return Varve.OK;
-  }
-
-  /**
-   * Operations of the batch that a later operation on the same key overrode (a key upserted twice,
-   * or upserted then deleted). The merger settles each distinct key of the batch as exactly one
-   * of inserted, replaced, deleted or a delete of an absent key, so the rest of the operations are
-   * the overridden ones.
-   */
-  static long overridden(MergeSummary summary) {
-    return summary.operations() - summary.inserted() - summary.replaced() - summary.deleted() - summary.absentDeletes();
   }
 
   /** Reads {@code file} to the end, giving each record to the merger as a put, or each key as a delete. */

@@ -84,7 +84,7 @@ final class ProgressBar implements BuildListener, AutoCloseable {
 
   @Override
   public synchronized void progress(Phase libraryPhase, long done, long total) {
-    String name = libraryPhase == Phase.INPUT ? "read" : "write";
+    String name = libraryPhase.name().toLowerCase(java.util.Locale.ROOT).replace("input", "read");
     if (!name.equals(phase)) {
       phase(name);
       // The library's count of the new phase may start where an earlier one left off.
