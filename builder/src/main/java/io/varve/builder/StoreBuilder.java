@@ -73,13 +73,15 @@ public final class StoreBuilder implements Closeable {
 
   /**
    * The default index of a dense store: a blocked index of 300 keys per block ({@link
-   * BlockedIndexParameters#DEFAULT}), about 3.45 bits per key, whose lookups read one 128-byte block.
+   * BlockedIndexParameters#DEFAULT}: {@code 1024 / 300} bits per key plus a small spill stream),
+   * whose lookups read one 128-byte block.
    */
   public static final IndexParameters DEFAULT_INDEX = BlockedIndexParameters.DEFAULT;
 
   /**
    * The ECT knobs for a dense store that trades lookup time for a smaller index: {@code g = 64,
-   * hmax = 64}, skip lengths on 3 levels (about 3.1 bits per key).
+   * hmax = 64}, skip lengths on 3 levels (the README's index results give its size and speed as
+   * measured).
    */
   public static final EctParameters DEFAULT_ECT_INDEX = new EctParameters(64, 64, 3);
 
@@ -377,13 +379,30 @@ public final class StoreBuilder implements Closeable {
     }
   }
 
+  /**
+   * Checks now how the options set so far go together, as the first {@code put} or {@link #build}
+   * does anyway: for a caller that wants bad options refused before it reads its input.
+   *
+   * @throws IllegalArgumentException naming the options that do not go together
+   */
+  public StoreBuilder checkOptions() {
+    checkConfigurable();
+    checkedOptions();
+    return this;
+  }
+
+  private BuildOptions checkedOptions() {
+    BuildOptions checked = settings.build();
+    checked.checkKeysSuit(checked.keyMode().orElse(KeyMode.FULL));
+    checked.checkBlocksSuit(checked.pageAlignment().orElse(BuildOptions.DEFAULT_PAGE_ALIGNMENT));
+    return checked;
+  }
+
   /** Checks the options together and starts the first attempt. */
   private void start() {
-    BuildOptions checked = settings.build();
+    BuildOptions checked = checkedOptions();
     KeyMode keyMode = checked.keyMode().orElse(KeyMode.FULL);
     int pageBytes = checked.pageAlignment().orElse(BuildOptions.DEFAULT_PAGE_ALIGNMENT);
-    checked.checkKeysSuit(keyMode);
-    checked.checkBlocksSuit(pageBytes);
     options = checked;
     startNanos = System.nanoTime();
     attempt = new BuildAttempt(new BuildAttempt.Plan(target, checked, keyMode, pageBytes, duplicatePolicy, hashers), seed, 1);

@@ -176,6 +176,13 @@ class BuildOptionsTest {
       builder.put(utf8("k"), utf8("v"));
       assertTrue(builder.build().meta().isSparse());
     }
+    // checkOptions() checks now, before any input, and leaves the builder configurable.
+    try (StoreBuilder builder = StoreBuilder.create(parent.resolve("early")).sparseIndex(8192)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::checkOptions);
+      assertTrue(e.getMessage().startsWith("block size 8192 does not suit page alignment 4096"), e.getMessage());
+      builder.pageAlignment(0).checkOptions().put(utf8("k"), utf8("v"));
+      assertTrue(builder.build().meta().isSparse());
+    }
     // With nothing put, build() checks.
     try (StoreBuilder builder = StoreBuilder.create(parent.resolve("b")).keyMode(KeyMode.NONE).sparseIndex(4096)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);

@@ -124,6 +124,12 @@ final class BuildCommand implements Callable<Integer> {
     if (hugePageWrites) {
       builder.dataWrites(PageCacheWrites.HUGE_PAGES);
     }
+    try {
+      builder.checkOptions(); // before any input is read
+    } catch (IllegalArgumentException e) {
+      builder.close();
+      throw e;
+    }
     String label = InputOptions.label(input);
     ProgressBar progress = ProgressBar.forTerminal(varve.err, "build");
     builder.listener(progress);

@@ -22,12 +22,13 @@ import java.util.Objects;
 
 /**
  * A rank index that answers from one 128-byte block: it maps each member of a set of 128-bit
- * hashes to its rank (position in hash order) with about 3.45 bits per key, reading one block (two
+ * hashes to its rank (position in hash order) with {@code 1024 / keysPerBlock} bits per key plus a
+ * small spill stream, reading one block (two
  * adjacent cache lines, both requested by the lookup's first two reads) and a small cached table
  * per lookup, and decoding with population counts and {@link Broadword#select} instead of walking
  * a trie bit by bit. A hash whose sub-range is empty (about 30% of non-members) is turned away by
  * one bit of the block's occupancy bitmap. Where the {@link io.varve.core.ect.EctIndex ECT index}
- * spends fewer bits (2.5 per key) and several dependent reads and decoding steps, this one trades
+ * spends fewer bits (at large bucket sizes) and several dependent reads and decoding steps, this one trades
  * about one bit per key for speed. Built by {@link BlockedIndexBuilder}; the bit layout is in
  * {@link BlockedLayout} and {@code docs/FORMAT.md}.
  *

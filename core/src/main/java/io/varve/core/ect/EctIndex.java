@@ -13,8 +13,9 @@ import java.util.Objects;
 
 /**
  * An entropy-coded-trie (ECT) index over a set of 128-bit hashes kept in hash order: it maps each
- * member hash to its rank (its position in hash order) using about 2.5 bits per key at {@code g =
- * 256}, or, in sparse mode, to the block holding it using well under one bit per key. Built by
+ * member hash to its rank (its position in hash order) using a few bits per key (fewer as {@code
+ * g} grows; the README's index results give them as measured), or, in sparse mode, to the block
+ * holding it using well under one bit per key. Built by
  * {@link EctIndexBuilder}.
  *
  * <h2>Structure</h2>

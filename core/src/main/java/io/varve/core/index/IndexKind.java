@@ -10,14 +10,15 @@ import java.util.Locale;
  */
 public enum IndexKind {
   /**
-   * The entropy-coded trie index ({@code io.varve.core.ect.EctIndex}): about 2.5 bits per key, a few
-   * hundred nanoseconds per lookup on an index larger than the CPU caches; the only kind that can
+   * The entropy-coded trie index ({@code io.varve.core.ect.EctIndex}): the smaller index at large
+   * bucket sizes, a trie walk per lookup (slower than {@link #BLOCKED} once the index is larger
+   * than the CPU caches; the README's index results give both as measured); the only kind that can
    * index blocks of records (a sparse store).
    */
   ECT(0),
   /**
-   * The blocked index ({@code io.varve.core.blocked.BlockedIndex}): about 3.45 bits per key, one
-   * 128-byte block read per lookup, two to three times as fast as the ECT index out of cache.
+   * The blocked index ({@code io.varve.core.blocked.BlockedIndex}): {@code 1024 / keysPerBlock}
+   * bits per key plus a small spill stream, one 128-byte block read per lookup.
    */
   BLOCKED(1);
 
