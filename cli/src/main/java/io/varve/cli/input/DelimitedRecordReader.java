@@ -32,8 +32,14 @@ final class DelimitedRecordReader extends RecordReader {
           .setRecordSeparator('\n')
           .get();
 
-  private final CSVParser parser;
-  private final Iterator<CSVRecord> records;
+  /** TSV's plain lines, split without Commons CSV until one holds a backslash; null for CSV, and after. */
+  private PlainTsvLines plain;
+  /** Whether the current record is {@link #plain}'s line rather than {@link #record}. */
+  private boolean plainRecord;
+  /** Lines read before {@link #parser} took over. */
+  private long lineOffset;
+  private CSVParser parser;
+  private Iterator<CSVRecord> records;
   private final boolean csv;
   /** Whether the chars come from a strict UTF-8 decoder, so that no field can hold a lone surrogate. */
   private final boolean validText;
@@ -48,6 +54,19 @@ final class DelimitedRecordReader extends RecordReader {
 
   DelimitedRecordReader(
       Reader in, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly, boolean validText) {
+    this(in, csv, keyColumn, valueColumn, header, keysOnly, validText, true);
+  }
+
+  /** With {@code plainLines} false, TSV goes through Commons CSV alone (for tests that compare the two). */
+  DelimitedRecordReader(
+      Reader in,
+      boolean csv,
+      String keyColumn,
+      String valueColumn,
+      boolean header,
+      boolean keysOnly,
+      boolean validText,
+      boolean plainLines) {
     super(in, keysOnly);
     this.csv = csv;
     this.validText = validText;
@@ -62,16 +81,16 @@ final class DelimitedRecordReader extends RecordReader {
         throw needsHeader("value", valueColumn);
       }
     }
-    CSVParser opened;
-    try {
-      opened = CSVParser.builder().setReader(in).setFormat(csv ? CSV : TSV).get();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    if (csv || !plainLines) {
+      openParser(in);
+    } else {
+      plain = new PlainTsvLines(in);
     }
-    parser = opened;
-    records = parser.iterator();
     if (header && nextNonBlank()) {
-      List<String> names = new ArrayList<>(record.toList());
+      List<String> names = new ArrayList<>();
+      for (int i = 0; i < fieldCount(); i++) {
+        names.add(field(i));
+      }
       keyAt = keyAt >= 0 ? keyAt : lookUp(names, "key", keyColumn);
       valueAt = valueAt >= 0 ? valueAt : lookUp(names, "value", valueColumn);
     }
@@ -89,7 +108,7 @@ final class DelimitedRecordReader extends RecordReader {
     if (!nextNonBlank()) {
       return false;
     }
-    int fields = record.size();
+    int fields = fieldCount();
     int needed = Math.max(keyIndex, valueIndex) + 1;
     if (fields < needed) {
       boolean keyMissing = keyIndex >= fields;
@@ -99,16 +118,54 @@ final class DelimitedRecordReader extends RecordReader {
               + " needs at least " + ((keyMissing ? keyIndex : valueIndex) + 1));
     }
     // Encoded here rather than when asked for, so that a field UTF-8 cannot hold fails the record's next().
-    key = encode(record.get(keyIndex), "key");
-    value = valueIndex == keyIndex ? key : encode(record.get(valueIndex), "value");
+    key = encode(keyIndex, "key");
+    value = valueIndex == keyIndex ? key : encode(valueIndex, "value");
     return true;
+  }
+
+  private int fieldCount() {
+    return plainRecord ? plain.fieldCount() : record.size();
+  }
+
+  private String field(int i) {
+    return plainRecord ? plain.field(i) : record.get(i);
+  }
+
+  private void openParser(Reader in) {
+    try {
+      parser = CSVParser.builder().setReader(in).setFormat(csv ? CSV : TSV).get();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    records = parser.iterator();
   }
 
   /** Moves {@link #record} to the next record that is not a blank line; false at the end. */
   private boolean nextNonBlank() {
+    while (plain != null) {
+      recordLine = plain.linesRead() + 1;
+      try {
+        if (plain.next()) {
+          plainRecord = true;
+          if (plain.fieldCount() > 1 || plain.fieldLength(0) > 0) {
+            return true;
+          }
+          continue;
+        }
+        if (!plain.stoppedAtBackslash()) {
+          return false;
+        }
+        lineOffset = plain.linesRead();
+        openParser(plain.rest());
+      } catch (IOException e) {
+        throw failure(e);
+      }
+      plain = null;
+      plainRecord = false;
+    }
     for (;;) {
       // Set before parsing, so that an error inside the record names the line it starts on.
-      recordLine = parser.getCurrentLineNumber() + 1;
+      recordLine = lineOffset + parser.getCurrentLineNumber() + 1;
       try {
         // The iterator parses a record in hasNext(): the count of line breaks above comes before it.
         if (!records.hasNext()) {
@@ -158,11 +215,15 @@ final class DelimitedRecordReader extends RecordReader {
     return value;
   }
 
-  private byte[] encode(String field, String role) {
-    if (validText) {
-      return field.getBytes(StandardCharsets.UTF_8);
+  private byte[] encode(int index, String role) {
+    byte[] bytes;
+    if (plainRecord) {
+      bytes = Utf8.encode(plain.chars(), plain.fieldStart(index), plain.fieldLength(index));
+    } else if (validText) {
+      return record.get(index).getBytes(StandardCharsets.UTF_8);
+    } else {
+      bytes = Utf8.encode(record.get(index));
     }
-    byte[] bytes = Utf8.encode(field);
     if (bytes == null) {
       throw new InputFormatException(recordLine, "the " + role + " holds an unpaired UTF-16 surrogate (not valid Unicode)");
     }
