@@ -95,6 +95,7 @@ class TruncatedUnderReaderTest {
     int corrupt;
     int escaped;
     int firstCorrupt = -1;
+    String firstMessage;
   }
 
   private void lookUpFrom(Store store, Outcomes outcomes) {
@@ -103,11 +104,16 @@ class TruncatedUnderReaderTest {
       byte[] key = keys.get(i);
       try {
         byte[] value = store.get(key);
-        assertTrue(outcomes.firstCorrupt < 0, "lookup " + i + " touched the records after the store failed");
+        assertTrue(
+            outcomes.firstCorrupt < 0,
+            "lookup " + i + " touched the records after the store failed (first refused: " + outcomes.firstCorrupt + ", refused "
+                + outcomes.corrupt + ", errors delivered outside a lookup " + outcomes.escaped + ", store closed " + store.isClosed()
+                + ", first refusal: " + outcomes.firstMessage + ")");
         assertArrayEquals(records.get(ByteBuffer.wrap(key)), value, "lookup " + i);
       } catch (CorruptStoreException expected) {
         if (outcomes.firstCorrupt < 0) {
           outcomes.firstCorrupt = i;
+          outcomes.firstMessage = expected.getMessage();
           assertTrue(expected.getMessage().contains("truncated or rewritten under the open store"), expected.getMessage());
         }
         outcomes.corrupt++;

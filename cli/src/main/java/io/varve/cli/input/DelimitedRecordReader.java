@@ -32,8 +32,8 @@ final class DelimitedRecordReader extends RecordReader {
           .setRecordSeparator('\n')
           .get();
 
-  /** TSV's plain lines, split without Commons CSV until one holds a backslash; null for CSV, and after. */
-  private PlainTsvLines plain;
+  /** The plain lines, split without Commons CSV until one holds a backslash (TSV) or a quote (CSV); then null. */
+  private PlainLines plain;
   /** Whether the current record is {@link #plain}'s line rather than {@link #record}. */
   private boolean plainRecord;
   /** Lines read before {@link #parser} took over. */
@@ -57,7 +57,7 @@ final class DelimitedRecordReader extends RecordReader {
     this(in, csv, keyColumn, valueColumn, header, keysOnly, validText, true);
   }
 
-  /** With {@code plainLines} false, TSV goes through Commons CSV alone (for tests that compare the two). */
+  /** With {@code plainLines} false, every line goes through Commons CSV (for tests that compare the two). */
   DelimitedRecordReader(
       Reader in,
       boolean csv,
@@ -81,10 +81,10 @@ final class DelimitedRecordReader extends RecordReader {
         throw needsHeader("value", valueColumn);
       }
     }
-    if (csv || !plainLines) {
-      openParser(in);
+    if (plainLines) {
+      plain = csv ? new PlainLines(in, ',', '"') : new PlainLines(in, '\t', '\\');
     } else {
-      plain = new PlainTsvLines(in);
+      openParser(in);
     }
     if (header && nextNonBlank()) {
       List<String> names = new ArrayList<>();
@@ -152,7 +152,7 @@ final class DelimitedRecordReader extends RecordReader {
           }
           continue;
         }
-        if (!plain.stoppedAtBackslash()) {
+        if (!plain.stoppedAtSpecial()) {
           return false;
         }
         lineOffset = plain.linesRead();

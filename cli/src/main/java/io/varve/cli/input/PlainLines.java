@@ -5,37 +5,43 @@ import java.io.PushbackReader;
 import java.io.Reader;
 
 /**
- * The plain lines of a TSV input, split here rather than by Commons CSV: lines that hold no
- * backslash, whose fields Commons CSV would make the text between tabs (a line ends at LF, CR or
- * CRLF). It stops at the first line that holds a backslash (an escape, perhaps of a line break),
- * and {@link #rest} hands the input from that line on to Commons CSV, which reads the rest. Machine
- * written TSV rarely holds a backslash, and splitting it here spares Commons CSV's char-by-char
- * lexing and its objects per record (a TSV build took 1.5 times as long without it).
- * {@code PlainTsvLinesTest} checks it against Commons CSV on random inputs. Not thread-safe.
+ * The plain lines of a TSV or CSV input, split here rather than by Commons CSV: lines that hold no
+ * special char (TSV's backslash, CSV's quote), whose fields Commons CSV would make the text between
+ * delimiters (a line ends at LF, CR or CRLF). It stops at the first line that holds the special
+ * char (an escape or a quoted field, perhaps holding a line break), and {@link #rest} hands the
+ * input from that line on to Commons CSV, which reads the rest. Machine-written input rarely holds
+ * one, and splitting it here spares Commons CSV's char-by-char lexing and its objects per record (a
+ * TSV build took 1.5 times as long without it). {@code PlainLinesTest} checks it against Commons CSV
+ * alone on random inputs. Not thread-safe.
  */
-final class PlainTsvLines {
+final class PlainLines {
   private final Reader in;
+  private final char delimiter;
+  /** The char that sends the rest of the input to Commons CSV. */
+  private final char special;
   private char[] buffer = new char[1 << 16];
   /** The unread chars are {@code buffer[position, limit)}. */
   private int position;
   private int limit;
   private boolean ended;
-  private boolean stoppedAtBackslash;
+  private boolean stoppedAtSpecial;
   private long linesRead;
   /** The current line's fields: field {@code i} is {@code buffer[starts[i], starts[i + 1] - 1)}. */
   private int[] starts = new int[16];
   private int fieldCount;
 
-  PlainTsvLines(Reader in) {
+  PlainLines(Reader in, char delimiter, char special) {
     this.in = in;
+    this.delimiter = delimiter;
+    this.special = special;
   }
 
   /**
-   * Moves to the next line and splits it. False at the end of the input, or at a line that holds a
-   * backslash ({@link #stoppedAtBackslash}), which stays unread.
+   * Moves to the next line and splits it. False at the end of the input, or at a line that holds
+   * the special char ({@link #stoppedAtSpecial}), which stays unread.
    */
   boolean next() throws IOException {
-    if (stoppedAtBackslash) {
+    if (stoppedAtSpecial) {
       return false;
     }
     int end = position;
@@ -45,8 +51,8 @@ final class PlainTsvLines {
         if (c == '\n' || c == '\r') {
           break;
         }
-        if (c == '\\') {
-          stoppedAtBackslash = true;
+        if (c == special) {
+          stoppedAtSpecial = true;
           return false;
         }
         end++;
@@ -81,7 +87,7 @@ final class PlainTsvLines {
     fieldCount = 0;
     starts[0] = position;
     for (int i = position; i < end; i++) {
-      if (buffer[i] == '\t') {
+      if (buffer[i] == delimiter) {
         addStart(i + 1);
       }
     }
@@ -115,9 +121,9 @@ final class PlainTsvLines {
     return end;
   }
 
-  /** Whether {@link #next} stopped at a line that holds a backslash. */
-  boolean stoppedAtBackslash() {
-    return stoppedAtBackslash;
+  /** Whether {@link #next} stopped at a line that holds the special char. */
+  boolean stoppedAtSpecial() {
+    return stoppedAtSpecial;
   }
 
   /** The lines read: the number of the current line, or of the line before the one stopped at. */
