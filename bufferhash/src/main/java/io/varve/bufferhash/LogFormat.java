@@ -143,12 +143,6 @@ final class LogFormat {
     return (int) crc.getValue();
   }
 
-  static int crc(byte[] bytes, int offset, int length) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, offset, length);
-    return (int) crc.getValue();
-  }
-
   static void putInt(byte[] to, int at, int value) {
     to[at] = (byte) (value >>> 24);
     to[at + 1] = (byte) (value >>> 16);

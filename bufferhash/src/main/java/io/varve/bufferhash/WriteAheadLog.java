@@ -1,6 +1,7 @@
 package io.varve.bufferhash;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -146,7 +147,7 @@ final class WriteAheadLog implements AutoCloseable {
       boolean whole = at + RECORD_HEADER_BYTES <= bytes.length;
       int length = whole ? LogFormat.getInt(bytes, at) : -1;
       whole = whole && length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length <= bytes.length;
-      boolean valid = whole && LogFormat.getInt(bytes, at + 4) == LogFormat.crc(bytes, at + RECORD_HEADER_BYTES, length);
+      boolean valid = whole && LogFormat.getInt(bytes, at + 4) == Envelope.crc32c(bytes, at + RECORD_HEADER_BYTES, length);
       if (!valid) {
         // Cut short at the very end of the newest segment: an append the process did not finish.
         boolean torn = newest && (!whole || at + RECORD_HEADER_BYTES + length == bytes.length);
@@ -256,7 +257,7 @@ final class WriteAheadLog implements AutoCloseable {
   }
 
   private void seal(int body, int bodyBytes) {
-    LogFormat.putInt(pending, body - 4, LogFormat.crc(pending, body, bodyBytes));
+    LogFormat.putInt(pending, body - 4, Envelope.crc32c(pending, body, bodyBytes));
     pendingBytes = body + bodyBytes;
   }
 

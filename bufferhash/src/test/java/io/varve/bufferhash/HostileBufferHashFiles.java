@@ -1,5 +1,6 @@
 package io.varve.bufferhash;
 
+import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,7 +59,7 @@ final class HostileBufferHashFiles {
 
   private static void resealSlot(byte[] state, int slot) {
     int crcAt = slot + 8 + 56 + 12;
-    LogFormat.putInt(state, crcAt, LogFormat.crc(state, slot, crcAt - slot));
+    LogFormat.putInt(state, crcAt, Envelope.crc32c(state, slot, crcAt - slot));
   }
 
   /** The log with the header of the incarnation at {@code page} changed at {@code offset}, crc recomputed. */
@@ -66,7 +67,7 @@ final class HostileBufferHashFiles {
     byte[] log = golden("v1-closed", "log");
     int at = page * LogFormat.PAGE_BYTES;
     LogFormat.putInt(log, at + offset, value);
-    LogFormat.putInt(log, at + 28, LogFormat.crc(log, at, 28));
+    LogFormat.putInt(log, at + 28, Envelope.crc32c(log, at, 28));
     return log;
   }
 
@@ -87,7 +88,7 @@ final class HostileBufferHashFiles {
     byte[] buffers = golden("v1-closed", "buffers");
     edit.accept(buffers);
     int end = buffers.length - 4;
-    int crc = LogFormat.crc(buffers, 0, end);
+    int crc = Envelope.crc32c(buffers, 0, end);
     LogFormat.putInt(buffers, end, crc);
     return new Variant("v1-closed").with("buffers", buffers).with("state", stateWith("v1-closed", 6, (1L << 32) | (crc & 0xFFFFFFFFL)));
   }
@@ -102,7 +103,7 @@ final class HostileBufferHashFiles {
     int length = LogFormat.getInt(wal, at);
     edit.accept(wal, at + 8);
     if (reseal) {
-      LogFormat.putInt(wal, at + 4, LogFormat.crc(wal, at + 8, length));
+      LogFormat.putInt(wal, at + 4, Envelope.crc32c(wal, at + 8, length));
     }
     return wal;
   }
@@ -164,7 +165,7 @@ final class HostileBufferHashFiles {
     v.put("buffers-entry-count-past-the-end", buffersNamed(b -> LogFormat.putInt(b, 24, 1_000_000)));
     byte[] other = golden("v1-closed", "buffers");
     other[40] ^= 1;
-    LogFormat.putInt(other, other.length - 4, LogFormat.crc(other, 0, other.length - 4));
+    LogFormat.putInt(other, other.length - 4, Envelope.crc32c(other, 0, other.length - 4));
     v.put("buffers-not-the-one-the-state-names", new Variant("v1-closed").with("buffers", other));
     byte[] damagedBuffers = golden("v1-closed", "buffers");
     damagedBuffers[40] ^= 1;

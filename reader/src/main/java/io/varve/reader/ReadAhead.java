@@ -41,9 +41,12 @@ enum ReadAhead {
 
   private static final long CACHE_LINE = 64;
 
-  /** The read-ahead for lookups that find ranks with {@code index} (dense) in {@code records}. */
+  /**
+   * The read-ahead for lookups that find ranks with {@code index} (dense) in {@code records}, of
+   * fixed size or with offsets (a sparse store's blocks are searched, not read ahead).
+   */
   static ReadAhead choose(RankIndex index, Records records) {
-    if (records instanceof Records.InBlocks || records.data.length() < records.dataStart + Long.BYTES || records.recordCount == 0) {
+    if (records.data.length() < records.dataStart + Long.BYTES || records.recordCount == 0) {
       return NONE;
     }
     double rankError = index.guessError();

@@ -315,7 +315,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
     /** The rank of the record whose key has hash {@code hi:lo}; -1 if none. */
     @Override
     long rankOfHash(long hi, long lo) {
-      long[] hash = new long[2];
+      long[] hash = HASH.get(); // the key's own hash is in hi:lo by now
       long low = 0;
       long high = records.recordCount - 1;
       while (low <= high) {

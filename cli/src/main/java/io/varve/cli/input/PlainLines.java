@@ -3,6 +3,7 @@ package io.varve.cli.input;
 import java.io.IOException;
 import java.io.PushbackReader;
 import java.io.Reader;
+import java.util.Arrays;
 
 /**
  * The plain lines of a TSV or CSV input, split here rather than by Commons CSV: lines that hold no
@@ -96,7 +97,7 @@ final class PlainLines {
 
   private void addStart(int start) {
     if (++fieldCount == starts.length) {
-      starts = java.util.Arrays.copyOf(starts, starts.length * 2);
+      starts = Arrays.copyOf(starts, starts.length * 2);
     }
     starts[fieldCount] = start;
   }
@@ -105,7 +106,7 @@ final class PlainLines {
   private int fill(int end) throws IOException {
     int unread = limit - position;
     if (unread == buffer.length) {
-      buffer = java.util.Arrays.copyOf(buffer, buffer.length * 2);
+      buffer = Arrays.copyOf(buffer, buffer.length * 2);
     } else if (position > 0) {
       System.arraycopy(buffer, position, buffer, 0, unread);
     }
