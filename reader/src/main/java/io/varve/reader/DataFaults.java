@@ -29,20 +29,26 @@ final class DataFaults {
   }
 
   /**
-   * A record at {@code position} that fails its check: one damaged record, unless the mapped file is
-   * now shorter than when the store opened. A file cut inside a page reads as zeros to the end of
-   * that page, so the records there fail their checks with no fault from the JVM: that is the
-   * truncation, and the whole store is refused as {@link #fault} refuses it.
+   * A record at {@code position} that fails its checksum: one damaged record, unless the mapped
+   * file is now shorter than when the store opened ({@link #damaged}). A file cut inside a page
+   * reads as zeros to the end of that page, so the records there fail their checks with no fault
+   * from the JVM: that is the truncation, and the whole store is refused as {@link #fault} refuses
+   * it.
    */
   CorruptStoreException damagedRecord(long position) {
+    return damaged("the record at byte " + position + " does not match its checksum (damaged)");
+  }
+
+  /**
+   * Damage that the records' own checks found, described by {@code what}: a record's checksum, or
+   * lengths that run past the data. In a mapped file now shorter than when the store opened it is
+   * the truncation, whatever the check that saw it (a page past the cut may read as zeros or, until
+   * the JVM delivers its error, as anything), and the whole store is refused.
+   */
+  CorruptStoreException damaged(String what) {
     if (mapped && dataFileSize() < openedLength) {
       return truncated(null);
     }
-    return new CorruptStoreException(dataPath + ": the record at byte " + position + " does not match its checksum (damaged)");
-  }
-
-  /** Damage in the data file's structure that the records' own checks found, described by {@code what}. */
-  CorruptStoreException damaged(String what) {
     return new CorruptStoreException(dataPath + ": " + what);
   }
 
