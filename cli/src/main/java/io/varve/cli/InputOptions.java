@@ -2,10 +2,8 @@ package io.varve.cli;
 
 import io.varve.cli.input.InputFormat;
 import io.varve.cli.input.RecordReader;
-import io.varve.cli.input.Utf8Reader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.ITypeConverter;
@@ -49,18 +47,10 @@ final class InputOptions {
     boolean json = fileFormat == InputFormat.JSON_LINES;
     String key = keyColumn != null ? keyColumn : json ? "key" : "0";
     String value = valueColumn != null ? valueColumn : json ? "value" : "1";
-    Reader text = text(file, stdin);
+    InputStream bytes = file.equals("-") ? stdin : Files.newInputStream(Path.of(file));
     return keysOnly
-        ? RecordReader.openKeys(text, fileFormat, key, header, jsonText)
-        : RecordReader.open(text, fileFormat, key, value, header, jsonText);
-  }
-
-  /**
-   * Opens {@code file} ({@code -}: {@code stdin}) as strictly decoded UTF-8 text: a byte that is
-   * not UTF-8 stops the reading at its exact line, rather than being replaced.
-   */
-  static Reader text(String file, InputStream stdin) throws IOException {
-    return new Utf8Reader(file.equals("-") ? stdin : Files.newInputStream(Path.of(file)));
+        ? RecordReader.openKeys(bytes, fileFormat, key, header, jsonText)
+        : RecordReader.open(bytes, fileFormat, key, value, header, jsonText);
   }
 
   /** {@code stdin} for {@code -}, else the file as given. */

@@ -48,9 +48,6 @@ final class DelimitedRecordReader extends RecordReader {
   private String keyLabel;
   private String valueLabel;
   private CSVRecord record;
-  private long recordLine;
-  private byte[] key;
-  private byte[] value;
 
   DelimitedRecordReader(
       Reader in, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly, boolean validText) {
@@ -205,16 +202,6 @@ final class DelimitedRecordReader extends RecordReader {
     return new UncheckedIOException("reading line " + line + ": " + e.getMessage(), e);
   }
 
-  @Override
-  byte[] currentKey() {
-    return key;
-  }
-
-  @Override
-  byte[] currentValue() {
-    return value;
-  }
-
   private byte[] encode(int index, String role) {
     byte[] bytes;
     if (plainRecord) {
@@ -228,11 +215,6 @@ final class DelimitedRecordReader extends RecordReader {
       throw new InputFormatException(recordLine, "the " + role + " holds an unpaired UTF-16 surrogate (not valid Unicode)");
     }
     return bytes;
-  }
-
-  @Override
-  long recordLine() {
-    return recordLine;
   }
 
   /** The 0-based index that {@code column} gives, or -1 if it is a name. */

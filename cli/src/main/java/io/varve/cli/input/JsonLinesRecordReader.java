@@ -7,7 +7,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.io.Reader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -29,28 +32,73 @@ final class JsonLinesRecordReader extends RecordReader {
           .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
           .build();
 
+  private static final String UNCLOSED_STRING = "Unexpected end-of-input in VALUE_STRING";
+  /** What Jackson reads to guess the encoding. */
+  private static final int SNIFFED_BYTES = 4;
+
   private final JsonParser parser;
   private final String keyField;
   private final String valueField;
   private final boolean jsonText;
   private final boolean keysOnly;
-  private byte[] key;
-  private byte[] value;
-  private long recordLine;
   /** The line the last object ended on: the next must start on a later one. */
   private long lastLine;
 
-  JsonLinesRecordReader(Reader in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
-    super(in, keysOnly);
+  private JsonLinesRecordReader(Closeable source, JsonParser parser, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
+    super(source, keysOnly);
+    this.parser = parser;
     this.keyField = keyField;
     this.valueField = valueField;
     this.jsonText = jsonText;
     this.keysOnly = keysOnly;
+  }
+
+  /** Over chars: Jackson's columns count chars. */
+  static JsonLinesRecordReader overChars(Reader in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
     try {
-      parser = FACTORY.createParser(in);
+      return new JsonLinesRecordReader(in, FACTORY.createParser(in), keyField, valueField, jsonText, keysOnly);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Over bytes, checked as strict UTF-8 before Jackson's UTF-8 parser reads them, which spares
+   * decoding the whole input to chars; Jackson's columns then count bytes.
+   */
+  static JsonLinesRecordReader overBytes(InputStream in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
+    PushbackInputStream text = new PushbackInputStream(new Utf8InputStream(in), SNIFFED_BYTES);
+    try {
+      refuseNulInSniffedBytes(text);
+      return new JsonLinesRecordReader(text, FACTORY.createParser(text), keyField, valueField, jsonText, keysOnly);
+    } catch (IOException e) {
+      InputFormatException notText = notText(e, 1);
+      throw notText != null ? notText : new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Jackson guesses UTF-16 or UTF-32 from a zero byte among the first four, and would then report
+   * a NUL byte there as garbled text; JSON text holds no NUL, so it is refused here, by its place.
+   */
+  private static void refuseNulInSniffedBytes(PushbackInputStream text) throws IOException {
+    byte[] first = new byte[SNIFFED_BYTES];
+    int n = 0;
+    for (int read; n < first.length && (read = text.read(first, n, first.length - n)) > 0; ) {
+      n += read;
+    }
+    int line = 1;
+    int lineStart = 0;
+    for (int i = 0; i < n; i++) {
+      if (first[i] == 0) {
+        throw new InputFormatException(line, i - lineStart + 1, "a NUL byte (0x00) is not allowed in JSON text");
+      }
+      if (first[i] == '\n') {
+        line++;
+        lineStart = i + 1;
+      }
+    }
+    text.unread(first, 0, n);
   }
 
   @Override
@@ -203,12 +251,16 @@ final class JsonLinesRecordReader extends RecordReader {
     return new InputFormatException(recordLine, "field '" + field + "' holds an unpaired UTF-16 surrogate (not valid Unicode)");
   }
 
-  /** Jackson's message less what it adds for programmers (a second line, the redacted source). */
+  /**
+   * Jackson's message less what it adds for programmers (a second line, the redacted source), in
+   * the words of its char parser where its byte parser names a token type instead.
+   */
   private static String firstLine(String message) {
     int end = message.indexOf('\n');
     String line = end < 0 ? message : message.substring(0, end);
     int source = line.indexOf(" (start marker at [Source:");
-    return source < 0 ? line : line.substring(0, source);
+    line = source < 0 ? line : line.substring(0, source);
+    return line.startsWith(UNCLOSED_STRING) ? "Unexpected end-of-input: was expecting closing quote for a string value" : line;
   }
 
   private String shown(JsonToken token) {
@@ -221,20 +273,5 @@ final class JsonLinesRecordReader extends RecordReader {
       case VALUE_NULL -> "null";
       default -> "'" + token.asString() + "'";
     };
-  }
-
-  @Override
-  byte[] currentKey() {
-    return key;
-  }
-
-  @Override
-  byte[] currentValue() {
-    return value;
-  }
-
-  @Override
-  long recordLine() {
-    return recordLine;
   }
 }

@@ -2,17 +2,19 @@ package io.varve.cli.input;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Reads key/value records from TSV, CSV or JSON-lines text, one at a time, as UTF-8 bytes.
  *
  * <pre>{@code
  * try (RecordReader records = RecordReader.open(
- *     new Utf8Reader(Files.newInputStream(path)), InputFormat.fromFileName(path.toString()), "0", "1", false)) {
+ *     Files.newInputStream(path), InputFormat.fromFileName(path.toString()), "0", "1", false, false)) {
  *   while (records.next()) {
  *     add(records.key(), records.value());
  *   }
@@ -51,8 +53,10 @@ import java.util.Objects;
  *
  * <p>Errors in the input throw {@link InputFormatException}, whose message starts with the line
  * number; after one, the reader cannot go on. Text that is not UTF-8 is such an error too when the
- * text comes through a {@link Utf8Reader}, with the exact line, column and byte offset of the first
- * bad byte. I/O errors throw {@link UncheckedIOException}.
+ * reader is opened over bytes, or over a {@link Utf8Reader}, with the exact line, column and byte
+ * offset of the first bad byte. Over bytes, JSON lines are parsed by Jackson's UTF-8 parser, whose
+ * columns count bytes; elsewhere columns count UTF-16 chars. I/O errors throw {@link
+ * UncheckedIOException}.
  *
  * <p>Not thread-safe: use one reader per thread.
  */
@@ -61,13 +65,17 @@ public abstract class RecordReader implements Closeable {
   static final String CONVERT =
       "the input must be UTF-8 text: convert it first (for example with iconv -f ISO-8859-1 -t UTF-8 if it is Latin-1)";
 
-  private final Reader in;
+  private final Closeable in;
+  /** The current record, set by {@link #advance}: its key, value (as UTF-8) and first line. */
+  byte[] key;
+  byte[] value;
+  long recordLine;
   private final boolean keysOnly;
   private boolean hasRecord;
   private RuntimeException failure;
   private boolean closed;
 
-  RecordReader(Reader in, boolean keysOnly) {
+  RecordReader(Closeable in, boolean keysOnly) {
     this.in = in;
     this.keysOnly = keysOnly;
   }
@@ -115,20 +123,63 @@ public abstract class RecordReader implements Closeable {
     return open(in, format, keyColumn, keyColumn, header, jsonText, true);
   }
 
+  /**
+   * Opens a reader over the UTF-8 bytes {@code in}, which it closes on {@link #close}: the same
+   * formats, columns and errors as {@link #open(Reader, InputFormat, String, String, boolean,
+   * boolean)} over a {@link Utf8Reader}, but JSON lines are parsed from the bytes themselves
+   * (checked as strict UTF-8 first), which is faster; columns in Jackson's messages then count
+   * bytes rather than chars.
+   *
+   * @throws InputFormatException if the header line is malformed or lacks a named column, or a
+   *     JSON-lines input holds a NUL byte among its first four (where Jackson would take it for
+   *     UTF-16 or UTF-32)
+   */
+  public static RecordReader open(
+      InputStream in, InputFormat format, String keyColumn, String valueColumn, boolean header, boolean jsonText) {
+    return open(in, format, keyColumn, valueColumn, header, jsonText, false);
+  }
+
+  /** As {@link #openKeys(Reader, InputFormat, String, boolean, boolean)}, over UTF-8 bytes as {@link #open(InputStream, InputFormat, String, String, boolean, boolean)} reads them. */
+  public static RecordReader openKeys(InputStream in, InputFormat format, String keyColumn, boolean header, boolean jsonText) {
+    return open(in, format, keyColumn, keyColumn, header, jsonText, true);
+  }
+
+  private static RecordReader open(
+      InputStream in, InputFormat format, String keyColumn, String valueColumn, boolean header, boolean jsonText, boolean keysOnly) {
+    Objects.requireNonNull(in, "in");
+    Objects.requireNonNull(format, "format");
+    if (format != InputFormat.JSON_LINES) {
+      return open(new Utf8Reader(in), format, keyColumn, valueColumn, header, jsonText, keysOnly);
+    }
+    requireColumns(keyColumn, valueColumn);
+    return closingOnFailure(in, () -> JsonLinesRecordReader.overBytes(in, keyColumn, valueColumn, jsonText, keysOnly));
+  }
+
   private static RecordReader open(
       Reader in, InputFormat format, String keyColumn, String valueColumn, boolean header, boolean jsonText, boolean keysOnly) {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(format, "format");
-    Objects.requireNonNull(keyColumn, "keyColumn");
-    Objects.requireNonNull(valueColumn, "valueColumn");
-    try {
+    requireColumns(keyColumn, valueColumn);
+    return closingOnFailure(in, () -> {
       InputText text = new InputText(in);
       if (format == InputFormat.JSON_LINES) {
-        return new JsonLinesRecordReader(text, keyColumn, valueColumn, jsonText, keysOnly);
+        return JsonLinesRecordReader.overChars(text, keyColumn, valueColumn, jsonText, keysOnly);
       }
       // Chars from the strict decoder are valid UTF-16: their fields need no check for lone surrogates.
       boolean validText = in instanceof Utf8Reader;
       return new DelimitedRecordReader(text, format == InputFormat.CSV, keyColumn, valueColumn, header, keysOnly, validText);
+    });
+  }
+
+  private static void requireColumns(String keyColumn, String valueColumn) {
+    Objects.requireNonNull(keyColumn, "keyColumn");
+    Objects.requireNonNull(valueColumn, "valueColumn");
+  }
+
+  /** Opens a reader, closing {@code in} if that fails. */
+  private static RecordReader closingOnFailure(Closeable in, Supplier<RecordReader> opening) {
+    try {
+      return opening.get();
     } catch (RuntimeException e) {
       try {
         in.close();
@@ -175,7 +226,7 @@ public abstract class RecordReader implements Closeable {
    */
   public final byte[] key() {
     checkRecord();
-    return currentKey();
+    return key;
   }
 
   /**
@@ -188,22 +239,16 @@ public abstract class RecordReader implements Closeable {
       throw new IllegalStateException("this reader reads keys only (openKeys): records have no value");
     }
     checkRecord();
-    return currentValue();
+    return value;
   }
-
-  abstract byte[] currentKey();
-
-  abstract byte[] currentValue();
 
   /**
    * The 1-based line the current record starts on (a CSV record can span lines), or 0 if there is
    * no current record.
    */
   public final long lineNumber() {
-    return hasRecord ? recordLine() : 0;
+    return hasRecord ? recordLine : 0;
   }
-
-  abstract long recordLine();
 
   private void checkRecord() {
     if (!hasRecord) {
@@ -216,7 +261,7 @@ public abstract class RecordReader implements Closeable {
    * error: text that is not UTF-8 is the input's fault, at the exact place the decoder saw.
    */
   static InputFormatException notText(IOException e, long line) {
-    if (e instanceof Utf8Reader.InvalidUtf8Exception invalid) {
+    if (e instanceof InvalidUtf8Exception invalid) {
       return new InputFormatException(invalid.line(), invalid.column(), invalid.getMessage() + "; " + CONVERT);
     }
     if (e instanceof CharacterCodingException) {

@@ -19,8 +19,10 @@ import java.util.Locale;
  * A hand-run A/B throughput check, not a unit test: parse-only throughput of the command's input
  * readers (this module's {@link RecordReader}, on Commons CSV and Jackson) against the hand-written
  * parsers they replaced, on the same files, in alternating runs of one JVM so that both see the
- * same machine. Both read through the strict decoder ({@link Utf8Reader}, the old one for the old
- * parsers) and copy out every key and value as a byte array, as a build does.
+ * same machine. Both read the file's bytes as the command does (the old parsers through their
+ * strict decoder; the new readers through {@link RecordReader#open(java.io.InputStream,
+ * InputFormat, String, String, boolean, boolean)}, which parses JSON lines from checked bytes) and
+ * copy out every key and value as a byte array, as a build does.
  *
  * <p>The old parsers are the classes of {@code io.varve.cli.input} as of the commit before
  * the command moved to {@code cli/}, compiled into a directory of their own:
@@ -156,7 +158,7 @@ final class ParseThroughput {
     long cpuStart = CPU.getCurrentThreadCpuTime();
     long count = 0;
     long bytes = 0;
-    try (RecordReader reader = RecordReader.open(new Utf8Reader(Files.newInputStream(file)), format, key, value, false)) {
+    try (RecordReader reader = RecordReader.open(Files.newInputStream(file), format, key, value, false, false)) {
       while (reader.next()) {
         bytes += reader.key().length + reader.value().length;
         count++;

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -78,7 +82,10 @@ final class Records {
     return new Rec(key, value, line);
   }
 
-  /** Reads all of {@code text} with each buffer size, checks they agree, and returns the records. */
+  /**
+   * Reads all of {@code text} with each buffer size, as chars and (when the text is valid UTF-16)
+   * as UTF-8 bytes, checks they agree, and returns the records.
+   */
   static List<Rec> read(String text, InputFormat format, String keyColumn, String valueColumn, boolean header) {
     return read(text, format, keyColumn, valueColumn, header, false);
   }
@@ -87,25 +94,32 @@ final class Records {
   static List<Rec> read(String text, InputFormat format, String keyColumn, String valueColumn, boolean header, boolean jsonText) {
     List<Rec> first = null;
     for (int size : BUFFER_SIZES) {
-      List<Rec> records = read(text, format, keyColumn, valueColumn, header, size, jsonText);
-      if (first == null) {
-        first = records;
-      } else {
-        assertEquals(first, records, "buffer size " + size);
+      for (boolean bytes : bytesToo(text)) {
+        List<Rec> records = read(text, format, keyColumn, valueColumn, header, size, jsonText, bytes);
+        if (first == null) {
+          first = records;
+        } else {
+          assertEquals(first, records, "buffer size " + size + (bytes ? ", as bytes" : ", as chars"));
+        }
       }
     }
     return first;
   }
 
   static List<Rec> read(String text, InputFormat format, String keyColumn, String valueColumn, boolean header, int bufferSize) {
-    return read(text, format, keyColumn, valueColumn, header, bufferSize, false);
+    return read(text, format, keyColumn, valueColumn, header, bufferSize, false, false);
   }
 
+  /** Reads the text as chars, or as its UTF-8 bytes through {@link RecordReader#open(InputStream, InputFormat, String, String, boolean, boolean)}. */
   static List<Rec> read(
-      String text, InputFormat format, String keyColumn, String valueColumn, boolean header, int bufferSize, boolean jsonText) {
+      String text, InputFormat format, String keyColumn, String valueColumn, boolean header, int bufferSize, boolean jsonText,
+      boolean bytes) {
     List<Rec> records = new ArrayList<>();
     try (RecordReader reader =
-        RecordReader.open(chunked(new StringReader(text), bufferSize), format, keyColumn, valueColumn, header, jsonText)) {
+        bytes
+            ? RecordReader.open(chunked(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), bufferSize), format, keyColumn,
+                valueColumn, header, jsonText)
+            : RecordReader.open(chunked(new StringReader(text), bufferSize), format, keyColumn, valueColumn, header, jsonText)) {
       while (reader.next()) {
         records.add(new Rec(reader.key(), reader.value(), reader.lineNumber()));
       }
@@ -114,16 +128,53 @@ final class Records {
     return records;
   }
 
-  /** Reads {@code text} with each buffer size, expects the same error every time, and returns it. */
+  /** A stream that hands out at most {@code size} bytes per read. */
+  static InputStream chunked(InputStream in, int size) {
+    return new FilterInputStream(in) {
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return super.read(b, off, Math.min(len, size));
+      }
+    };
+  }
+
+  /** Chars only, or chars and bytes: text with a lone surrogate has no UTF-8 form. */
+  private static boolean[] bytesToo(String text) {
+    return StandardCharsets.UTF_8.newEncoder().canEncode(text) ? new boolean[] {false, true} : new boolean[] {false};
+  }
+
+  /**
+   * Reads {@code text} with each buffer size, as chars and as bytes, expects the same error every
+   * time, and returns the one read as chars. JSON lines as bytes are read by Jackson's UTF-8
+   * parser, whose columns count bytes: for text that is not ASCII only the same line is asked.
+   */
   static InputFormatException error(String text, InputFormat format, String keyColumn, String valueColumn, boolean header) {
     InputFormatException first = null;
+    InputFormatException firstAsBytes = null;
     for (int size : BUFFER_SIZES) {
-      InputFormatException e =
-          assertThrows(InputFormatException.class, () -> read(text, format, keyColumn, valueColumn, header, size), "buffer size " + size);
-      if (first == null) {
-        first = e;
+      for (boolean bytes : bytesToo(text)) {
+        InputFormatException e =
+            assertThrows(
+                InputFormatException.class,
+                () -> read(text, format, keyColumn, valueColumn, header, size, false, bytes),
+                "buffer size " + size + (bytes ? ", as bytes" : ", as chars"));
+        InputFormatException same = bytes ? firstAsBytes : first;
+        if (same == null) {
+          if (bytes) {
+            firstAsBytes = e;
+          } else {
+            first = e;
+          }
+        } else {
+          assertEquals(same.getMessage(), e.getMessage(), "buffer size " + size + (bytes ? ", as bytes" : ", as chars"));
+        }
+      }
+    }
+    if (firstAsBytes != null) {
+      if (format != InputFormat.JSON_LINES || text.chars().allMatch(c -> c < 0x80)) {
+        assertEquals(first.getMessage(), firstAsBytes.getMessage(), "as chars and as bytes");
       } else {
-        assertEquals(first.getMessage(), e.getMessage(), "buffer size " + size);
+        assertEquals(first.lineNumber(), firstAsBytes.lineNumber(), "as chars and as bytes: " + first.getMessage() + " / " + firstAsBytes.getMessage());
       }
     }
     String message = first.getMessage();

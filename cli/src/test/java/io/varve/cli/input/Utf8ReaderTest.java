@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
  * reads), with a fixed seed.
  */
 class Utf8ReaderTest {
-  private static final long SEED = Long.getLong("varve.test.seed", 0x0FF_BEEFL);
+  static final long SEED = Long.getLong("varve.test.seed", 0x0FF_BEEFL);
 
   /** Invalid sequences of every kind the decoder knows, and the bytes it reports as the bad ones. */
-  private static final byte[][] INVALID = {
+  static final byte[][] INVALID = {
     {(byte) 0xFF},
     {(byte) 0x80},
     {(byte) 0xC0, (byte) 0x80}, // overlong NUL
@@ -32,7 +32,7 @@ class Utf8ReaderTest {
   };
 
   /** Gives its bytes a few at a time, as a pipe might. */
-  private static final class Trickle extends InputStream {
+  static final class Trickle extends InputStream {
     private final byte[] bytes;
     private final Random random;
     private int pos;
@@ -59,7 +59,7 @@ class Utf8ReaderTest {
     }
   }
 
-  private static String randomText(Random random, int chars) {
+  static String randomText(Random random, int chars) {
     StringBuilder text = new StringBuilder();
     while (text.length() < chars) {
       switch (random.nextInt(5)) {
@@ -74,13 +74,13 @@ class Utf8ReaderTest {
   }
 
   /** Reads everything it can; returns the chars, and the exception that ended it, or null. */
-  private static Utf8Reader.InvalidUtf8Exception readAll(Utf8Reader reader, Random random, StringBuilder chars) throws IOException {
+  private static InvalidUtf8Exception readAll(Utf8Reader reader, Random random, StringBuilder chars) throws IOException {
     char[] buf = new char[64];
     for (;;) {
       int n;
       try {
         n = reader.read(buf, 0, 1 + random.nextInt(buf.length));
-      } catch (Utf8Reader.InvalidUtf8Exception e) {
+      } catch (InvalidUtf8Exception e) {
         return e;
       }
       if (n < 0) {
@@ -123,13 +123,13 @@ class Utf8ReaderTest {
       InputStream in = random.nextBoolean() ? new Trickle(bytes, random) : new ByteArrayInputStream(bytes);
       StringBuilder chars = new StringBuilder();
       try (Utf8Reader reader = new Utf8Reader(in)) {
-        Utf8Reader.InvalidUtf8Exception e = readAll(reader, random, chars);
+        InvalidUtf8Exception e = readAll(reader, random, chars);
         String context = "round " + round + ", invalid " + java.util.HexFormat.of().formatHex(invalid);
         assertEquals(before, chars.toString(), context);
         assertEquals(offset, e.byteOffset(), context);
         assertEquals(String.format("0x%02X", invalid[0] & 0xFF), e.bytesShown().substring(0, 4), context);
         // It stays failed.
-        assertSame(e, assertThrows(Utf8Reader.InvalidUtf8Exception.class, () -> reader.read(new char[8], 0, 8)));
+        assertSame(e, assertThrows(InvalidUtf8Exception.class, () -> reader.read(new char[8], 0, 8)));
       }
     }
   }
@@ -139,7 +139,7 @@ class Utf8ReaderTest {
     byte[] bytes = {'a', 'b', (byte) 0xF0, (byte) 0x9F, (byte) 0x98};
     StringBuilder chars = new StringBuilder();
     try (Utf8Reader reader = new Utf8Reader(new ByteArrayInputStream(bytes))) {
-      Utf8Reader.InvalidUtf8Exception e = readAll(reader, new Random(SEED), chars);
+      InvalidUtf8Exception e = readAll(reader, new Random(SEED), chars);
       assertEquals("ab", chars.toString());
       assertEquals(2, e.byteOffset());
       assertEquals("bytes 0xF0 0x9F 0x98 at byte offset 2 are not valid UTF-8", e.getMessage());
