@@ -175,21 +175,7 @@ public final class StoreReindexer {
     RankIndex built = index.finish();
     listener.progress(BuildListener.Phase.INDEX, n, n);
     files.add(writeFile(staging, StoreFile.INDEX, built::writeTo));
-    StoreMeta result =
-        new StoreMeta(
-            n,
-            meta.seed(),
-            knobs,
-            meta.keyMode(),
-            meta.keyLength(),
-            meta.valueLength(),
-            meta.pageBytes(),
-            meta.recordChecksums(),
-            meta.hashRange(),
-            meta.dataBytes(),
-            System.currentTimeMillis(),
-            files,
-            meta.userMetadata());
+    StoreMeta result = meta.withFiles(knobs, meta.dataBytes(), System.currentTimeMillis(), files);
     result.write(staging.resolve(StoreFile.META.fileName()));
     return result;
   }

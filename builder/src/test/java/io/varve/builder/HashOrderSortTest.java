@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.varve.core.testing.TestRecords;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -123,8 +124,7 @@ class HashOrderSortTest {
   @MethodSource("cases")
   void sortsLikeAStableReference(Shape shape, int n) {
     long seed = SEED ^ (31L * n + shape.ordinal());
-    System.out.println("HashOrderSortTest " + shape + " n=" + n + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("HashOrderSortTest " + shape + " n=" + n, seed);
     long[][] generated = generate(shape, n, random);
     // Arrays longer than n: the sort must only look at and produce [0, n).
     int slack = 5;
@@ -198,8 +198,7 @@ class HashOrderSortTest {
   @MethodSource("prefixCases")
   void sortsRecordsSharingAPrefix(int prefix, int n) {
     long seed = SEED ^ (1000L * prefix + n);
-    System.out.println("HashOrderSortTest prefix=" + prefix + " n=" + n + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("HashOrderSortTest prefix=" + prefix + " n=" + n, seed);
     long commonHi = random.nextLong();
     long commonLo = random.nextLong();
     long hiMask = prefix == 0 ? 0 : prefix >= 64 ? -1L : -1L << (64 - prefix); // shared bits of hi

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.testing.MergeModel;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +38,7 @@ class MergeSummaryTest {
   @ValueSource(booleans = {false, true})
   void countsMatchAHashMapModel(boolean spills) throws IOException {
     long seed = SEED + (spills ? 1 : 0);
-    System.out.println("MergeSummaryTest.countsMatchAHashMapModel spills=" + spills + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("MergeSummaryTest.countsMatchAHashMapModel spills=" + spills, seed);
     int baseKeys = 20_000;
     Map<ByteBuffer, byte[]> base = new HashMap<>();
     Path old = parent.resolve("old");
@@ -76,35 +77,14 @@ class MergeSummaryTest {
       summary = merger.merge();
     }
     Map<ByteBuffer, byte[]> expected = new HashMap<>(base);
-    long inserted = 0;
-    long replaced = 0;
-    long deleted = 0;
-    long absentDeletes = 0;
-    for (Map.Entry<ByteBuffer, byte[]> e : lastOperation.entrySet()) {
-      boolean wasThere = base.containsKey(e.getKey());
-      if (e.getValue() == null) {
-        expected.remove(e.getKey());
-        if (wasThere) {
-          deleted++;
-        } else {
-          absentDeletes++;
-        }
-      } else {
-        expected.put(e.getKey(), e.getValue());
-        if (wasThere) {
-          replaced++;
-        } else {
-          inserted++;
-        }
-      }
-    }
+    MergeModel.Counts counts = MergeModel.apply(expected, lastOperation);
     assertEquals(operations, summary.operations());
     assertEquals(operations - touched.size(), summary.batchDuplicates(), "batch duplicates");
     assertTrue(summary.batchDuplicates() > operations / 10, "the test repeats keys: " + summary.batchDuplicates());
-    assertEquals(inserted, summary.inserted(), "inserted");
-    assertEquals(replaced, summary.replaced(), "replaced");
-    assertEquals(deleted, summary.deleted(), "deleted");
-    assertEquals(absentDeletes, summary.absentDeletes(), "absent deletes");
+    assertEquals(counts.inserted(), summary.inserted(), "inserted");
+    assertEquals(counts.replaced(), summary.replaced(), "replaced");
+    assertEquals(counts.deleted(), summary.deleted(), "deleted");
+    assertEquals(counts.absentDeletes(), summary.absentDeletes(), "absent deletes");
     assertEquals(0, summary.superseded());
     assertEquals(baseKeys, summary.baseRecords());
     assertEquals(expected.size(), summary.meta().recordCount());

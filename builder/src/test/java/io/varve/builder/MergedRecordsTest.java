@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -80,8 +81,7 @@ class MergedRecordsTest {
   @ValueSource(ints = {1, 2, 3, 7, 20})
   void lastWinsKeepsTheLatestRecord(int sourceCount) throws IOException {
     long seed = SEED + sourceCount;
-    System.out.println("MergedRecordsTest.lastWinsKeepsTheLatestRecord sources=" + sourceCount + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("MergedRecordsTest.lastWinsKeepsTheLatestRecord sources=" + sourceCount, seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     List<RecordCursor> sources = new ArrayList<>();
     int total = 0;
@@ -247,8 +247,7 @@ class MergedRecordsTest {
   @Test
   void spillFilesMergeLikeMemory() throws IOException {
     long seed = SEED + 99;
-    System.out.println("MergedRecordsTest.spillFilesMergeLikeMemory seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("MergedRecordsTest.spillFilesMergeLikeMemory", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     List<RecordCursor> sources = new ArrayList<>();
     for (int s = 0; s < 6; s++) {

@@ -12,6 +12,7 @@ import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
 import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -33,8 +34,7 @@ class PartitionSplitTest {
   @Test
   void crowdedPartitionsAreSplitUntilTheyFit() throws IOException {
     long seed = 0x5B117L;
-    System.out.println("PartitionSplitTest seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("PartitionSplitTest", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     Path dir = temp.resolve("store");
     RecordHasher crowded =

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.store.RecordFormat;
+import io.varve.core.testing.TestRecords;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -133,8 +134,7 @@ class RecordBufferTest {
   @ValueSource(longs = {128 << 10, 1 << 20, 3_000_000, 8 << 20})
   void addsUntilRefusedWithinBudget(long budget) {
     long seed = SEED + budget;
-    System.out.println("RecordBufferTest.addsUntilRefusedWithinBudget budget=" + budget + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("RecordBufferTest.addsUntilRefusedWithinBudget budget=" + budget, seed);
     RecordBuffer buffer = new RecordBuffer(budget);
     assertEquals(0, buffer.size());
     assertTrue(buffer.isSorted());
@@ -150,8 +150,7 @@ class RecordBufferTest {
   @ValueSource(longs = {1 << 20, 4 << 20})
   void mixesRecordsLargerThanAPage(long budget) {
     long seed = SEED + 3 * budget;
-    System.out.println("RecordBufferTest.mixesRecordsLargerThanAPage budget=" + budget + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("RecordBufferTest.mixesRecordsLargerThanAPage budget=" + budget, seed);
     RecordBuffer buffer = new RecordBuffer(budget);
     for (int round = 0; round < 4; round++) {
       List<Rec> added = fill(buffer, budget, random, 30, 200, 7);
@@ -209,8 +208,7 @@ class RecordBufferTest {
   void clearAndReuseManyTimes() {
     long budget = 1 << 20;
     long seed = SEED + 11;
-    System.out.println("RecordBufferTest.clearAndReuseManyTimes seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("RecordBufferTest.clearAndReuseManyTimes", seed);
     RecordBuffer buffer = new RecordBuffer(budget);
     long firstFullMemory = -1;
     for (int round = 0; round < 10; round++) {
@@ -246,8 +244,7 @@ class RecordBufferTest {
   @ValueSource(ints = {8, 16, 48, 56, 64, 72})
   void buffersForRecordsSharingAPrefix(int prefix) {
     long seed = SEED + 17 * prefix;
-    System.out.println("RecordBufferTest.buffersForRecordsSharingAPrefix prefix=" + prefix + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("RecordBufferTest.buffersForRecordsSharingAPrefix prefix=" + prefix, seed);
     long budget = 4 << 20;
     long commonHi = random.nextLong();
     long hiMask = prefix >= 64 ? -1L : -1L << (64 - prefix);

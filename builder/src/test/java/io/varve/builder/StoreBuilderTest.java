@@ -12,6 +12,7 @@ import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongFunction;
+import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -62,7 +65,12 @@ class StoreBuilderTest {
 
   /** The weak hash at {@code weakSeed}, real XXH3 elsewhere. */
   static LongFunction<RecordHasher> weakAt(long weakSeed) {
-    return seed -> seed == weakSeed ? FIRST_BYTE : RecordHasher.xxh3(seed);
+    return hashingAt(weakSeed, FIRST_BYTE);
+  }
+
+  /** {@code hasher} at {@code seed}, real XXH3 elsewhere. */
+  static LongFunction<RecordHasher> hashingAt(long seed, RecordHasher hasher) {
+    return s -> s == seed ? hasher : RecordHasher.xxh3(s);
   }
 
   /** Real XXH3, except that at {@code weakSeed} the two given keys share one hash. */
@@ -102,6 +110,67 @@ class StoreBuilderTest {
       assertNotNull(value, "missing key " + new String(e.getKey().array(), StandardCharsets.UTF_8));
       assertArrayEquals(e.getValue(), value, "value of " + new String(e.getKey().array(), StandardCharsets.UTF_8));
     }
+  }
+
+  /** A builder of the store at {@link #target()} whose memory budget makes it spill, or the default budget. */
+  private StoreBuilder builder(boolean spills) throws IOException {
+    return StoreBuilder.create(target()).memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET);
+  }
+
+  /** {@link #builder} whose first seed, {@code weakSeed}, hashes by {@link #FIRST_BYTE}: the build must rehash. */
+  private StoreBuilder weakBuilder(long weakSeed, boolean spills) throws IOException {
+    return builder(spills).seed(weakSeed).hashers(weakAt(weakSeed));
+  }
+
+  /** Puts the record into the builder and into {@code expected}, where a later value replaces an earlier one. */
+  private static void put(StoreBuilder builder, Map<ByteBuffer, byte[]> expected, byte[] key, byte[] value) throws IOException {
+    expected.put(k(key), value);
+    builder.put(key, value);
+  }
+
+  /** Puts {@code n} records of {@link #randomKey} and random values of up to {@code maxValue} bytes. */
+  private static void putRandom(StoreBuilder builder, SplittableRandom random, int n, int maxValue) throws IOException {
+    for (int i = 0; i < n; i++) {
+      builder.put(randomKey(random, i), randomValue(random, maxValue));
+    }
+  }
+
+  /** Puts {@code n} records of {@link #longKey} and {@code value}. */
+  private static void putLongKeys(StoreBuilder builder, int n, byte[] value) throws IOException {
+    for (int i = 0; i < n; i++) {
+      builder.put(longKey(i), value);
+    }
+  }
+
+  /** The build found a collision under {@code weakSeed} and succeeded with the next seed. */
+  private static void assertRehashedOnce(BuildSummary summary, long weakSeed) {
+    assertEquals(2, summary.seedAttempts());
+    assertEquals(weakSeed + 1, summary.meta().seed());
+  }
+
+  /** The store at {@link #target()} holds exactly {@code expected}, and no temporary file is left. */
+  private void assertBuilt(Map<ByteBuffer, byte[]> expected) throws IOException {
+    assertContents(expected, StoreFiles.read(target()));
+    StoreFiles.assertNoLeftovers(parent);
+  }
+
+  /** Putting records ({@code puts}) and building fail with a {@link DuplicateKeyException} naming {@code key}. */
+  private static void assertDuplicateReported(StoreBuilder builder, String key, Executable puts) {
+    DuplicateKeyException e =
+        assertThrows(
+            DuplicateKeyException.class,
+            () -> {
+              puts.execute();
+              builder.build();
+            });
+    assertTrue(e.getMessage().contains("\"" + key + "\""), e.getMessage());
+  }
+
+  /** {@code build()} fails with the listener's exception, whose message starts with {@code message}, and leaves nothing. */
+  private void assertBuildFailsCleanly(StoreBuilder builder, String message) throws IOException {
+    IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+    assertTrue(e.getMessage().startsWith(message), e.getMessage());
+    StoreFiles.assertCleanFailure(target());
   }
 
   /** Records the progress reports. */
@@ -162,27 +231,17 @@ class StoreBuilderTest {
   void collisionRehashesWithTheNextSeed(boolean spills) throws IOException {
     long weakSeed = SEED + (spills ? 1 : 0);
     int n = spills ? 100_000 : 20_000;
-    System.out.println("StoreBuilderTest.collisionRehashesWithTheNextSeed spills=" + spills + " seed=" + weakSeed);
-    SplittableRandom random = new SplittableRandom(weakSeed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.collisionRehashesWithTheNextSeed spills=" + spills, weakSeed);
     Map<ByteBuffer, byte[]> expected = new LinkedHashMap<>();
     Recorder recorder = new Recorder();
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
-            .seed(weakSeed)
-            .listener(recorder)
-            .hashers(weakAt(weakSeed))) {
+    try (StoreBuilder builder = weakBuilder(weakSeed, spills).listener(recorder)) {
       for (int i = 0; i < n; i++) {
-        byte[] key = randomKey(random, i);
-        byte[] value = randomValue(random, 20);
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, randomKey(random, i), randomValue(random, 20));
       }
       summary = builder.build();
     }
-    assertEquals(2, summary.seedAttempts());
-    assertEquals(weakSeed + 1, summary.meta().seed());
+    assertRehashedOnce(summary, weakSeed);
     assertEquals(n, summary.recordsPut());
     assertEquals(0, summary.duplicatesDropped());
     assertEquals(spills, summary.spills() > 0, "spills: " + summary.spills());
@@ -199,17 +258,12 @@ class StoreBuilderTest {
   void collisionWithLastWinsDuplicatesKeepsTheLastValue(boolean spills) throws IOException {
     long weakSeed = SEED + 10 + (spills ? 1 : 0);
     int puts = spills ? 100_000 : 30_000;
-    System.out.println("StoreBuilderTest.collisionWithLastWinsDuplicatesKeepsTheLastValue spills=" + spills + " seed=" + weakSeed);
-    SplittableRandom random = new SplittableRandom(weakSeed);
+    SplittableRandom random =
+        TestRecords.seeded("StoreBuilderTest.collisionWithLastWinsDuplicatesKeepsTheLastValue spills=" + spills, weakSeed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     List<byte[]> keys = new ArrayList<>();
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
-            .duplicates(DuplicatePolicy.LAST_WINS)
-            .seed(weakSeed)
-            .hashers(weakAt(weakSeed))) {
+    try (StoreBuilder builder = weakBuilder(weakSeed, spills).duplicates(DuplicatePolicy.LAST_WINS)) {
       for (int i = 0; i < puts; i++) {
         byte[] key;
         if (!keys.isEmpty() && random.nextInt(3) == 0) {
@@ -220,37 +274,27 @@ class StoreBuilderTest {
           key = randomKey(random, i);
           keys.add(key);
         }
-        byte[] value = utf8("put-" + i); // every put has its own value
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, key, utf8("put-" + i)); // every put has its own value
       }
       summary = builder.build();
     }
-    assertEquals(2, summary.seedAttempts());
-    assertEquals(weakSeed + 1, summary.meta().seed());
+    assertRehashedOnce(summary, weakSeed);
     assertEquals(puts, summary.recordsPut());
     assertEquals(puts - expected.size(), summary.duplicatesDropped());
     assertEquals(spills, summary.spills() > 0);
-    assertContents(expected, StoreFiles.read(target()));
-    StoreFiles.assertNoLeftovers(parent);
+    assertBuilt(expected);
   }
 
   /** Fixed-size records, duplicates across spills (second writing pass) and a collision at once. */
   @Test
   void collisionWithFixedSizeRecordsAndDuplicatesAcrossSpills() throws IOException {
     long weakSeed = SEED + 20;
-    System.out.println("StoreBuilderTest.collisionWithFixedSizeRecordsAndDuplicatesAcrossRuns seed=" + weakSeed);
-    SplittableRandom random = new SplittableRandom(weakSeed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.collisionWithFixedSizeRecordsAndDuplicatesAcrossSpills", weakSeed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     List<byte[]> keys = new ArrayList<>();
     int puts = 60_000;
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
-            .duplicates(DuplicatePolicy.LAST_WINS)
-            .seed(weakSeed)
-            .hashers(weakAt(weakSeed))) {
+    try (StoreBuilder builder = weakBuilder(weakSeed, true).duplicates(DuplicatePolicy.LAST_WINS)) {
       for (int i = 0; i < puts; i++) {
         byte[] key;
         if (keys.size() > 100 && random.nextInt(5) == 0) {
@@ -260,20 +304,17 @@ class StoreBuilderTest {
           random.nextBytes(key);
           keys.add(key);
         }
-        byte[] value = ByteBuffer.allocate(8).putLong(i).array();
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, key, ByteBuffer.allocate(8).putLong(i).array());
       }
       summary = builder.build();
     }
-    assertEquals(2, summary.seedAttempts());
+    assertRehashedOnce(summary, weakSeed);
     assertTrue(summary.spills() > 1);
     assertEquals(puts - expected.size(), summary.duplicatesDropped());
     StoreMeta meta = summary.meta();
     assertTrue(meta.isFixedSize());
     assertEquals(RecordFormat.fixedPayloadBytes(expected.size(), 24 + RecordChecksum.BYTES, meta.pageBytes()), meta.dataBytes());
-    assertContents(expected, StoreFiles.read(target()));
-    StoreFiles.assertNoLeftovers(parent);
+    assertBuilt(expected);
   }
 
   /**
@@ -285,55 +326,39 @@ class StoreBuilderTest {
   @ValueSource(ints = {1, 30_000, 59_999})
   void collisionSeenOnlyByTheFinalMerge(int secondAt) throws IOException {
     long weakSeed = SEED + 30;
-    System.out.println("StoreBuilderTest.collisionSeenOnlyByTheFinalMerge secondAt=" + secondAt + " seed=" + weakSeed);
-    SplittableRandom random = new SplittableRandom(weakSeed + secondAt);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.collisionSeenOnlyByTheFinalMerge secondAt=" + secondAt, weakSeed + secondAt);
     byte[] a = utf8("collide-A");
     byte[] b = utf8("collide-B");
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     Recorder recorder = new Recorder();
     int n = 60_000;
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
-            .seed(weakSeed)
-            .listener(recorder)
-            .hashers(twoKeysCollideAt(weakSeed, a, b))) {
+    try (StoreBuilder builder = builder(true).seed(weakSeed).listener(recorder).hashers(twoKeysCollideAt(weakSeed, a, b))) {
       for (int i = 0; i < n; i++) {
-        byte[] key = i == 0 ? a : i == secondAt ? b : randomKey(random, i);
-        byte[] value = randomValue(random, 30);
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, i == 0 ? a : i == secondAt ? b : randomKey(random, i), randomValue(random, 30));
       }
       summary = builder.build();
     }
     assertTrue(summary.spills() > 1);
-    assertEquals(2, summary.seedAttempts());
-    assertEquals(weakSeed + 1, summary.meta().seed());
-    assertContents(expected, StoreFiles.read(target()));
+    assertRehashedOnce(summary, weakSeed);
+    assertBuilt(expected);
     assertFinalWrite(recorder, n);
-    StoreFiles.assertNoLeftovers(parent);
   }
 
   @ParameterizedTest(name = "spills={0}")
   @ValueSource(booleans = {false, true})
   void collisionUnderEverySeedFailsCleanly(boolean spills) throws IOException {
     long seed = SEED + 40;
-    System.out.println("StoreBuilderTest.collisionUnderEverySeedFailsCleanly spills=" + spills + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.collisionUnderEverySeedFailsCleanly spills=" + spills, seed);
     AtomicInteger hashersMade = new AtomicInteger();
-    int n = spills ? 20_000 : 1000;
     try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
+        builder(spills)
             .seed(seed)
             .hashers(s -> {
               hashersMade.incrementAndGet();
               return FIRST_BYTE;
             })) {
-      for (int i = 0; i < n; i++) {
-        builder.put(randomKey(random, i), randomValue(random, 40));
-      }
+      putRandom(builder, random, spills ? 20_000 : 1000, 40);
       IOException e = assertThrows(IOException.class, builder::build);
       assertTrue(e.getMessage().contains("128-bit hash") && e.getMessage().contains("8 seeds"), e.getMessage());
       assertEquals(8, hashersMade.get(), "one hasher per attempt");
@@ -350,8 +375,7 @@ class StoreBuilderTest {
   @Test
   void failureDuringRehashLeavesNothing() throws IOException {
     long weakSeed = SEED + 45;
-    System.out.println("StoreBuilderTest.failureDuringRehashLeavesNothing seed=" + weakSeed);
-    SplittableRandom random = new SplittableRandom(weakSeed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.failureDuringRehashLeavesNothing", weakSeed);
     byte[] poison = utf8("poison");
     LongFunction<RecordHasher> hashers =
         seed -> {
@@ -366,11 +390,8 @@ class StoreBuilderTest {
             real.hash(key, offset, length, result);
           };
         };
-    try (StoreBuilder builder =
-        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).seed(weakSeed).hashers(hashers)) {
-      for (int i = 0; i < 60_000; i++) {
-        builder.put(randomKey(random, i), randomValue(random, 40));
-      }
+    try (StoreBuilder builder = builder(true).seed(weakSeed).hashers(hashers)) {
+      putRandom(builder, random, 60_000, 40);
       builder.put(poison, utf8("last"));
       IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
       assertEquals("hasher fails on the poison key", e.getMessage());
@@ -395,16 +416,12 @@ class StoreBuilderTest {
   @Test
   void noLeftoversAfterSuccessWithSpills() throws IOException {
     long seed = SEED + 50;
-    System.out.println("StoreBuilderTest.noLeftoversAfterSuccessWithSpills seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.noLeftoversAfterSuccessWithSpills", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     BuildSummary summary;
-    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+    try (StoreBuilder builder = builder(true)) {
       for (int i = 0; i < 60_000; i++) {
-        byte[] key = randomKey(random, i);
-        byte[] value = randomValue(random, 60);
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, randomKey(random, i), randomValue(random, 60));
       }
       summary = builder.build();
       StoreFiles.assertNoLeftovers(parent);
@@ -412,8 +429,7 @@ class StoreBuilderTest {
     assertTrue(summary.spills() > 1);
     assertEquals(1, summary.seedAttempts());
     assertEquals(target(), summary.directory());
-    assertContents(expected, StoreFiles.read(target()));
-    StoreFiles.assertNoLeftovers(parent);
+    assertBuilt(expected);
     try (var list = Files.list(parent)) {
       assertEquals(List.of(target()), list.toList(), "only the store in the parent");
     }
@@ -423,11 +439,8 @@ class StoreBuilderTest {
   void separateTemporaryDirectoryIsCleaned() throws IOException {
     Path tmp = Files.createDirectory(parent.resolve("tmp"));
     SplittableRandom random = new SplittableRandom(SEED + 51);
-    try (StoreBuilder builder =
-        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).temporaryDirectory(tmp)) {
-      for (int i = 0; i < 40_000; i++) {
-        builder.put(randomKey(random, i), randomValue(random, 40));
-      }
+    try (StoreBuilder builder = builder(true).temporaryDirectory(tmp)) {
+      putRandom(builder, random, 40_000, 40);
       assertTrue(builder.build().spills() > 0);
     }
     StoreFiles.assertNoLeftovers(tmp);
@@ -439,29 +452,25 @@ class StoreBuilderTest {
   @ValueSource(strings = {"sameBuffer", "acrossSpills", "memoryOnly"})
   void duplicateUnderFailLeavesNothing(String where) throws IOException {
     long seed = SEED + 60 + where.length();
-    System.out.println("StoreBuilderTest.duplicateUnderFailLeavesNothing where=" + where + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.duplicateUnderFailLeavesNothing where=" + where, seed);
     boolean spills = !where.equals("memoryOnly");
     int n = spills ? 60_000 : 5000;
     byte[] duplicated = utf8("the-duplicate");
-    try (StoreBuilder builder =
-        StoreBuilder.create(target()).memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)) {
-      DuplicateKeyException e =
-          assertThrows(
-              DuplicateKeyException.class,
-              () -> {
-                for (int i = 0; i < n; i++) {
-                  boolean dup =
-                      switch (where) {
-                        case "sameBuffer" -> i == 10 || i == 20;
-                        case "acrossSpills" -> i == 0 || i == n - 1;
-                        default -> i == 100 || i == 4000;
-                      };
-                  builder.put(dup ? duplicated : randomKey(random, i), randomValue(random, 40));
-                }
-                builder.build();
-              });
-      assertTrue(e.getMessage().contains("\"the-duplicate\""), e.getMessage());
+    try (StoreBuilder builder = builder(spills)) {
+      assertDuplicateReported(
+          builder,
+          "the-duplicate",
+          () -> {
+            for (int i = 0; i < n; i++) {
+              boolean dup =
+                  switch (where) {
+                    case "sameBuffer" -> i == 10 || i == 20;
+                    case "acrossSpills" -> i == 0 || i == n - 1;
+                    default -> i == 100 || i == 4000;
+                  };
+              builder.put(dup ? duplicated : randomKey(random, i), randomValue(random, 40));
+            }
+          });
       if (!where.equals("sameBuffer")) {
         // Thrown by build(), which cleans up before it returns.
         StoreFiles.assertCleanFailure(target());
@@ -473,10 +482,8 @@ class StoreBuilderTest {
   @Test
   void closeWithoutBuildLeavesNothing() throws IOException {
     SplittableRandom random = new SplittableRandom(SEED + 70);
-    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
-      for (int i = 0; i < 60_000; i++) {
-        builder.put(randomKey(random, i), randomValue(random, 40));
-      }
+    try (StoreBuilder builder = builder(true)) {
+      putRandom(builder, random, 60_000, 40);
       assertFalse(StoreFiles.leftovers(parent).isEmpty(), "spill files exist before close()");
     }
     StoreFiles.assertCleanFailure(target());
@@ -516,18 +523,9 @@ class StoreBuilderTest {
 
   @Test
   void listenerThrowingDuringInputLeavesNothing() throws IOException {
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
-            .listener(new Thrower(BuildListener.Phase.INPUT, false))) {
+    try (StoreBuilder builder = builder(true).listener(new Thrower(BuildListener.Phase.INPUT, false))) {
       IllegalStateException e =
-          assertThrows(
-              IllegalStateException.class,
-              () -> {
-                for (int i = 0; i < OVER_ONE_REPORT; i++) {
-                  builder.put(longKey(i), new byte[0]);
-                }
-              });
+          assertThrows(IllegalStateException.class, () -> putLongKeys(builder, OVER_ONE_REPORT, new byte[0]));
       assertTrue(e.getMessage().startsWith("listener fails at INPUT 65536/-1"), e.getMessage());
     }
     StoreFiles.assertCleanFailure(target());
@@ -539,12 +537,8 @@ class StoreBuilderTest {
         StoreBuilder.create(target())
             .memoryBudget(16 * MIB) // spills: temporary files and the staging directory exist
             .listener(new Thrower(BuildListener.Phase.WRITE, false))) {
-      for (int i = 0; i < OVER_ONE_REPORT; i++) {
-        builder.put(longKey(i), new byte[0]);
-      }
-      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
-      assertTrue(e.getMessage().startsWith("listener fails at WRITE 65536/" + OVER_ONE_REPORT), e.getMessage());
-      StoreFiles.assertCleanFailure(target());
+      putLongKeys(builder, OVER_ONE_REPORT, new byte[0]);
+      assertBuildFailsCleanly(builder, "listener fails at WRITE 65536/" + OVER_ONE_REPORT);
     }
     StoreFiles.assertCleanFailure(target());
   }
@@ -553,12 +547,8 @@ class StoreBuilderTest {
   @Test
   void listenerThrowingAtTheFinalReportLeavesNothing() throws IOException {
     try (StoreBuilder builder = StoreBuilder.create(target()).listener(new Thrower(BuildListener.Phase.WRITE, true))) {
-      for (int i = 0; i < 1000; i++) {
-        builder.put(longKey(i), new byte[] {1});
-      }
-      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
-      assertTrue(e.getMessage().startsWith("listener fails at WRITE 1000/1000"), e.getMessage());
-      StoreFiles.assertCleanFailure(target());
+      putLongKeys(builder, 1000, new byte[] {1});
+      assertBuildFailsCleanly(builder, "listener fails at WRITE 1000/1000");
     }
     StoreFiles.assertCleanFailure(target());
   }
@@ -566,17 +556,10 @@ class StoreBuilderTest {
   /** The end-of-input report, the first of build(): if it throws, the spilled files go at once. */
   @Test
   void listenerThrowingAtTheEndOfInputLeavesNothing() throws IOException {
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
-            .listener(new Thrower(BuildListener.Phase.INPUT, true))) {
-      for (int i = 0; i < 100_000; i++) {
-        builder.put(longKey(i), new byte[] {1});
-      }
+    try (StoreBuilder builder = builder(true).listener(new Thrower(BuildListener.Phase.INPUT, true))) {
+      putLongKeys(builder, 100_000, new byte[] {1});
       assertFalse(StoreFiles.leftovers(parent).isEmpty(), "spill files exist before build()");
-      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
-      assertTrue(e.getMessage().startsWith("listener fails at INPUT 100000/100000"), e.getMessage());
-      StoreFiles.assertCleanFailure(target());
+      assertBuildFailsCleanly(builder, "listener fails at INPUT 100000/100000");
     }
     StoreFiles.assertCleanFailure(target());
   }
@@ -584,10 +567,8 @@ class StoreBuilderTest {
   @Test
   void targetAppearingDuringTheBuildFailsCleanly() throws IOException {
     SplittableRandom random = new SplittableRandom(SEED + 80);
-    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
-      for (int i = 0; i < 30_000; i++) {
-        builder.put(randomKey(random, i), randomValue(random, 40));
-      }
+    try (StoreBuilder builder = builder(true)) {
+      putRandom(builder, random, 30_000, 40);
       Files.createDirectory(target());
       Files.writeString(target().resolve("someone-else"), "x");
       assertThrows(FileAlreadyExistsException.class, builder::build);
@@ -679,8 +660,7 @@ class StoreBuilderTest {
   void progressWithDuplicatesStaysInOrder() throws IOException {
     Recorder recorder = new Recorder();
     int n = 300_000;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).duplicates(DuplicatePolicy.LAST_WINS).listener(recorder)) {
+    try (StoreBuilder builder = builder(true).duplicates(DuplicatePolicy.LAST_WINS).listener(recorder)) {
       for (int i = 0; i < n; i++) {
         builder.put(longKey(i % 100_000), utf8("v" + i));
       }
@@ -835,15 +815,10 @@ class StoreBuilderTest {
   @org.junit.jupiter.params.provider.CsvSource({"false, 4096", "true, 4096", "false, 0", "true, 512"})
   void fixedSizeRecordsHaveNoOffsetsFile(boolean spills, int page) throws IOException {
     long seed = SEED + 90;
-    System.out.println("StoreBuilderTest.fixedSizeRecordsHaveNoOffsetsFile spills=" + spills + " page=" + page + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.fixedSizeRecordsHaveNoOffsetsFile spills=" + spills + " page=" + page, seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(spills ? StoreBuilder.MIN_MEMORY_BUDGET : StoreBuilder.DEFAULT_MEMORY_BUDGET)
-            .pageAlignment(page)
-            .indexParameters(new EctParameters(16, 8, 1))) {
+    try (StoreBuilder builder = builder(spills).pageAlignment(page).indexParameters(new EctParameters(16, 8, 1))) {
       while (expected.size() < 50_000) {
         byte[] key = new byte[16];
         random.nextBytes(key);
@@ -871,8 +846,7 @@ class StoreBuilderTest {
   @ValueSource(ints = {0, 512, 4096})
   void mixedSizesHaveAnOffsetsFile(int page) throws IOException {
     long seed = SEED + 91;
-    System.out.println("StoreBuilderTest.mixedSizesHaveAnOffsetsFile page=" + page + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.mixedSizesHaveAnOffsetsFile page=" + page, seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     try (StoreBuilder builder = StoreBuilder.create(target()).pageAlignment(page)) {
       for (int i = 0; i < 10_000; i++) {
@@ -881,8 +855,7 @@ class StoreBuilderTest {
         // A single odd size suffices; some records larger than a page, some empty.
         byte[] value = new byte[i == 5000 ? 9 : i % 500 == 7 ? 600 + random.nextInt(5000) : i % 700 == 3 ? 0 : 8];
         random.nextBytes(value);
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, key, value);
       }
       builder.build();
     }
@@ -898,21 +871,18 @@ class StoreBuilderTest {
   @Test
   void recordLargerThanTheBudget() throws IOException {
     long seed = SEED + 92;
-    System.out.println("StoreBuilderTest.recordLargerThanTheBudget seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.recordLargerThanTheBudget", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
-    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
+    try (StoreBuilder builder = builder(true)) {
       for (int i = 0; i < 20_000; i++) {
         byte[] key = randomKey(random, i);
         byte[] value = i % 7000 == 3 ? new byte[3 << 20] : randomValue(random, 50);
         random.nextBytes(value);
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, key, value);
       }
       assertTrue(builder.build().spills() > 2);
     }
-    assertContents(expected, StoreFiles.read(target()));
-    StoreFiles.assertNoLeftovers(parent);
+    assertBuilt(expected);
   }
 
   /**
@@ -922,19 +892,13 @@ class StoreBuilderTest {
   @Test
   void skewedHashesSplitOversizedPartitions() throws IOException {
     long seed = SEED + 93;
-    System.out.println("StoreBuilderTest.skewedHashesSplitOversizedPartitions seed=" + seed);
     RecordHasher skewed = skewed(seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.skewedHashesSplitOversizedPartitions", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     List<byte[]> keys = new ArrayList<>();
     BuildSummary summary;
     int puts = 4000; // few keys: the index of skewed hashes is slow to query
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
-            .duplicates(DuplicatePolicy.LAST_WINS)
-            .seed(seed)
-            .hashers(s -> s == seed ? skewed : RecordHasher.xxh3(s))) {
+    try (StoreBuilder builder = builder(true).duplicates(DuplicatePolicy.LAST_WINS).seed(seed).hashers(hashingAt(seed, skewed))) {
       for (int i = 0; i < puts; i++) {
         byte[] key;
         if (!keys.isEmpty() && random.nextInt(10) == 0) {
@@ -943,9 +907,7 @@ class StoreBuilderTest {
           key = randomKey(random, i);
           keys.add(key);
         }
-        byte[] value = randomValue(random, 2000); // ~4 MB in all, more than memory
-        expected.put(k(key), value);
-        builder.put(key, value);
+        put(builder, expected, key, randomValue(random, 2000)); // ~4 MB in all, more than memory
       }
       summary = builder.build();
     }
@@ -964,17 +926,11 @@ class StoreBuilderTest {
   @Test
   void hashesInANarrowRangeBuildTheDefaultIndex() throws IOException {
     long seed = SEED + 94;
-    System.out.println("StoreBuilderTest.hashesInANarrowRangeBuildTheDefaultIndex seed=" + seed);
-    RecordHasher real = RecordHasher.xxh3(seed);
-    RecordHasher narrow =
-        (key, offset, length, result) -> {
-          real.hash(key, offset, length, result);
-          result[0] = 0x1234_5678_9A00_0000L | result[0] >>> 40;
-        };
-    SplittableRandom random = new SplittableRandom(seed);
+    RecordHasher narrow = xxh3WithHi(seed, hi -> 0x1234_5678_9A00_0000L | hi >>> 40);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.hashesInANarrowRangeBuildTheDefaultIndex", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     BuildSummary summary;
-    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(s -> s == seed ? narrow : real)) {
+    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(hashingAt(seed, narrow))) {
       while (expected.size() < 100_000) {
         byte[] key = randomKey(random, expected.size());
         byte[] value = randomValue(random, 12);
@@ -997,15 +953,10 @@ class StoreBuilderTest {
   @Test
   void hashesCrowdedAtBothEndsFailWithAdvice() throws IOException {
     long seed = SEED + 95;
-    RecordHasher real = RecordHasher.xxh3(seed);
-    RecordHasher twoClusters =
-        (key, offset, length, result) -> {
-          real.hash(key, offset, length, result);
-          result[0] = (result[0] & 1) == 0 ? result[0] >>> 30 : ~(result[0] >>> 30);
-        };
+    RecordHasher twoClusters = xxh3WithHi(seed, hi -> (hi & 1) == 0 ? hi >>> 30 : ~(hi >>> 30));
     SplittableRandom random = new SplittableRandom(seed);
     IllegalArgumentException e;
-    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(s -> s == seed ? twoClusters : real)) {
+    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(hashingAt(seed, twoClusters))) {
       for (int i = 0; i < 150_000; i++) {
         builder.put(randomKey(random, i), new byte[4]);
       }
@@ -1019,95 +970,64 @@ class StoreBuilderTest {
 
   /** XXH3 with the top 20 bits of hi cleared. */
   static RecordHasher skewed(long seed) {
+    return xxh3WithHi(seed, hi -> hi >>> 20);
+  }
+
+  /** XXH3 of {@code seed} with the high half of each hash mapped by {@code hi}: hashes crowded as a test needs. */
+  static RecordHasher xxh3WithHi(long seed, LongUnaryOperator hi) {
     RecordHasher real = RecordHasher.xxh3(seed);
     return (key, offset, length, result) -> {
       real.hash(key, offset, length, result);
-      result[0] >>>= 20;
+      result[0] = hi.applyAsLong(result[0]);
     };
   }
 
   /**
    * One key put over and over, its records together larger than the memory budget (all with one
-   * hash, so no partitioning can divide them): under LAST_WINS the build keeps the last value.
+   * hash, so no partitioning can divide them): under LAST_WINS the build keeps the last value. With
+   * a collision under the first seed (the weak hash), the repeats dropped before the collision was
+   * found stay counted after the rehash.
    */
-  @Test
-  void hotKeyRepeatedBeyondMemoryUnderLastWins() throws IOException {
-    long seed = SEED + 94;
-    System.out.println("StoreBuilderTest.hotKeyRepeatedBeyondMemoryUnderLastWins seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+  @ParameterizedTest(name = "collision={0}")
+  @ValueSource(booleans = {false, true})
+  void hotKeyRepeatedBeyondMemoryUnderLastWins(boolean collision) throws IOException {
+    long seed = SEED + (collision ? 95 : 94);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.hotKeyRepeatedBeyondMemoryUnderLastWins collision=" + collision, seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     byte[] hot = utf8("hot-key");
-    int puts = 0;
+    int puts = collision ? 40_000 : 60_000;
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).duplicates(DuplicatePolicy.LAST_WINS)) {
-      for (int i = 0; i < 60_000; i++) {
-        byte[] key = i % 2 == 0 ? hot : randomKey(random, i);
-        byte[] value = new byte[100];
-        random.nextBytes(value);
-        ByteBuffer.wrap(value).putInt(i);
-        expected.put(k(key), value);
-        builder.put(key, value);
-        puts++;
-      }
-      summary = builder.build();
-    }
-    assertEquals(puts - expected.size(), summary.duplicatesDropped());
-    assertEquals(expected.size(), summary.meta().recordCount());
-    assertContents(expected, StoreFiles.read(target()));
-    StoreFiles.assertNoLeftovers(parent);
-  }
-
-  /**
-   * A hot key beyond memory and, under the first seed, a collision (the weak hash): the repeats
-   * dropped before the collision was found stay counted after the rehash, and the last value wins.
-   */
-  @Test
-  void hotKeyBeyondMemoryWithACollision() throws IOException {
-    long weakSeed = SEED + 95;
-    System.out.println("StoreBuilderTest.hotKeyBeyondMemoryWithACollision seed=" + weakSeed);
-    SplittableRandom random = new SplittableRandom(weakSeed);
-    Map<ByteBuffer, byte[]> expected = new HashMap<>();
-    byte[] hot = utf8("hot-key");
-    int puts = 40_000;
-    BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target())
-            .memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)
-            .duplicates(DuplicatePolicy.LAST_WINS)
-            .seed(weakSeed)
-            .hashers(weakAt(weakSeed))) {
+    try (StoreBuilder builder = (collision ? weakBuilder(seed, true) : builder(true)).duplicates(DuplicatePolicy.LAST_WINS)) {
       for (int i = 0; i < puts; i++) {
         byte[] key = i % 2 == 0 ? hot : randomKey(random, i);
         byte[] value = new byte[100];
         random.nextBytes(value);
-        expected.put(k(key), value);
-        builder.put(key, value);
+        ByteBuffer.wrap(value).putInt(i);
+        put(builder, expected, key, value);
       }
       summary = builder.build();
     }
-    assertEquals(2, summary.seedAttempts());
-    assertEquals(weakSeed + 1, summary.meta().seed());
+    if (collision) {
+      assertRehashedOnce(summary, seed);
+    }
     assertEquals(puts - expected.size(), summary.duplicatesDropped());
-    assertContents(expected, StoreFiles.read(target()));
-    StoreFiles.assertNoLeftovers(parent);
+    assertEquals(expected.size(), summary.meta().recordCount());
+    assertBuilt(expected);
   }
 
   /** The same hot key under FAIL is reported as a duplicate, not as a memory problem. */
   @Test
   void hotKeyRepeatedBeyondMemoryUnderFail() throws IOException {
     byte[] hot = utf8("hot-key");
-    try (StoreBuilder builder = StoreBuilder.create(target()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET)) {
-      DuplicateKeyException e =
-          assertThrows(
-              DuplicateKeyException.class,
-              () -> {
-                for (int i = 0; i < 30_000; i++) {
-                  builder.put(hot, new byte[100]);
-                }
-                builder.build();
-              });
-      assertTrue(e.getMessage().contains("\"hot-key\""), e.getMessage());
+    try (StoreBuilder builder = builder(true)) {
+      assertDuplicateReported(
+          builder,
+          "hot-key",
+          () -> {
+            for (int i = 0; i < 30_000; i++) {
+              builder.put(hot, new byte[100]);
+            }
+          });
     }
     StoreFiles.assertCleanFailure(target());
   }

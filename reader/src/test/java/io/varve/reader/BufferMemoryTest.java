@@ -10,11 +10,10 @@ import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.FileDamage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -142,12 +141,7 @@ class BufferMemoryTest {
     Path dir = build(Shape.VARIABLE, reference);
     Path data = dir.resolve(StoreFile.DATA.fileName());
     long at = StoreFile.DATA.payloadOffset() + 5000; // inside some record, past the first chunk
-    try (FileChannel channel = FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      ByteBuffer one = ByteBuffer.allocate(1);
-      channel.read(one, at);
-      one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
-      channel.write(one, at);
-    }
+    FileDamage.flipBits(data, at, 0x40);
     int damaged = 0;
     try (Store buffers = openWithBuffers(dir, DataAccess.MAPPED)) {
       for (Map.Entry<ByteBuffer, byte[]> e : reference.entrySet()) {

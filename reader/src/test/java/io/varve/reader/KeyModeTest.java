@@ -15,13 +15,12 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.KeyMode;
+import io.varve.core.testing.FileDamage;
 import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -208,13 +207,7 @@ class KeyModeTest {
     Path full = build("full", TestRecords.variable(100, 6, 10, 10), KeyMode.FULL);
     assertThrows(IllegalArgumentException.class, () -> StoreMerger.create(temp.resolve("m")).base(none).base(full));
     Path hashes = none.resolve(StoreFile.HASHES.fileName());
-    try (FileChannel channel = FileChannel.open(hashes, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      ByteBuffer one = ByteBuffer.allocate(1);
-      long position = channel.size() / 2;
-      channel.read(one, position);
-      one.put(0, (byte) (one.get(0) ^ 4)).rewind();
-      channel.write(one, position);
-    }
+    FileDamage.flipBits(hashes, Files.size(hashes) / 2, 4);
     try (Store store = Store.open(none)) {
       assertThrows(CorruptStoreException.class, store::verify);
     }

@@ -11,13 +11,12 @@ import io.varve.builder.StoreMerger;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.FileDamage;
 import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -164,13 +163,7 @@ class SparseIndexTest {
   void aDamagedBlockTableIsRejectedOnOpen() throws IOException {
     Path dir = build("sparse", records(2_000, 11, false), 4096, 4096);
     Path blocks = dir.resolve(StoreFile.BLOCKS.fileName());
-    try (FileChannel channel = FileChannel.open(blocks, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      ByteBuffer one = ByteBuffer.allocate(1);
-      long position = channel.size() / 2;
-      channel.read(one, position);
-      one.put(0, (byte) (one.get(0) ^ 1)).rewind();
-      channel.write(one, position);
-    }
+    FileDamage.flipBits(blocks, Files.size(blocks) / 2, 1);
     assertThrows(CorruptStoreException.class, () -> Store.open(dir));
   }
 

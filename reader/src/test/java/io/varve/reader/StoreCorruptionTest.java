@@ -355,21 +355,7 @@ class StoreCorruptionTest {
       entries.add(entry.name().equals(kind.fileName()) ? new StoreMeta.FileEntry(entry.name(), file.length, checksumOf(file)) : entry);
     }
     long newDataBytes = dataBytes >= 0 ? dataBytes : meta.dataBytes();
-    StoreMeta lying =
-        new StoreMeta(
-            meta.recordCount(),
-            meta.seed(),
-            meta.indexParameters(),
-            meta.keyMode(),
-            meta.keyLength(),
-            meta.valueLength(),
-            meta.pageBytes(),
-            meta.recordChecksums(),
-            meta.hashRange(),
-            newDataBytes,
-            meta.createdMillis(),
-            entries,
-            meta.userMetadata());
+    StoreMeta lying = meta.withFiles(meta.indexParameters(), newDataBytes, meta.createdMillis(), entries);
     copy.put(StoreFile.META.fileName(), writeMeta(lying));
     return copy;
   }
@@ -495,7 +481,11 @@ class StoreCorruptionTest {
   }
 
   Path writeStore(Map<String, byte[]> files) throws IOException {
-    Path dir = temp.resolve("work");
+    return writeStore(temp.resolve("work"), files);
+  }
+
+  /** Writes {@code files} (name to bytes) as the only files of {@code dir}, made or emptied first. */
+  static Path writeStore(Path dir, Map<String, byte[]> files) throws IOException {
     if (Files.exists(dir)) {
       try (Stream<Path> list = Files.list(dir)) {
         for (Path p : (Iterable<Path>) list::iterator) {

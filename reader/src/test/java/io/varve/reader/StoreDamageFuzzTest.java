@@ -188,26 +188,10 @@ class StoreDamageFuzzTest {
     if (lie) {
       files = StoreCorruptionTest.replaceAndRecord(kind.files(), StoreFile.DATA, StoreCorruptionTest.refooter(damaged));
     }
-    check("iteration " + iteration + " (seed " + Long.toHexString(seed) + "): " + described, kind, writeStore(files), access, lie);
+    Path dir = StoreCorruptionTest.writeStore(temp.resolve("damaged"), files);
+    check("iteration " + iteration + " (seed " + Long.toHexString(seed) + "): " + described, kind, dir, access, lie);
     count(kind.name() + "/" + file);
     return described;
-  }
-
-  private Path writeStore(Map<String, byte[]> files) throws IOException {
-    Path dir = temp.resolve("damaged");
-    if (Files.exists(dir)) {
-      try (var list = Files.list(dir)) {
-        for (Path p : (Iterable<Path>) list::iterator) {
-          Files.delete(p);
-        }
-      }
-    } else {
-      Files.createDirectory(dir);
-    }
-    for (Map.Entry<String, byte[]> file : files.entrySet()) {
-      Files.write(dir.resolve(file.getKey()), file.getValue());
-    }
-    return dir;
   }
 
   private static void check(String label, Kind kind, Path dir, DataAccess access, boolean lie) throws IOException {

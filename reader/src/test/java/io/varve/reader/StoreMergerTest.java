@@ -13,14 +13,14 @@ import io.varve.builder.StoreMerger;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
+import io.varve.core.testing.FileDamage;
+import io.varve.core.testing.MergeModel;
 import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -43,8 +43,7 @@ class StoreMergerTest {
   @Test
   void twentyRoundsOfUpsertsAndDeletesMatchAHashMap() throws IOException {
     long seed = 0x3E5CE7L;
-    System.out.println("StoreMergerTest rounds seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreMergerTest rounds", seed);
     List<byte[]> pool = keyPool(random, 60_000);
     Map<ByteBuffer, byte[]> model = new HashMap<>();
     Path current = temp.resolve("round-0");
@@ -74,11 +73,11 @@ class StoreMergerTest {
       }
       Path next = temp.resolve("round-" + round);
       MergeSummary summary = merge(current, next, batch);
-      Counts expected = apply(model, batch);
-      assertEquals(expected.inserted, summary.inserted(), "round " + round + " inserted");
-      assertEquals(expected.replaced, summary.replaced(), "round " + round + " replaced");
-      assertEquals(expected.deleted, summary.deleted(), "round " + round + " deleted");
-      assertEquals(expected.absentDeletes, summary.absentDeletes(), "round " + round + " absent deletes");
+      MergeModel.Counts expected = apply(model, batch);
+      assertEquals(expected.inserted(), summary.inserted(), "round " + round + " inserted");
+      assertEquals(expected.replaced(), summary.replaced(), "round " + round + " replaced");
+      assertEquals(expected.deleted(), summary.deleted(), "round " + round + " deleted");
+      assertEquals(expected.absentDeletes(), summary.absentDeletes(), "round " + round + " absent deletes");
       assertEquals(model.size(), summary.meta().recordCount());
       if (large) {
         spilledRounds++;
@@ -98,8 +97,7 @@ class StoreMergerTest {
   @Test
   void severalStoresMergeNewestFirst() throws IOException {
     long seed = 0x5EBE2A1L;
-    System.out.println("StoreMergerTest several stores seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("StoreMergerTest several stores", seed);
     List<byte[]> pool = keyPool(random, 3_000);
     Map<ByteBuffer, byte[]> model = new HashMap<>();
     List<Path> stores = new ArrayList<>();
@@ -258,13 +256,7 @@ class StoreMergerTest {
     Path base = temp.resolve("base");
     build(base, records);
     Path data = base.resolve(StoreFile.DATA.fileName());
-    try (FileChannel channel = FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      long position = StoreFile.DATA_PAYLOAD_OFFSET + channel.size() / 3;
-      ByteBuffer one = ByteBuffer.allocate(1);
-      channel.read(one, position);
-      one.put(0, (byte) (one.get(0) ^ 0x20)).rewind();
-      channel.write(one, position);
-    }
+    FileDamage.flipBits(data, StoreFile.DATA_PAYLOAD_OFFSET + Files.size(data) / 3, 0x20);
     Path target = temp.resolve("merged");
     try (StoreMerger merger = StoreMerger.create(target).base(base)) {
       merger.put(new byte[] {9}, new byte[] {9});
@@ -305,40 +297,13 @@ class StoreMergerTest {
     assertNoLeftovers();
   }
 
-  private record Counts(long inserted, long replaced, long deleted, long absentDeletes) {}
-
   /** Applies a batch to the model (last operation per key wins) and counts what it did. */
-  private static Counts apply(Map<ByteBuffer, byte[]> model, List<Operation> batch) {
+  private static MergeModel.Counts apply(Map<ByteBuffer, byte[]> model, List<Operation> batch) {
     Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
-    Map<ByteBuffer, Boolean> isDelete = new HashMap<>();
     for (Operation op : batch) {
-      ByteBuffer key = TestRecords.key(op.key());
-      last.put(key, op.value());
-      isDelete.put(key, op.value() == null);
+      last.put(TestRecords.key(op.key()), op.value());
     }
-    long inserted = 0;
-    long replaced = 0;
-    long deleted = 0;
-    long absent = 0;
-    for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
-      boolean had = model.containsKey(e.getKey());
-      if (isDelete.get(e.getKey())) {
-        if (had) {
-          deleted++;
-          model.remove(e.getKey());
-        } else {
-          absent++;
-        }
-      } else {
-        if (had) {
-          replaced++;
-        } else {
-          inserted++;
-        }
-        model.put(e.getKey(), e.getValue());
-      }
-    }
-    return new Counts(inserted, replaced, deleted, absent);
+    return MergeModel.apply(model, last);
   }
 
   private MergeSummary merge(Path base, Path target, List<Operation> batch) throws IOException {

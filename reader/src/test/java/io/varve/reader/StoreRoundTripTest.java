@@ -169,8 +169,7 @@ class StoreRoundTripTest {
   @Test
   void lastWinsKeepsTheLastValueAcrossSpills() throws IOException {
     long seed = SEED + 17;
-    System.out.println("lastWinsKeepsTheLastValueAcrossSpills seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("lastWinsKeepsTheLastValueAcrossSpills", seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
     Path dir = temp.resolve("dups");
     long puts = 0;

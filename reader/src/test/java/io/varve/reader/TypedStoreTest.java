@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.TypedStoreBuilder;
 import io.varve.core.serial.Serializers;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -22,8 +23,7 @@ class TypedStoreTest {
   @Test
   void stringsToLongsRoundTrip() throws IOException {
     long seed = 0x7E57L;
-    System.out.println("TypedStoreTest seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("TypedStoreTest", seed);
     Map<String, Long> expected = new HashMap<>();
     Path dir = temp.resolve("typed");
     try (TypedStoreBuilder<String, Long> builder =

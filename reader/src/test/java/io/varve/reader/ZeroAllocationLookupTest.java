@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.testing.TestRecords;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -43,8 +44,7 @@ class ZeroAllocationLookupTest {
       builder.build();
     }
     long seed = 0xA110CL;
-    System.out.println("ZeroAllocationLookupTest seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("ZeroAllocationLookupTest", seed);
     int[] order = new int[1 << 12];
     byte[][] keys = new byte[order.length][];
     for (int i = 0; i < order.length; i++) {

@@ -15,8 +15,7 @@ import static io.varve.core.blocked.BlockedLayout.SUB_RANGE_SHIFT;
 
 import io.varve.core.bits.BitWriter;
 import io.varve.core.bits.LongBigArray;
-import io.varve.core.ect.HashFeed;
-import io.varve.core.index.RankIndexBuilder;
+import io.varve.core.ect.HashFedIndexBuilder;
 import java.util.Arrays;
 
 /**
@@ -34,8 +33,7 @@ import java.util.Arrays;
  * <p>Use in that order: {@link #add} exactly {@code keyCount} times (or at most {@code maxKeyCount}
  * for {@link BlockedIndex#builderUpTo}), then {@link #finish()} once. Not thread-safe.
  */
-public final class BlockedIndexBuilder implements RankIndexBuilder {
-  private final HashFeed feed;
+public final class BlockedIndexBuilder extends HashFedIndexBuilder {
   private final BlockedIndexParameters parameters;
   private final long blockCount;
   private final long multiplier;
@@ -61,7 +59,7 @@ public final class BlockedIndexBuilder implements RankIndexBuilder {
   private long nextBlockBase;
 
   BlockedIndexBuilder(long keyCount, boolean exactCount, BlockedIndexParameters parameters) {
-    this.feed = new HashFeed(keyCount, exactCount);
+    super(keyCount, exactCount);
     if (parameters == null) {
       throw new IllegalArgumentException("parameters must not be null");
     }
@@ -101,21 +99,6 @@ public final class BlockedIndexBuilder implements RankIndexBuilder {
     placeHi[pending] = BlockedLayout.placeHigh(hi, lo, multiplier);
     placeLo[pending] = BlockedLayout.placeLow(lo, multiplier);
     pending++;
-  }
-
-  @Override
-  public long added() {
-    return feed.accepted();
-  }
-
-  @Override
-  public long declared() {
-    return feed.declared();
-  }
-
-  @Override
-  public boolean exactCount() {
-    return feed.exact();
   }
 
   /**

@@ -3,7 +3,6 @@ package io.varve.core.ect;
 import io.varve.core.bits.BitWriter;
 import io.varve.core.bits.LongBigArray;
 import io.varve.core.codes.TrieCodes;
-import io.varve.core.index.RankIndexBuilder;
 import java.util.Arrays;
 
 /**
@@ -23,9 +22,8 @@ import java.util.Arrays;
  * EctIndex#builderUpTo}), must be added before {@link #finish()}, which may be called once. Not
  * thread-safe.
  */
-public final class EctIndexBuilder implements RankIndexBuilder {
+public final class EctIndexBuilder extends HashFedIndexBuilder {
   private final EctParameters parameters;
-  private final HashFeed feed;
   private final long bucketCount;
   private final TrieCodes codes;
   private final SkipLengthCode skipCode;
@@ -45,7 +43,7 @@ public final class EctIndexBuilder implements RankIndexBuilder {
   private int bucketFill;
 
   EctIndexBuilder(long keyCount, boolean exactCount, EctParameters parameters, BlockBoundaries blocks) {
-    this.feed = new HashFeed(keyCount, exactCount);
+    super(keyCount, exactCount);
     if (parameters.bucketCount(keyCount) > EctIndexFormat.MAX_BUCKET_COUNT) {
       throw new IllegalArgumentException("too many keys for one index: " + keyCount);
     }
@@ -82,24 +80,6 @@ public final class EctIndexBuilder implements RankIndexBuilder {
     positions[bucketFill] = VirtualBuckets.positionInBucket(hi, bucketCount);
     los[bucketFill] = lo;
     bucketFill++;
-  }
-
-  /** The number of hashes added so far. */
-  @Override
-  public long added() {
-    return feed.accepted();
-  }
-
-  /** The number of hashes declared when the builder was created (exact, or an upper bound). */
-  @Override
-  public long declared() {
-    return feed.declared();
-  }
-
-  /** Whether {@link #finish()} needs exactly {@link #declared()} hashes (or accepts fewer). */
-  @Override
-  public boolean exactCount() {
-    return feed.exact();
   }
 
   /**

@@ -157,6 +157,18 @@ public record StoreMeta(
     userMetadata = Collections.unmodifiableSortedMap(new TreeMap<>(userMetadata));
   }
 
+  /**
+   * This meta with other files, and the index, data size and time of writing they come with: the
+   * same records, seed, key mode, layout, hash range and user metadata. What re-indexing a store
+   * writes.
+   *
+   * @throws IllegalArgumentException as the constructor does
+   */
+  public StoreMeta withFiles(IndexParameters indexParameters, long dataBytes, long createdMillis, List<FileEntry> files) {
+    return new StoreMeta(recordCount, seed, indexParameters, keyMode, keyLength, valueLength, pageBytes, recordChecksums,
+        hashRange, dataBytes, createdMillis, files, userMetadata);
+  }
+
   /** Whether every record has the same size (and the store has no offsets file). */
   public boolean isFixedSize() {
     return keyLength >= 0;

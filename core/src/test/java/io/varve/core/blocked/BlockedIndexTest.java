@@ -9,6 +9,7 @@ import io.varve.core.ect.SortedHashes;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.index.BatchRanks;
 import io.varve.core.index.PrefetchGuesses;
+import io.varve.core.testing.TestRecords;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -151,8 +152,7 @@ class BlockedIndexTest {
   @Test
   void batchRankAgreesWithSingleRank() {
     long seed = 0xBA7C8L;
-    System.out.println("BlockedIndexTest batch seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("BlockedIndexTest batch", seed);
     for (int n : new int[] {0, 1, 5, 1000, 100_000}) {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
       BatchRanks.check(build(hashes, BlockedIndexParameters.DEFAULT), hashes, random);
@@ -163,8 +163,7 @@ class BlockedIndexTest {
   @Test
   void rankWithAPrefetcherAgreesWithRankAndGuessesCloseToTheTruth() {
     long seed = 0xB10C9E55L;
-    System.out.println("BlockedIndexTest prefetch seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("BlockedIndexTest prefetch", seed);
     for (int n : new int[] {0, 1, 2, 3, 1000, 300_000}) {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
       for (BlockedIndexParameters parameters : new BlockedIndexParameters[] {BlockedIndexParameters.DEFAULT, new BlockedIndexParameters(16)}) {

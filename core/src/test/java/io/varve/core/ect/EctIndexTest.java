@@ -11,6 +11,7 @@ import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.BatchRanks;
 import io.varve.core.index.PrefetchGuesses;
 import io.varve.core.succinct.EliasFano;
+import io.varve.core.testing.TestRecords;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -147,8 +148,7 @@ class EctIndexTest {
   void sparseIndexWithVariableBlocks() {
     int n = 200_000;
     long seed = 0xB10C5L;
-    System.out.println("EctIndexTest variable blocks seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("EctIndexTest variable blocks", seed);
     SortedHashes hashes = SortedHashes.random(n, seed);
     long[] starts = new long[n];
     int blockCount = 0;
@@ -164,8 +164,7 @@ class EctIndexTest {
   @Test
   void batchRankAgreesWithSingleRank() {
     long seed = 0xBA7C4L;
-    System.out.println("EctIndexTest batch seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("EctIndexTest batch", seed);
     for (int n : new int[] {0, 1, 5, 1000, 100_000}) {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
       BatchRanks.check(hashes.buildDense(new EctParameters(64, 64, 2)), hashes, random);
@@ -175,8 +174,7 @@ class EctIndexTest {
   @Test
   void rankWithAPrefetcherAgreesWithRankAndGuessesCloseToTheTruth() {
     long seed = 0x9E7C4L;
-    System.out.println("EctIndexTest prefetch seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("EctIndexTest prefetch", seed);
     for (int n : new int[] {0, 1, 2, 3, 1000, 200_000}) {
       SortedHashes hashes = SortedHashes.random(n, seed + n);
       for (EctParameters parameters : new EctParameters[] {new EctParameters(64, 64, 3), new EctParameters(16, 8, 0)}) {

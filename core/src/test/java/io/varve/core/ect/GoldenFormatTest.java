@@ -35,19 +35,19 @@ class GoldenFormatTest {
     final BlockBoundaries blocks;
 
     Golden(String file, int keys, EctParameters parameters, BlockBoundaries blocks) {
-      this.file = file;
-      this.keys = keys;
-      this.declaredKeys = keys;
-      this.parameters = parameters;
-      this.blocks = blocks;
+      this(file, keys, keys, parameters, blocks);
     }
 
     Golden(String file, int keys, long declaredKeys, EctParameters parameters) {
+      this(file, keys, declaredKeys, parameters, null);
+    }
+
+    Golden(String file, int keys, long declaredKeys, EctParameters parameters, BlockBoundaries blocks) {
       this.file = file;
       this.keys = keys;
       this.declaredKeys = declaredKeys;
       this.parameters = parameters;
-      this.blocks = null;
+      this.blocks = blocks;
     }
 
     SortedHashes hashes() {

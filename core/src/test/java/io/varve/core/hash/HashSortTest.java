@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import io.varve.core.testing.TestRecords;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,8 +16,7 @@ class HashSortTest {
   @ValueSource(ints = {0, 1, 2, 3, 1000, 100_000})
   void sortsLikeAComparatorSort(int n) {
     long seed = 0x5027L + n;
-    System.out.println("HashSortTest seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("HashSortTest", seed);
     long[] hi = new long[n];
     long[] lo = new long[n];
     for (int i = 0; i < n; i++) {

@@ -9,6 +9,7 @@ import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
+import io.varve.core.testing.TestRecords;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -36,8 +37,7 @@ class IndexEnvelopeTest {
 
   private static byte[] serialized(IndexParameters parameters) throws IOException {
     long seed = 0x1DE4L;
-    System.out.println("IndexEnvelopeTest " + parameters.kind() + " seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("IndexEnvelopeTest " + parameters.kind(), seed);
     int n = 2_000;
     long step = Long.divideUnsigned(-1L, n);
     RankIndexBuilder builder = parameters.builder(n);

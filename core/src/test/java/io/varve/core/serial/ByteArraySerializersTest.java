@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.varve.core.testing.TestRecords;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -17,8 +18,7 @@ class ByteArraySerializersTest {
   @Test
   void bytesRoundTripRandomArraysFromSlices() {
     long seed = 0xB7E5L;
-    System.out.println("ByteArraySerializersTest.bytesRoundTripRandomArraysFromSlices seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("ByteArraySerializersTest.bytesRoundTripRandomArraysFromSlices", seed);
     for (int i = 0; i < 10_000; i++) {
       byte[] value = randomBytes(random, random.nextInt(i % 100 == 0 ? 1000 : 40));
       byte[] bytes = BYTES.toBytes(value);
@@ -56,8 +56,7 @@ class ByteArraySerializersTest {
   @ValueSource(ints = {0, 1, 16, 32, 1000})
   void fixedBytesRoundTripFromSlices(int width) {
     long seed = 0xF1DL + width;
-    System.out.println("ByteArraySerializersTest.fixedBytesRoundTripFromSlices seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("ByteArraySerializersTest.fixedBytesRoundTripFromSlices", seed);
     Serializer<byte[]> fixed = Serializers.fixedBytes(width);
     for (int i = 0; i < 1000; i++) {
       byte[] value = randomBytes(random, width);

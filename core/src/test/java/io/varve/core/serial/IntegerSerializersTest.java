@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -52,8 +53,7 @@ class IntegerSerializersTest {
   @Test
   void randomValuesRoundTrip() {
     long seed = 0x1E7L;
-    System.out.println("IntegerSerializersTest.randomValuesRoundTrip seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("IntegerSerializersTest.randomValuesRoundTrip", seed);
     for (int i = 0; i < 100_000; i++) {
       int v = random.nextInt();
       assertEquals(v, INT32.fromBytes(INT32.toBytes(v)));
@@ -65,8 +65,7 @@ class IntegerSerializersTest {
   @Test
   void byteOrderIsNumericOrderForNonNegativeValues() {
     long seed = 0x50127L;
-    System.out.println("IntegerSerializersTest.byteOrderIsNumericOrderForNonNegativeValues seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("IntegerSerializersTest.byteOrderIsNumericOrderForNonNegativeValues", seed);
     for (int i = 0; i < 100_000; i++) {
       // Half the pairs share high bytes so that later bytes decide the order.
       int a = random.nextInt(Integer.MAX_VALUE) + (random.nextBoolean() ? 1 : 0);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -52,8 +53,7 @@ class Utf8SerializerTest {
   @Test
   void randomStringsRoundTrip() {
     long seed = 0x07F8L;
-    System.out.println("Utf8SerializerTest.randomStringsRoundTrip seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("Utf8SerializerTest.randomStringsRoundTrip", seed);
     for (int i = 0; i < 20_000; i++) {
       assertRoundTrips(randomString(random, random.nextInt(i % 100 == 0 ? 500 : 20)));
     }
@@ -62,8 +62,7 @@ class Utf8SerializerTest {
   @Test
   void readsOnlyTheSlice() {
     long seed = 0x511CEL;
-    System.out.println("Utf8SerializerTest.readsOnlyTheSlice seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("Utf8SerializerTest.readsOnlyTheSlice", seed);
     for (int i = 0; i < 5_000; i++) {
       String s = randomString(random, random.nextInt(20));
       byte[] bytes = UTF8.toBytes(s);
@@ -82,8 +81,7 @@ class Utf8SerializerTest {
   @Test
   void randomBytesAreAcceptedExactlyWhenAStrictJdkDecoderAcceptsThem() {
     long seed = 0xDEC0DEL;
-    System.out.println("Utf8SerializerTest.randomBytesAreAccepted... seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("Utf8SerializerTest.randomBytesAreAccepted...", seed);
     int accepted = 0;
     int rejected = 0;
     for (int i = 0; i < 200_000; i++) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +21,7 @@ class HashesFileTest {
   @Test
   void hashesReadBackInOrderAndTheFileHasItsSize() throws IOException {
     long seed = 0x4A5E5L;
-    System.out.println("HashesFileTest seed=" + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("HashesFileTest", seed);
     long[][] expected = new long[1000][];
     Path path = dir.resolve("hashes");
     StoreFileWriter.FileSummary summary;

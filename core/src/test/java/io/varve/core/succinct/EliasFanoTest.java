@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.testing.TestRecords;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -28,8 +29,7 @@ class EliasFanoTest {
   })
   void agreesWithPlainArray(int count, long maxValue) throws IOException {
     long seed = SEED ^ count ^ maxValue;
-    System.out.println("EliasFanoTest seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = TestRecords.seeded("EliasFanoTest", seed);
     long[] values = new long[count];
     for (int i = 0; i < count; i++) {
       values[i] = maxValue == 0 ? 0 : random.nextLong(maxValue + 1);

@@ -2,7 +2,9 @@ package io.varve.core.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -13,10 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.function.ThrowingConsumer;
 
 /**
  * A folder of hostile files under the test resources, and the check that it holds exactly what its
- * generator writes (so a file edited by hand, or a generator changed without regenerating, fails).
+ * generator writes (so a file edited by hand, or a generator changed without regenerating, fails);
+ * {@link #tests} makes both checks for a reader, the same for every folder.
  */
 public final class HostileFolder {
   private HostileFolder() {}
@@ -47,5 +52,27 @@ public final class HostileFolder {
           Arrays.toString(Files.readAllBytes(file)),
           file.getFileName() + " is what the generator writes");
     }
+  }
+
+  /**
+   * One test per file of the folder {@code resource}: {@code read} must refuse it with a {@link
+   * CorruptStoreException} (whose message is printed); and one that the folder holds exactly
+   * {@code variants}, what its generator writes.
+   */
+  public static Stream<DynamicTest> tests(String resource, Map<String, byte[]> variants, ThrowingConsumer<Path> read) {
+    Stream<DynamicTest> rejected =
+        files(resource).stream()
+            .map(
+                file ->
+                    DynamicTest.dynamicTest(
+                        file.getFileName() + " is rejected as corrupt",
+                        () -> {
+                          CorruptStoreException e =
+                              assertThrows(CorruptStoreException.class, () -> read.accept(file), file.getFileName().toString());
+                          System.out.println(resource + "/" + file.getFileName() + ": " + e.getMessage());
+                        }));
+    DynamicTest complete =
+        DynamicTest.dynamicTest("the folder holds every generated variant", () -> assertHoldsExactly(resource, variants));
+    return Stream.concat(rejected, Stream.of(complete));
   }
 }

@@ -13,6 +13,15 @@ import java.util.SplittableRandom;
 public final class TestRecords {
   private TestRecords() {}
 
+  /**
+   * The random source of a test, from {@code seed}, which is printed after {@code test} (the test's
+   * name and cases) so that a failure can be replayed.
+   */
+  public static SplittableRandom seeded(String test, long seed) {
+    System.out.println(test + " seed=" + seed);
+    return new SplittableRandom(seed);
+  }
+
   /** {@code bytes} as a map key: equal contents are equal keys. */
   public static ByteBuffer key(byte[] bytes) {
     return ByteBuffer.wrap(bytes);
