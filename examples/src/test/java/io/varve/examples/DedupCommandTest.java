@@ -102,6 +102,16 @@ class DedupCommandTest extends CommandTestSupport {
   }
 
   @Test
+  void helpListsTheOptions() {
+    assertEquals(0, run("dedup", "--help"));
+    assertTrue(stdout().contains("Usage: Examples dedup") && stdout().contains("[PATH...]"), stdout());
+    for (String option : new String[] {"--min=SIZE", "--avg=SIZE", "--max=SIZE", "--index=bufferhash|hashmap", "--log=SIZE",
+        "--memory=SIZE", "--dir=DIR", "--check"}) {
+      assertTrue(stdout().contains(option), option + " in\n" + stdout());
+    }
+  }
+
+  @Test
   void listsFilesInNameOrderWithASuffix() throws IOException {
     assertEquals(List.of(files.resolve("sub/c.jar")), DedupCommand.files(List.of(files), ".jar"));
     assertEquals(List.of(files.resolve("a.bin"), files.resolve("b.bin"), files.resolve("sub/c.jar")),
@@ -127,6 +137,14 @@ class DedupCommandTest extends CommandTestSupport {
     assertTrue(stderr().contains("--index must be bufferhash or hashmap"), stderr());
     assertEquals(2, run("dedup", files.toString(), "--index", "hashmap", "--log", "1m"));
     assertTrue(stderr().contains("--log, --memory and --dir are for --index bufferhash"), stderr());
+    assertEquals(2, run("dedup", files.toString(), "--min", "lots"));
+    assertTrue(stderr().contains("Invalid value for option '--min': expects a size such as 4k, 256m or 1g, got 'lots'"), stderr());
+    assertEquals(2, run("dedup", files.toString(), "--max", "0"));
+    assertTrue(stderr().contains("--max must be in [1, 2147483647], got 0"), stderr());
+    assertEquals(2, run("dedup", files.toString(), "--log", "1k"));
+    assertTrue(stderr().contains("--log must be at least 64k, got 1k"), stderr());
+    assertEquals(2, run("dedup", files.toString(), "--check=yes"));
+    assertTrue(stderr().contains("Invalid value for option '--check': 'yes' is not a boolean"), stderr());
     // Too little RAM for the log: BufferHash's tuning says which knob to change.
     assertEquals(2, run("dedup", files.toString(), "--log", "1g", "--memory", "64k"));
     assertTrue(stderr().contains("raise memoryBytes"), stderr());

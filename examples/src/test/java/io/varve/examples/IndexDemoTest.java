@@ -26,22 +26,35 @@ class IndexDemoTest extends CommandTestSupport {
   @Test
   void badInputGetsAMessageAndExitCodeTwo() {
     assertEquals(2, run("index-demo", "--keys", "many"));
-    assertTrue(stderr().contains("--keys expects an integer, got 'many'"), stderr());
+    assertTrue(stderr().contains("Examples index-demo: Invalid value for option '--keys': 'many' is not a long"), stderr());
     assertEquals(2, run("index-demo", "--bucket-size", "0"));
-    assertTrue(stderr().contains("--bucket-size must be in [1, 65536]"), stderr());
+    assertTrue(stderr().contains("--bucket-size must be in [1, 65536], got 0"), stderr());
+    assertEquals(2, run("index-demo", "--huffman-max", "99999999999"));
+    assertTrue(stderr().contains("--huffman-max must be in [1, 256], got 99999999999"), stderr());
     assertEquals(2, run("index-demo", "--colour", "blue"));
     assertTrue(stderr().contains("unknown option --colour"), stderr());
+    assertTrue(stderr().contains("'Examples index-demo --help' describes its options"), stderr());
     assertEquals(2, run("index-demo", "--keys"));
-    assertTrue(stderr().contains("option --keys needs a value"), stderr());
+    assertTrue(stderr().contains("Missing required parameter for option '--keys' (N)"), stderr());
+    assertEquals(2, run("index-demo", "--keys", "1", "--keys", "2"));
+    assertTrue(stderr().contains("option '--keys' (N) should be specified only once"), stderr());
+    assertEquals(2, run("index-demo", "extra"));
+    assertTrue(stderr().contains("unexpected argument 'extra'"), stderr());
     assertEquals(2, run("frobnicate"));
-    assertTrue(stderr().contains("unknown example 'frobnicate'"), stderr());
+    assertTrue(stderr().contains("Examples: unknown example 'frobnicate'"), stderr());
+    assertTrue(stderr().contains("Usage: Examples"), stderr());
   }
 
   @Test
   void helpPrintsUsage() {
-    assertEquals(0, run("help"));
-    assertTrue(stdout().contains("usage: Examples EXAMPLE"), stdout());
-    assertTrue(stdout().contains("index-demo") && stdout().contains("dedup [PATH...]"), stdout());
+    for (String help : new String[] {"help", "--help"}) {
+      assertEquals(0, run(help));
+      assertTrue(stdout().contains("Usage: Examples [-hV] EXAMPLE"), stdout());
+      assertTrue(stdout().contains("quickstart") && stdout().contains("index-demo") && stdout().contains("dedup"), stdout());
+    }
+    assertEquals(0, run("index-demo", "--help"));
+    assertTrue(stdout().contains("--bucket-size=G") && stdout().contains("--skip-levels=L"), stdout());
     assertEquals(2, run());
+    assertTrue(stderr().contains("Examples: missing EXAMPLE"), stderr());
   }
 }
