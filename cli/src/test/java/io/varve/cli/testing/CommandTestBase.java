@@ -34,6 +34,12 @@ public abstract class CommandTestBase {
     return execute(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
+  /** Runs the program with {@code args}: it must exit with {@code status}, and say {@code words} on stderr. */
+  protected void assertAnswers(int status, String words, String... args) {
+    Assertions.assertEquals(status, run(args), () -> String.join(" ", args) + "\nstderr: " + stderr());
+    Assertions.assertTrue(stderr().contains(words), () -> "expected '" + words + "' on stderr: " + String.join(" ", args) + "\n" + stderr());
+  }
+
   protected String stdout() {
     return out.toString(StandardCharsets.UTF_8);
   }
