@@ -119,6 +119,10 @@ final class DedupCommand implements Callable<Integer> {
     if (log != null && log < MIN_LOG_BYTES) {
       throw new IllegalArgumentException("--log must be at least " + ByteSizes.show(MIN_LOG_BYTES) + ", got " + ByteSizes.show(log));
     }
+    if (dirOption != null && dirOption.isEmpty()) {
+      // An empty name would be the working directory: the index's files would land among the user's.
+      throw new IllegalArgumentException("--dir is empty: give the index's directory, or leave --dir out");
+    }
     if (memory != null && memory < 1) {
       throw new IllegalArgumentException("--memory must be at least 1 byte, got " + ByteSizes.show(memory));
     }

@@ -136,6 +136,7 @@ class DedupCommandTest extends CommandTestSupport {
     assertAnswers(2, "Invalid value for option '--min': expects a size such as 4k, 256m or 1g, got 'lots'", "dedup", folder, "--min", "lots");
     assertAnswers(2, "--max must be in [1, 2147483647], got 0", "dedup", folder, "--max", "0");
     assertAnswers(2, "--log must be at least 64k, got 1k", "dedup", folder, "--log", "1k");
+    assertAnswers(2, "--dir is empty", "dedup", folder, "--dir", "");
     assertAnswers(2, "Invalid value for option '--check': 'yes' is not a boolean", "dedup", folder, "--check=yes");
     // Too little RAM for the log: BufferHash's tuning says which knob to change.
     assertAnswers(2, "raise memoryBytes", "dedup", folder, "--log", "1g", "--memory", "64k");
