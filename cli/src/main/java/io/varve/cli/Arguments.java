@@ -14,9 +14,10 @@ import java.util.regex.Pattern;
 /**
  * Checks of the commands' file arguments before any work, so that a wrong path is reported as one
  * (exit 2) rather than as an I/O error halfway, and the values that options share ({@code
- * --memory}, {@code --key-mode}). Stateless; thread-safe.
+ * --memory}, {@code --key-mode}, numbers in a range; the last public for the examples' options).
+ * Stateless; thread-safe.
  */
-final class Arguments {
+public final class Arguments {
   /** The accepted forms of {@code --key-mode}, for usage messages. */
   static final String KEY_MODES = "full, none or signature:K with K from 1 to 64";
 
@@ -181,5 +182,19 @@ final class Arguments {
       throw new IllegalArgumentException("--block-size must be a power of two from 512 bytes to 1m, got " + given);
     }
     return (int) (long) given;
+  }
+
+  /**
+   * {@code value} of {@code option} (or {@code defaultValue} when not given), checked to lie in
+   * [min, max]: the option's value is a {@code Long}, so that a value past an int is named as given.
+   */
+  public static int inRange(String option, Long value, int defaultValue, int min, int max) {
+    if (value == null) {
+      return defaultValue;
+    }
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(option + " must be in [" + min + ", " + max + "], got " + value);
+    }
+    return value.intValue();
   }
 }

@@ -7,9 +7,9 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * Byte sizes as options take them: {@code 256m}, {@code 1g}, {@code 65536}, {@code 64k} or
- * {@code 4KiB} (binary units), and back. Stateless; thread-safe.
+ * {@code 4KiB} (binary units), and back; public for the examples' options. Stateless; thread-safe.
  */
-final class ByteSizes {
+public final class ByteSizes {
   private static final Pattern INTEGER = Pattern.compile("[-+]?[0-9]+");
 
   private ByteSizes() {}
@@ -19,7 +19,7 @@ final class ByteSizes {
    *
    * @throws IllegalArgumentException naming what is wrong, for the option's message
    */
-  static long parse(String text) {
+  public static long parse(String text) {
     String lower = text.trim().toLowerCase(Locale.ROOT);
     if (lower.endsWith("kib") || lower.endsWith("mib") || lower.endsWith("gib")) {
       lower = lower.substring(0, lower.length() - 2);
@@ -39,7 +39,7 @@ final class ByteSizes {
   }
 
   /** {@code 16m}, {@code 4k} or {@code 1 byte}: a size as an option would take it. */
-  static String show(long bytes) {
+  public static String show(long bytes) {
     for (String unit : new String[] {"g", "m", "k"}) {
       long scale = unit.equals("g") ? 1L << 30 : unit.equals("m") ? 1L << 20 : 1L << 10;
       if (bytes >= scale && bytes % scale == 0) {
@@ -50,7 +50,7 @@ final class ByteSizes {
   }
 
   /** The converter of size options: picocli prefixes the option's name to the message. */
-  static final class Converter implements ITypeConverter<Long> {
+  public static final class Converter implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
       try {

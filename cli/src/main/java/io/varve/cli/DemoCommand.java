@@ -10,10 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -120,7 +118,7 @@ final class DemoCommand implements Callable<Integer> {
       return Varve.OK;
     } finally {
       if (!keep) {
-        deleteTree(parent != null ? parent : dir);
+        FileTrees.deleteTree(parent != null ? parent : dir);
       }
     }
   }
@@ -167,16 +165,5 @@ final class DemoCommand implements Callable<Integer> {
     out.printf("  get      %8.0f ns/lookup for %,d member keys (%d wrong values), %.0f ns/lookup for %,d absent keys (%d false hits); %s%n",
         memberNanos / (double) Math.max(1, members), members, wrong, absentNanos / (double) Math.max(1, lookups), lookups, falseHits,
         how.equals("loaded") ? "data loaded into memory (Store.load)" : "data mapped (Store.open)");
-  }
-
-  static void deleteTree(Path root) throws IOException {
-    if (root == null || !Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -50,31 +50,20 @@ final class IndexOptions {
         throw new IllegalArgumentException("--keys-per-block is a knob of the blocked index, not of an ECT index");
       }
       return new EctParameters(
-          inRange("--bucket-size", bucketSize, ectDefaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE),
-          inRange("--huffman-max", huffmanMax, ectDefaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT),
-          inRange("--skip-levels", skipLevels, ectDefaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS));
+          Arguments.inRange("--bucket-size", bucketSize, ectDefaults.bucketSize(), 1, EctParameters.MAX_BUCKET_SIZE),
+          Arguments.inRange("--huffman-max", huffmanMax, ectDefaults.huffmanMax(), 1, TrieCodes.MAX_HUFFMAN_CONTEXT),
+          Arguments.inRange("--skip-levels", skipLevels, ectDefaults.skipLevels(), 0, EctParameters.MAX_SKIP_LEVELS));
     }
     if (ectKnobs) {
       throw new IllegalArgumentException(
           "--bucket-size, --huffman-max and --skip-levels are knobs of the ECT index (--index ect), not of a blocked index");
     }
     return new BlockedIndexParameters(
-        inRange(
+        Arguments.inRange(
             "--keys-per-block",
             keysPerBlock == null ? null : keysPerBlock.longValue(),
             BlockedIndexParameters.DEFAULT.keysPerBlock(),
             BlockedIndexParameters.MIN_KEYS_PER_BLOCK,
             BlockedIndexParameters.MAX_KEYS_PER_BLOCK));
-  }
-
-  /** {@code value} (or {@code defaultValue} when not given), checked to lie in [min, max]. */
-  static int inRange(String option, Long value, int defaultValue, int min, int max) {
-    if (value == null) {
-      return defaultValue;
-    }
-    if (value < min || value > max) {
-      throw new IllegalArgumentException(option + " must be in [" + min + ", " + max + "], got " + value);
-    }
-    return value.intValue();
   }
 }

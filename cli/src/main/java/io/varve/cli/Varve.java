@@ -14,6 +14,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -93,28 +94,44 @@ public final class Varve implements Callable<Integer> {
 
   /** Runs a command; returns the process exit code. */
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
-    Varve varve = new Varve(stdin, out, err);
-    CommandLine commandLine = commandLine(varve);
-    PrintWriter outWriter = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
-    PrintWriter errWriter = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
+    try {
+      return execute(commandLine(new Varve(stdin, out, err)), args, out, err);
+    } catch (OutOfMemoryError e) {
+      // Past this point the heap is free again (the builder's buffers are unreachable): say what to change.
+      PrintWriter errWriter = writer(err);
+      errWriter.println("varve" + (args.length > 0 ? " " + args[0] : "") + ": out of memory (the JVM's heap is "
+          + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): give a smaller --memory, or a larger heap (java -Xmx...)");
+      errWriter.flush();
+      err.flush();
+      return IO_ERROR;
+    }
+  }
+
+  /**
+   * Runs {@code commandLine} as varve runs its commands: its output in UTF-8 on {@code out} and
+   * {@code err}, a mistake in the arguments or what a command throws turned into a message and an
+   * exit code ({@link #EXIT_CODES}). For varve, and for other programs on picocli (the examples),
+   * which then answer as varve does.
+   */
+  public static int execute(CommandLine commandLine, String[] args, PrintStream out, PrintStream err) {
+    PrintWriter outWriter = writer(out);
+    PrintWriter errWriter = writer(err);
     commandLine.setOut(outWriter);
     commandLine.setErr(errWriter);
     commandLine.setParameterExceptionHandler(Varve::usageError);
     commandLine.setExecutionExceptionHandler((e, command, parsed) -> failure(e, command));
-    int status;
     try {
-      status = commandLine.execute(args);
-    } catch (OutOfMemoryError e) {
-      // Past this point the heap is free again (the builder's buffers are unreachable): say what to change.
-      errWriter.println("varve" + (args.length > 0 ? " " + args[0] : "") + ": out of memory (the JVM's heap is "
-          + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): give a smaller --memory, or a larger heap (java -Xmx...)");
-      status = IO_ERROR;
+      return commandLine.execute(args);
+    } finally {
+      outWriter.flush();
+      errWriter.flush();
+      out.flush();
+      err.flush();
     }
-    outWriter.flush();
-    errWriter.flush();
-    out.flush();
-    err.flush();
-    return status;
+  }
+
+  private static PrintWriter writer(PrintStream stream) {
+    return new PrintWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8), true);
   }
 
   /** The command line of {@code varve}, for usage text (tests compare it with the README). */
@@ -155,7 +172,9 @@ public final class Varve implements Callable<Integer> {
     String name = command.getCommandSpec().qualifiedName();
     if (e instanceof UnmatchedArgumentException unmatched && command.getParent() == null
         && !unmatched.getUnmatched().isEmpty() && command.getParseResult().subcommand() == null) {
-      err.println("varve: unknown command '" + unmatched.getUnmatched().get(0) + "'");
+      // "varve: unknown command 'x'": the word is the one the usage gives the subcommand (COMMAND).
+      String what = command.getCommandSpec().usageMessage().synopsisSubcommandLabel().toLowerCase(Locale.ROOT);
+      err.println(name + ": unknown " + what + " '" + unmatched.getUnmatched().get(0) + "'");
       err.println();
       command.usage(err);
       return BAD_USAGE_OR_INPUT;
@@ -232,7 +251,7 @@ public final class Varve implements Callable<Integer> {
   }
 
   /** The project version, from the jar's {@code version.properties}. */
-  static final class Version implements IVersionProvider {
+  public static final class Version implements IVersionProvider {
     @Override
     public String[] getVersion() throws IOException {
       Properties properties = new Properties();

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <pre>
  * ./mvnw -q -B -pl cli -am test-compile
- * java -cp examples/target/test-classes io.varve.cli.HostileCommandCases examples/src/test/resources/hostile/cli
+ * java -cp cli/target/test-classes io.varve.cli.HostileCommandCases cli/src/test/resources/hostile/cli
  * </pre>
  *
  * <p>Each is a misuse of {@code varve} (bad options, missing or wrong files, bad input bytes,

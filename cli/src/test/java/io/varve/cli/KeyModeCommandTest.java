@@ -161,29 +161,15 @@ class KeyModeCommandTest extends CommandTestSupport {
 
   @Test
   void mergeOfASignatureStoreKeepsItsMode() throws IOException {
-    Map<String, String> base = new TreeMap<>();
-    for (int i = 0; i < 3000; i++) {
-      base.put("key" + i, "old" + random.nextInt(1_000_000));
-    }
+    Map<String, String> base = MergeModel.randomBase(random, 3000);
     Path store = build("base", base, "--key-mode", "signature:8");
 
     // As in MergeCommandTest: keys from twice the base's range, some in both files.
-    List<MergeModel.Op> upserts = new ArrayList<>();
-    for (int i = 0; i < 1500; i++) {
-      upserts.add(new MergeModel.Op("key" + random.nextInt(6000), "new" + random.nextInt(1_000_000)));
-    }
-    List<MergeModel.Op> deletes = new ArrayList<>();
-    for (int i = 0; i < 700; i++) {
-      String key = random.nextInt(4) == 0 ? upserts.get(random.nextInt(upserts.size())).key() : "key" + random.nextInt(6000);
-      deletes.add(new MergeModel.Op(key, null));
-    }
-    StringBuilder upsertsTsv = new StringBuilder();
-    upserts.forEach(op -> upsertsTsv.append(op.key()).append('\t').append(op.value()).append('\n'));
+    MergeModel model = MergeModel.randomBatch(base, random, 1500, 700);
     StringBuilder deletesTsv = new StringBuilder();
-    deletes.forEach(op -> deletesTsv.append(op.key()).append('\n'));
-    MergeModel model = new MergeModel(base, upserts, deletes);
+    model.deletes.forEach(op -> deletesTsv.append(op.key()).append('\n'));
     Map<String, String> expected = model.expected;
-    Path up = write("up.tsv", upsertsTsv.toString());
+    Path up = write("up.tsv", model.upsertsTsv());
     Path del = write("del.tsv", deletesTsv.toString());
 
     Path merged = temp.resolve("merged");

@@ -16,11 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** {@code varve merge} end to end: stores built with {@code build}, merged, then read back. */
@@ -40,33 +37,16 @@ class MergeCommandTest extends CommandTestSupport {
   void upsertsAndDeletesOverABuiltStore() throws IOException {
     System.out.println("MergeCommandTest seed " + SEED + " (replay with -Dvarve.test.seed=" + SEED + ")");
     Random random = new Random(SEED);
-    Map<String, String> base = new TreeMap<>();
-    for (int i = 0; i < 3000; i++) {
-      base.put("key" + i, "old" + random.nextInt(1_000_000));
-    }
+    Map<String, String> base = MergeModel.randomBase(random, 3000);
     Path store = build("base", base);
 
-    // Keys drawn from twice the base's range: about half exist, half are new. Some repeat within
-    // a file and some appear in both files, so "last operation wins" and "upserts before deletes"
-    // are both exercised.
-    List<MergeModel.Op> upserts = new ArrayList<>();
-    for (int i = 0; i < 1500; i++) {
-      upserts.add(new MergeModel.Op("key" + random.nextInt(6000), "new" + random.nextInt(1_000_000)));
-    }
-    List<MergeModel.Op> deletes = new ArrayList<>();
-    for (int i = 0; i < 700; i++) {
-      String key = random.nextInt(4) == 0 ? upserts.get(random.nextInt(upserts.size())).key() : "key" + random.nextInt(6000);
-      deletes.add(new MergeModel.Op(key, null));
-    }
-    StringBuilder upsertsTsv = new StringBuilder();
-    upserts.forEach(op -> upsertsTsv.append(op.key()).append('\t').append(op.value()).append('\n'));
+    // Keys from twice the base's range, some in both files (MergeModel.randomBatch).
+    MergeModel model = MergeModel.randomBatch(base, random, 1500, 700);
     StringBuilder deletesTsv = new StringBuilder();
-    for (MergeModel.Op op : deletes) {
+    for (MergeModel.Op op : model.deletes) {
       // A keys-only line mostly; extra columns are allowed and ignored.
       deletesTsv.append(op.key()).append(random.nextInt(5) == 0 ? "\tignored\n" : "\n");
     }
-
-    MergeModel model = new MergeModel(base, upserts, deletes);
     Map<String, String> expected = model.expected;
     assertTrue(
         model.inserted > 0 && model.replaced > 0 && model.deleted > 0 && model.absentDeletes > 0, model.lastOperation.toString());
@@ -74,7 +54,7 @@ class MergeCommandTest extends CommandTestSupport {
     Path merged = temp.resolve("merged");
     assertEquals(
         0,
-        run("merge", store.toString(), "--out", merged.toString(), "--upserts", write("up.tsv", upsertsTsv.toString()).toString(),
+        run("merge", store.toString(), "--out", merged.toString(), "--upserts", write("up.tsv", model.upsertsTsv()).toString(),
             "--deletes", write("del.tsv", deletesTsv.toString()).toString(), "--memory", "2m"),
         stderr());
     assertTrue(stdout().startsWith("merged "), stdout());

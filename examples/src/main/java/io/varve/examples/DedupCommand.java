@@ -3,6 +3,9 @@ package io.varve.examples;
 import io.varve.bufferhash.BufferHash;
 import io.varve.bufferhash.BufferHashStats;
 import io.varve.bufferhash.BufferHashTuning;
+import io.varve.cli.Arguments;
+import io.varve.cli.ByteSizes;
+import io.varve.cli.FileTrees;
 import io.varve.examples.dedup.BufferHashChunkIndex;
 import io.varve.examples.dedup.ChunkIndex;
 import io.varve.examples.dedup.DedupStats;
@@ -19,8 +22,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code Examples dedup [PATH...]}: the dedup / WAN-optimizer run of the BufferHash paper (section 8)
@@ -29,10 +36,17 @@ import java.util.stream.Stream;
  * the bytes seen, the redundancy found (bytes of chunks seen before), the speed, and the index's
  * RAM against its size on disk. Without paths it reads the jars of the local Maven repository.
  */
-final class DedupCommand {
-  private static final Set<String> VALUED = Set.of("min", "avg", "max", "index", "log", "memory", "dir");
-  private static final Set<String> SWITCHES = Set.of("check");
-
+@Command(
+    name = "dedup",
+    mixinStandardHelpOptions = true,
+    usageHelpWidth = 100,
+    sortOptions = false,
+    header = "The dedup / WAN-optimizer run of the BufferHash paper over real files.",
+    description = {
+      "Cuts the files into chunks by content (FastCDC), looks each chunk's SHA-1 up in an index and records it when new;"
+          + " prints bytes seen, redundancy, chunks/s, MB/s, and the index's RAM against its size on disk."
+    })
+final class DedupCommand implements Callable<Integer> {
   /** How often a run that is not on a terminal prints a progress line; on a terminal, one line updates. */
   private static final long LOG_INTERVAL_NANOS = 5_000_000_000L;
 
@@ -48,33 +62,81 @@ final class DedupCommand {
   /** What the default RAM budget is sized for: absent fingerprints read a page in vain once in 100 lookups. */
   private static final double DEFAULT_WASTED_READS = 0.01;
 
-  private DedupCommand() {}
+  /** The smallest log BufferHash is given. */
+  private static final long MIN_LOG_BYTES = 64 << 10;
 
-  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-    Options options = Options.parse(args, SWITCHES, VALUED);
-    int min = options.getIntBytes("min", FastCdc.DEFAULT_MIN, 1);
-    int avg = options.getIntBytes("avg", FastCdc.DEFAULT_AVG, 1);
-    int max = options.getIntBytes("max", FastCdc.DEFAULT_MAX, 1);
-    String indexKind = options.getString("index", "bufferhash");
-    boolean logGiven = options.has("log");
-    long logBytes = options.getBytes("log", 0, 64 << 10);
-    boolean memoryGiven = options.has("memory");
-    long memoryBytes = options.getBytes("memory", 0, 1);
-    String dirOption = options.getString("dir", null);
-    boolean check = options.flag("check");
-    options.checkAllUsed();
+  @ParentCommand Examples examples;
+
+  @Parameters(
+      paramLabel = "PATH",
+      arity = "0..*",
+      description = "a file, or a folder: every file under it, in name order, symbolic links not followed (default: the jars under ~/.m2/repository)")
+  List<String> paths;
+
+  @Option(names = "--min", paramLabel = "SIZE", converter = ByteSizes.Converter.class, description = "smallest chunk (default 2k)")
+  Long min;
+
+  @Option(names = "--avg", paramLabel = "SIZE", converter = ByteSizes.Converter.class, description = "average chunk, a power of two (default 8k)")
+  Long avg;
+
+  @Option(names = "--max", paramLabel = "SIZE", converter = ByteSizes.Converter.class, description = "largest chunk (default 64k)")
+  Long max;
+
+  @Option(
+      names = "--index",
+      paramLabel = "bufferhash|hashmap",
+      defaultValue = "bufferhash",
+      description = "the fingerprint index: BufferHash on disk (default), or a HashMap")
+  String indexKind;
+
+  @Option(
+      names = "--log",
+      paramLabel = "SIZE",
+      converter = ByteSizes.Converter.class,
+      description = "BufferHash's log on disk, at least 64k (default: 64 bytes per expected chunk, so that nothing is evicted); when full, its oldest fingerprints are forgotten")
+  Long log;
+
+  @Option(
+      names = "--memory",
+      paramLabel = "SIZE",
+      converter = ByteSizes.Converter.class,
+      description = "BufferHash's RAM (default: enough for 0.01 wasted reads per lookup)")
+  Long memory;
+
+  @Option(names = "--dir", paramLabel = "DIR", description = "keep the index in DIR (reopened by the next run); default: a temporary one")
+  String dirOption;
+
+  @Option(names = "--check", description = "also run a HashMap index and count the chunks the two disagree on")
+  boolean check;
+
+  @Override
+  public Integer call() throws IOException {
+    PrintStream out = examples.out;
+    PrintStream err = examples.err;
+    int min = Arguments.inRange("--min", this.min, FastCdc.DEFAULT_MIN, 1, Integer.MAX_VALUE);
+    int avg = Arguments.inRange("--avg", this.avg, FastCdc.DEFAULT_AVG, 1, Integer.MAX_VALUE);
+    int max = Arguments.inRange("--max", this.max, FastCdc.DEFAULT_MAX, 1, Integer.MAX_VALUE);
+    if (log != null && log < MIN_LOG_BYTES) {
+      throw new IllegalArgumentException("--log must be at least " + ByteSizes.show(MIN_LOG_BYTES) + ", got " + ByteSizes.show(log));
+    }
+    if (dirOption != null && dirOption.isEmpty()) {
+      // An empty name would be the working directory: the index's files would land among the user's.
+      throw new IllegalArgumentException("--dir is empty: give the index's directory, or leave --dir out");
+    }
+    if (memory != null && memory < 1) {
+      throw new IllegalArgumentException("--memory must be at least 1 byte, got " + ByteSizes.show(memory));
+    }
     FastCdc chunker = new FastCdc(min, avg, max);
     if (!indexKind.equals("bufferhash") && !indexKind.equals("hashmap")) {
       throw new IllegalArgumentException("--index must be bufferhash or hashmap, got '" + indexKind + "'");
     }
     boolean bufferHash = indexKind.equals("bufferhash");
-    if (!bufferHash && (logGiven || memoryGiven || dirOption != null)) {
+    if (!bufferHash && (log != null || memory != null || dirOption != null)) {
       throw new IllegalArgumentException("--log, --memory and --dir are for --index bufferhash");
     }
-    List<String> paths = options.positional();
     String what;
     List<Path> files;
-    if (paths.isEmpty()) {
+    if (paths == null || paths.isEmpty()) {
       Path repository = Path.of(System.getProperty("user.home"), ".m2", "repository");
       files = files(List.of(repository), ".jar");
       what = repository + " (*.jar)";
@@ -94,11 +156,13 @@ final class DedupCommand {
         // Gone since the listing: the run below says so when it gets there.
       }
     }
-    if (bufferHash && !logGiven) {
+    long logBytes = log != null ? log : 0;
+    long memoryBytes = memory != null ? memory : 0;
+    if (bufferHash && log == null) {
       long expectedChunks = totalBytes / avg + files.size();
       logBytes = Math.max(1L << 20, roundUpToMiB(expectedChunks * DEFAULT_LOG_BYTES_PER_CHUNK));
     }
-    if (bufferHash && !memoryGiven) {
+    if (bufferHash && memory == null) {
       memoryBytes = BufferHashTuning.memoryFor(logBytes, BufferHashChunkIndex.ENTRY_BYTES, DEFAULT_WASTED_READS);
     }
     Path temporary = bufferHash && dirOption == null ? Files.createTempDirectory("varve-dedup") : null;
@@ -107,7 +171,7 @@ final class DedupCommand {
             : new HashMapChunkIndex();
         ChunkIndex reference = check ? new HashMapChunkIndex() : null) {
       out.printf("varve dedup: %,d files, %s, in %s; chunks of %s min, %s average, %s max (FastCDC); SHA-1 into %s%n",
-          files.size(), mib(totalBytes), what, Options.showBytes(min), Options.showBytes(avg), Options.showBytes(max),
+          files.size(), mib(totalBytes), what, ByteSizes.show(min), ByteSizes.show(avg), ByteSizes.show(max),
           index.description());
       if (index instanceof BufferHashChunkIndex table) {
         BufferHashTuning tuning = table.table().tuning();
@@ -136,7 +200,7 @@ final class DedupCommand {
       }
       report(dedup.stats(), skipped, nanos, index, reference, out);
     } finally {
-      Examples.deleteTree(temporary);
+      FileTrees.deleteTree(temporary);
     }
     return 0;
   }

@@ -1,5 +1,6 @@
 package io.varve.examples;
 
+import io.varve.cli.Arguments;
 import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctIndexBuilder;
@@ -8,29 +9,54 @@ import io.varve.core.hash.HashSort;
 import io.varve.core.hash.KeyHasher;
 import java.io.PrintStream;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code Examples index-demo}: generates keys, hashes and sorts them, builds an ECT index, then looks up
  * sampled member keys (checking each answer) and absent keys, and prints sizes and timings.
  */
-final class IndexDemo {
+@Command(
+    name = "index-demo",
+    mixinStandardHelpOptions = true,
+    usageHelpWidth = 100,
+    sortOptions = false,
+    header = "Builds an ECT index alone over generated hashes; prints bits/key and ns/lookup.",
+    description = "Generates keys, hashes and sorts them, builds an ECT index, looks up member keys (checking each answer) and absent keys.")
+final class IndexDemo implements Callable<Integer> {
   private static final int KEY_BYTES = 16;
 
-  private IndexDemo() {}
+  @ParentCommand Examples examples;
 
-  /** The options of {@code index-demo}, all with a value. */
-  static final java.util.Set<String> OPTIONS =
-      java.util.Set.of("keys", "bucket-size", "huffman-max", "skip-levels", "lookups", "seed");
+  @Option(names = "--keys", paramLabel = "N", description = "number of keys (default 10000000)")
+  Long keysOption;
 
-  static int run(Options options, PrintStream out) {
-    int keys = options.getInt("keys", 10_000_000, 0, 200_000_000);
-    int bucketSize = options.getInt("bucket-size", 256, 1, EctParameters.MAX_BUCKET_SIZE);
-    int huffmanMax = options.getInt("huffman-max", 64, 1, TrieCodes.MAX_HUFFMAN_CONTEXT);
+  @Option(names = "--bucket-size", paramLabel = "G", description = "average keys per virtual bucket (default 256)")
+  Long bucketSizeOption;
+
+  @Option(names = "--huffman-max", paramLabel = "H", description = "largest subtrie coded with Huffman codes (default 64)")
+  Long huffmanMaxOption;
+
+  @Option(names = "--skip-levels", paramLabel = "L", description = "trie levels that store skip lengths (default 3; 0 = the paper's tries)")
+  Long skipLevelsOption;
+
+  @Option(names = "--lookups", paramLabel = "N", description = "member and absent lookups to time (default 1000000)")
+  Long lookupsOption;
+
+  @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "key generator seed (default 42)")
+  long seed;
+
+  @Override
+  public Integer call() {
+    PrintStream out = examples.out;
+    int keys = Arguments.inRange("--keys", keysOption, 10_000_000, 0, 200_000_000);
+    int bucketSize = Arguments.inRange("--bucket-size", bucketSizeOption, 256, 1, EctParameters.MAX_BUCKET_SIZE);
+    int huffmanMax = Arguments.inRange("--huffman-max", huffmanMaxOption, 64, 1, TrieCodes.MAX_HUFFMAN_CONTEXT);
     // Three skip levels: about 0.16 bits/key more than the paper's tries, lookups over twice as fast.
-    int skipLevels = options.getInt("skip-levels", 3, 0, EctParameters.MAX_SKIP_LEVELS);
-    int lookups = options.getInt("lookups", 1_000_000, 0, Integer.MAX_VALUE);
-    long seed = options.getLong("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE);
-    options.checkAllUsed();
+    int skipLevels = Arguments.inRange("--skip-levels", skipLevelsOption, 3, 0, EctParameters.MAX_SKIP_LEVELS);
+    int lookups = Arguments.inRange("--lookups", lookupsOption, 1_000_000, 0, Integer.MAX_VALUE);
     EctParameters parameters = new EctParameters(bucketSize, huffmanMax, skipLevels);
     KeyHasher hasher = KeyHasher.withSeed(0);
 

@@ -102,6 +102,16 @@ class DedupCommandTest extends CommandTestSupport {
   }
 
   @Test
+  void helpListsTheOptions() {
+    assertEquals(0, run("dedup", "--help"));
+    assertTrue(stdout().contains("Usage: Examples dedup") && stdout().contains("[PATH...]"), stdout());
+    for (String option : new String[] {"--min=SIZE", "--avg=SIZE", "--max=SIZE", "--index=bufferhash|hashmap", "--log=SIZE",
+        "--memory=SIZE", "--dir=DIR", "--check"}) {
+      assertTrue(stdout().contains(option), option + " in\n" + stdout());
+    }
+  }
+
+  @Test
   void listsFilesInNameOrderWithASuffix() throws IOException {
     assertEquals(List.of(files.resolve("sub/c.jar")), DedupCommand.files(List.of(files), ".jar"));
     assertEquals(List.of(files.resolve("a.bin"), files.resolve("b.bin"), files.resolve("sub/c.jar")),
@@ -117,18 +127,18 @@ class DedupCommandTest extends CommandTestSupport {
 
   @Test
   void badUsageSaysWhatIsWrong() {
-    assertEquals(2, run("dedup", temp.resolve("missing").toString()));
-    assertTrue(stderr().contains("no such file or directory"), stderr());
-    assertEquals(2, run("dedup", files.toString(), "--avg", "6000"));
-    assertTrue(stderr().contains("the average chunk size must be a power of two"), stderr());
-    assertEquals(2, run("dedup", files.toString(), "--min", "64k"));
-    assertTrue(stderr().contains("the minimum chunk size must be"), stderr());
-    assertEquals(2, run("dedup", files.toString(), "--index", "btree"));
-    assertTrue(stderr().contains("--index must be bufferhash or hashmap"), stderr());
-    assertEquals(2, run("dedup", files.toString(), "--index", "hashmap", "--log", "1m"));
-    assertTrue(stderr().contains("--log, --memory and --dir are for --index bufferhash"), stderr());
+    String folder = files.toString();
+    assertAnswers(2, "no such file or directory", "dedup", temp.resolve("missing").toString());
+    assertAnswers(2, "the average chunk size must be a power of two", "dedup", folder, "--avg", "6000");
+    assertAnswers(2, "the minimum chunk size must be", "dedup", folder, "--min", "64k");
+    assertAnswers(2, "--index must be bufferhash or hashmap", "dedup", folder, "--index", "btree");
+    assertAnswers(2, "--log, --memory and --dir are for --index bufferhash", "dedup", folder, "--index", "hashmap", "--log", "1m");
+    assertAnswers(2, "Invalid value for option '--min': expects a size such as 4k, 256m or 1g, got 'lots'", "dedup", folder, "--min", "lots");
+    assertAnswers(2, "--max must be in [1, 2147483647], got 0", "dedup", folder, "--max", "0");
+    assertAnswers(2, "--log must be at least 64k, got 1k", "dedup", folder, "--log", "1k");
+    assertAnswers(2, "--dir is empty", "dedup", folder, "--dir", "");
+    assertAnswers(2, "Invalid value for option '--check': 'yes' is not a boolean", "dedup", folder, "--check=yes");
     // Too little RAM for the log: BufferHash's tuning says which knob to change.
-    assertEquals(2, run("dedup", files.toString(), "--log", "1g", "--memory", "64k"));
-    assertTrue(stderr().contains("raise memoryBytes"), stderr());
+    assertAnswers(2, "raise memoryBytes", "dedup", folder, "--log", "1g", "--memory", "64k");
   }
 }

@@ -3,27 +3,9 @@ package io.varve.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-class IndexDemoTest {
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  private int run(String... args) {
-    return Examples.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  private String stdout() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String stderr() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
+class IndexDemoTest extends CommandTestSupport {
   @Test
   void demoBuildsQueriesAndReportsWithoutWrongAnswers() {
     assertEquals(0, run("index-demo", "--keys", "20000", "--lookups", "5000", "--bucket-size", "64", "--skip-levels", "2"));
@@ -43,23 +25,26 @@ class IndexDemoTest {
 
   @Test
   void badInputGetsAMessageAndExitCodeTwo() {
-    assertEquals(2, run("index-demo", "--keys", "many"));
-    assertTrue(stderr().contains("--keys expects an integer, got 'many'"), stderr());
-    assertEquals(2, run("index-demo", "--bucket-size", "0"));
-    assertTrue(stderr().contains("--bucket-size must be in [1, 65536]"), stderr());
-    assertEquals(2, run("index-demo", "--colour", "blue"));
-    assertTrue(stderr().contains("unknown option --colour"), stderr());
-    assertEquals(2, run("index-demo", "--keys"));
-    assertTrue(stderr().contains("option --keys needs a value"), stderr());
-    assertEquals(2, run("frobnicate"));
-    assertTrue(stderr().contains("unknown example 'frobnicate'"), stderr());
+    assertAnswers(2, "Examples index-demo: Invalid value for option '--keys': 'many' is not a long", "index-demo", "--keys", "many");
+    assertAnswers(2, "--bucket-size must be in [1, 65536], got 0", "index-demo", "--bucket-size", "0");
+    assertAnswers(2, "--huffman-max must be in [1, 256], got 99999999999", "index-demo", "--huffman-max", "99999999999");
+    assertAnswers(2, "unknown option --colour\n'Examples index-demo --help' describes its options", "index-demo", "--colour", "blue");
+    assertAnswers(2, "Missing required parameter for option '--keys' (N)", "index-demo", "--keys");
+    assertAnswers(2, "option '--keys' (N) should be specified only once", "index-demo", "--keys", "1", "--keys", "2");
+    assertAnswers(2, "unexpected argument 'extra'", "index-demo", "extra");
+    assertAnswers(2, "Examples: unknown example 'frobnicate'\n\nUsage: Examples", "frobnicate");
   }
 
   @Test
   void helpPrintsUsage() {
-    assertEquals(0, run("help"));
-    assertTrue(stdout().contains("usage: Examples EXAMPLE"), stdout());
-    assertTrue(stdout().contains("index-demo") && stdout().contains("dedup [PATH...]"), stdout());
+    for (String help : new String[] {"help", "--help"}) {
+      assertEquals(0, run(help));
+      assertTrue(stdout().contains("Usage: Examples [-hV] EXAMPLE"), stdout());
+      assertTrue(stdout().contains("quickstart") && stdout().contains("index-demo") && stdout().contains("dedup"), stdout());
+    }
+    assertEquals(0, run("index-demo", "--help"));
+    assertTrue(stdout().contains("--bucket-size=G") && stdout().contains("--skip-levels=L"), stdout());
     assertEquals(2, run());
+    assertTrue(stderr().contains("Examples: missing EXAMPLE"), stderr());
   }
 }
