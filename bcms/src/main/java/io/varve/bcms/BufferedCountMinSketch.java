@@ -390,12 +390,10 @@ public final class BufferedCountMinSketch extends HashedSketch {
       if (closed) {
         return;
       }
-      try {
-        flush();
-      } finally {
+      flushThenRelease(() -> {
         closed = true;
         file.close();
-      }
+      });
     } finally {
       lock.writeLock().unlock();
     }

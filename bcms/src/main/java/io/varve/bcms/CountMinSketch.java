@@ -232,15 +232,13 @@ public final class CountMinSketch extends HashedSketch {
     if (closed) {
       return;
     }
-    try {
-      flush();
-    } finally {
+    flushThenRelease(() -> {
       closed = true;
       counters.release();
       if (file != null) {
         file.close();
       }
-    }
+    });
   }
 
   private void ensureOpen() {

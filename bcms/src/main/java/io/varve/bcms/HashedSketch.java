@@ -17,6 +17,19 @@ abstract class HashedSketch implements FrequencySketch {
   /** The estimate of the item whose hash is {@code itemHash}. */
   abstract long estimateHash(long itemHash);
 
+  /**
+   * The body of {@link #close}: flushes, then runs {@code release} (which marks the sketch closed
+   * and frees its file and memory) even if the flush failed, so that a failed close leaves nothing
+   * open; the file, its counts incomplete, then refuses to open.
+   */
+  final void flushThenRelease(Runnable release) {
+    try {
+      flush();
+    } finally {
+      release.run();
+    }
+  }
+
   @Override
   public final void update(byte[] item, long weight) {
     updateHash(hash.ofBytes(item), weight);

@@ -1,13 +1,26 @@
 package io.varve.bcms;
 
-import static io.varve.bcms.SketchChecks.assertMostlyExact;
 import static io.varve.bcms.SketchChecks.assertNoUnderestimate;
 import static io.varve.bcms.SketchChecks.budgetForCapacity;
-import static io.varve.bcms.SketchChecks.feed;
-import static io.varve.bcms.SketchChecks.overestimateSum;
+import static io.varve.bcms.SketchChecks.estimates;
+import static io.varve.bcms.SketchChecks.feedRandomItems;
+import static io.varve.bcms.SketchChecks.feedRandomWeights;
+import static io.varve.bcms.SketchChecks.parameters;
 import static io.varve.bcms.SketchChecks.random;
 import static io.varve.bcms.SketchChecks.randomWeight;
-import static java.nio.charset.StandardCharsets.UTF_8;
+import static io.varve.bcms.SketchChecks.seed;
+import static io.varve.bcms.SketchChecks.withBitsAndUpdateRules;
+import static io.varve.bcms.SketchScenarios.approachMax;
+import static io.varve.bcms.SketchScenarios.assertConservativeOverestimatesLess;
+import static io.varve.bcms.SketchScenarios.assertEmpty;
+import static io.varve.bcms.SketchScenarios.assertEmptyItemCounts;
+import static io.varve.bcms.SketchScenarios.assertEveryCallIsAnIllegalState;
+import static io.varve.bcms.SketchScenarios.assertMergeEqualsConcatenation;
+import static io.varve.bcms.SketchScenarios.assertMergeRejectsOthersAndItself;
+import static io.varve.bcms.SketchScenarios.assertNegativeWeightRejected;
+import static io.varve.bcms.SketchScenarios.assertSaturatesPastMax;
+import static io.varve.bcms.SketchScenarios.assertWideSketchMostlyExact;
+import static io.varve.bcms.SketchScenarios.unmergeable;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.bcms.SketchChecks.BytesModel;
 import io.varve.bcms.SketchChecks.LongModel;
+import io.varve.bcms.SketchScenarios.TwoStreams;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -23,7 +37,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import net.openhft.hashing.LongHashFunction;
@@ -57,15 +70,7 @@ class BufferedCountMinSketchTest {
   }
 
   static Stream<Arguments> capacitiesBitsConservative() {
-    List<Arguments> out = new ArrayList<>();
-    for (int capacity : new int[] {0, 1, 4, 64}) {
-      for (int bits : new int[] {32, 64}) {
-        for (boolean conservative : new boolean[] {false, true}) {
-          out.add(Arguments.of(capacity, bits, conservative));
-        }
-      }
-    }
-    return out.stream();
+    return withBitsAndUpdateRules(0, 1, 4, 64);
   }
 
   // ---------------------------------------------------------------- properties
@@ -74,10 +79,9 @@ class BufferedCountMinSketchTest {
   @MethodSource("capacitiesBitsConservative")
   void longStreamsAreNeverUnderestimatedAndBufferingChangesNoEstimate(
       int capacity, int bits, boolean conservative) {
-    long seed = 11_000 + capacity * 10L + bits + (conservative ? 1 : 0);
+    long seed = seed(11_000, capacity, bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(2000, 4).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed).withPageSize(512);
+    SketchParameters p = parameters(2000, 4, bits, conservative, seed).withPageSize(512);
     for (boolean unitWeights : new boolean[] {true, false}) {
       long[] items = SketchChecks.randomLongItems(r, 3000, 20_000);
       try (BufferedCountMinSketch buffered = make(p, capacity); BufferedCountMinSketch unbuffered = make(p, 0)) {
@@ -115,10 +119,9 @@ class BufferedCountMinSketchTest {
   @ParameterizedTest
   @MethodSource("capacitiesBitsConservative")
   void byteStreamsAreNeverUnderestimated(int capacity, int bits, boolean conservative) {
-    long seed = 12_000 + capacity * 10L + bits + (conservative ? 1 : 0);
+    long seed = seed(12_000, capacity, bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(1500, 3).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed).withPageSize(512);
+    SketchParameters p = parameters(1500, 3, bits, conservative, seed).withPageSize(512);
     List<byte[]> distinct = SketchChecks.distinctByteItems(r, 2000);
     try (BufferedCountMinSketch buffered = make(p, capacity); BufferedCountMinSketch unbuffered = make(p, 0)) {
       BytesModel model = new BytesModel();
@@ -144,18 +147,11 @@ class BufferedCountMinSketchTest {
   @ValueSource(ints = {0, 1, 4})
   void emptyAndOneItemStreams(int capacity) {
     SketchParameters p = SketchParameters.ofDimensions(100, 3).withPageSize(512);
-    try (BufferedCountMinSketch s = make(p, capacity)) {
-      assertEquals(0, s.totalWeight());
-      assertEquals(0, s.pendingUpdates());
-      for (long item = -50; item < 50; item++) {
-        assertEquals(0, s.estimate(item));
-      }
-      assertEquals(0, s.estimate(new byte[0]));
+    try (AnySketch s = AnySketch.of(make(p, capacity))) {
+      assertEmpty(s);
     }
     try (BufferedCountMinSketch s = make(p, capacity)) {
-      s.update(new byte[0], 7);
-      assertEquals(7, s.estimate(new byte[0]));
-      assertEquals(7, s.totalWeight());
+      assertEmptyItemCounts(s);
     }
     try (BufferedCountMinSketch s = make(p, capacity)) {
       s.update(42L);
@@ -170,84 +166,17 @@ class BufferedCountMinSketchTest {
   @ParameterizedTest
   @MethodSource("capacitiesBitsConservative")
   void wideSketchIsExactForAlmostAllItems(int capacity, int bits, boolean conservative) {
-    long seed = 13_000 + capacity * 10L + bits + (conservative ? 1 : 0);
-    Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(1 << 18, 4).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed);
-    try (BufferedCountMinSketch b = make(p, capacity)) {
-      AnySketch s = AnySketch.of(b);
-      LongModel model = new LongModel();
-      long[] items = SketchChecks.randomLongItems(r, 5000, 20_000);
-      long[] weights = new long[items.length];
-      for (int i = 0; i < weights.length; i++) {
-        weights[i] = randomWeight(r);
-      }
-      feed(s, model, items, weights);
-      assertNoUnderestimate(s, model);
-      assertMostlyExact(s, model, 0.99);
-      int zeros = 0;
-      for (int i = 0; i < 5000; i++) {
-        long absent = r.nextLong();
-        if (!model.exact.containsKey(absent) && s.estimate(absent) == 0) {
-          zeros++;
-        }
-      }
-      assertTrue(zeros >= 4950, "only " + zeros + " of 5000 absent items estimated 0");
-    }
-    try (BufferedCountMinSketch b = make(p, capacity)) {
-      AnySketch s = AnySketch.of(b);
-      BytesModel model = new BytesModel();
-      List<byte[]> distinct = SketchChecks.distinctByteItems(r, 5000);
-      for (int i = 0; i < 20_000; i++) {
-        byte[] item = distinct.get(r.nextInt(distinct.size()));
-        long w = randomWeight(r);
-        s.update(item, w);
-        model.add(item, w);
-      }
-      assertNoUnderestimate(s, model);
-      assertMostlyExact(s, model, 0.99);
-    }
+    long seed = seed(13_000, capacity, bits, conservative);
+    SketchParameters p = parameters(1 << 18, 4, bits, conservative, seed);
+    assertWideSketchMostlyExact(random(seed), () -> AnySketch.of(make(p, capacity)));
   }
 
   @ParameterizedTest
   @ValueSource(ints = {0, 1, 4, 64})
   void conservativeUpdateOverestimatesLessThanPlainUpdate(int capacity) {
     long seed = 14_000 + capacity;
-    Random r = random(seed);
-    int distinct = 5000;
-    int[] zipf = SketchChecks.zipfIndices(r, distinct, 1.1, 40_000);
-    long[] values = new long[distinct];
-    for (int i = 0; i < distinct; i++) {
-      values[i] = r.nextLong();
-    }
-    for (int bits : new int[] {32, 64}) {
-      SketchParameters p = SketchParameters.ofDimensions(256, 3).withCounterBits(bits).withSeed(seed)
-          .withPageSize(512);
-      try (BufferedCountMinSketch pb = make(p, capacity);
-          BufferedCountMinSketch cb = make(p.withConservativeUpdate(true), capacity)) {
-        AnySketch plain = AnySketch.of(pb);
-        AnySketch conservative = AnySketch.of(cb);
-        LongModel model = new LongModel();
-        for (int i = 0; i < zipf.length; i++) {
-          long w = i % 4 == 0 ? 1 + r.nextInt(5) : 1;
-          plain.update(values[zipf[i]], w);
-          conservative.update(values[zipf[i]], w);
-          model.add(values[zipf[i]], w);
-        }
-        assertNoUnderestimate(plain, model);
-        assertNoUnderestimate(conservative, model);
-        for (Map.Entry<Long, Long> e : model.exact.entrySet()) {
-          assertTrue(conservative.estimate(e.getKey()) <= plain.estimate(e.getKey()),
-              "conservative estimate above plain for " + e.getKey());
-        }
-        long plainOver = overestimateSum(plain, model);
-        long conservativeOver = overestimateSum(conservative, model);
-        System.out.println("capacity " + capacity + ", " + bits + "-bit: overestimate sum plain " + plainOver
-            + ", conservative " + conservativeOver);
-        assertTrue(conservativeOver < plainOver,
-            "conservative " + conservativeOver + " not below plain " + plainOver);
-      }
-    }
+    assertConservativeOverestimatesLess(seed, SketchParameters.ofDimensions(256, 3).withSeed(seed).withPageSize(512),
+        "capacity " + capacity, p -> AnySketch.of(make(p, capacity)));
   }
 
   // ---------------------------------------------------------------- saturation and weights
@@ -255,30 +184,15 @@ class BufferedCountMinSketchTest {
   @ParameterizedTest
   @MethodSource("capacitiesBitsConservative")
   void countersSaturateInsteadOfWrapping(int capacity, int bits, boolean conservative) {
-    SketchParameters p = SketchParameters.ofDimensions(64, 3).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withPageSize(512);
+    SketchParameters p = parameters(64, 3, bits, conservative, 0).withPageSize(512);
     long max = bits == 32 ? 4_294_967_295L : Long.MAX_VALUE;
     try (BufferedCountMinSketch s = make(p, capacity)) {
-      s.update(1L, max - 10);
-      assertEquals(max - 10, s.estimate(1L));
-      s.update(1L, 7);
-      assertEquals(max - 3, s.estimate(1L));
+      approachMax(s, max);
       s.update(1L, 7);
       s.update(1L, 1);
       assertEquals(max, s.estimate(1L));
-      s.update(1L, Long.MAX_VALUE);
-      assertEquals(max, s.estimate(1L));
       // buffered weights (each at most 2^32 - 1) summing past 2^32 - 1, applied together
-      for (int i = 0; i < 5; i++) {
-        s.update(2L, 1L << 30);
-      }
-      s.update(2L, 0xFFFF_FFFFL);
-      assertEquals(Math.min((5L << 30) + 0xFFFF_FFFFL, max), s.estimate(2L));
-      s.update(3L, Long.MAX_VALUE);
-      assertEquals(max, s.estimate(3L));
-      assertEquals(Long.MAX_VALUE, s.totalWeight());
-      s.update(4L, 5);
-      assertEquals(Long.MAX_VALUE, s.totalWeight());
+      assertSaturatesPastMax(s, max, 1L << 30, 1L << 30, 1L << 30, 1L << 30, 1L << 30, 0xFFFF_FFFFL);
     }
     if (bits == 32) {
       Path path = newPath();
@@ -302,18 +216,9 @@ class BufferedCountMinSketchTest {
   void negativeWeightIsRejectedAndChangesNothing(int capacity) throws IOException {
     SketchParameters p = SketchParameters.ofDimensions(64, 3).withPageSize(512);
     Path path = newPath();
-    try (BufferedCountMinSketch s = BufferedCountMinSketch.create(path, p,
-        capacity == 0 ? 0 : budgetForCapacity(p, capacity))) {
-      s.update(5L, 3);
-      s.update("x".getBytes(UTF_8), 2);
-      long pending = s.pendingUpdates();
-      assertThrows(IllegalArgumentException.class, () -> s.update(5L, -1));
-      assertThrows(IllegalArgumentException.class, () -> s.update(5L, Long.MIN_VALUE));
-      assertThrows(IllegalArgumentException.class, () -> s.update("x".getBytes(UTF_8), -7));
-      assertEquals(pending, s.pendingUpdates());
-      assertEquals(5, s.totalWeight());
-      assertEquals(3, s.estimate(5L));
-      assertEquals(2, s.estimate("x".getBytes(UTF_8)));
+    try (AnySketch s = AnySketch.of(BufferedCountMinSketch.create(path, p,
+        capacity == 0 ? 0 : budgetForCapacity(p, capacity)))) {
+      assertNegativeWeightRejected(s);
     }
     byte[] before = Files.readAllBytes(path);
     try (BufferedCountMinSketch s = BufferedCountMinSketch.open(path, budgetForCapacity(p, 4))) {
@@ -333,20 +238,13 @@ class BufferedCountMinSketchTest {
     for (boolean conservative : new boolean[] {false, true}) {
       for (int bits : new int[] {32, 64}) {
         Path path = newPath();
-        SketchParameters p = SketchParameters.ofDimensions(997, 4).withCounterBits(bits)
-            .withConservativeUpdate(conservative).withSeed(seed).withPageSize(1024);
+        SketchParameters p = parameters(997, 4, bits, conservative, seed).withPageSize(1024);
         LongModel model = new LongModel();
         long[] items = SketchChecks.randomLongItems(r, 3000, 8000);
-        long[] estimates = new long[items.length];
+        long[] estimates;
         try (BufferedCountMinSketch s = BufferedCountMinSketch.create(path, p, budgetForCapacity(p, 16))) {
-          for (long item : items) {
-            long w = randomWeight(r);
-            s.update(item, w);
-            model.add(item, w);
-          }
-          for (int i = 0; i < items.length; i++) {
-            estimates[i] = s.estimate(items[i]);
-          }
+          feedRandomWeights(s, model, items, r);
+          estimates(s, items); // applies the pending updates of every item's page
           for (int i = 0; i < 500; i++) {
             s.update(items[i], 1); // left pending for close to apply
             model.add(items[i], 1);
@@ -354,9 +252,7 @@ class BufferedCountMinSketchTest {
           assertTrue(s.pendingUpdates() > 0);
         }
         try (BufferedCountMinSketch s = BufferedCountMinSketch.open(path, 0)) {
-          for (int i = 0; i < items.length; i++) {
-            estimates[i] = s.estimate(items[i]);
-          }
+          estimates = estimates(s, items);
           assertNoUnderestimate(AnySketch.of(s), model);
         }
         for (boolean verify : new boolean[] {true, false}) {
@@ -366,28 +262,17 @@ class BufferedCountMinSketchTest {
               assertEquals(p, s.parameters());
               assertEquals(path, s.path());
               assertEquals(model.total, s.totalWeight());
-              for (int i = 0; i < items.length; i++) {
-                assertEquals(estimates[i], s.estimate(items[i]));
-              }
+              assertArrayEquals(estimates, estimates(s, items));
             }
           }
         }
         try (BufferedCountMinSketch s = BufferedCountMinSketch.open(path, budgetForCapacity(p, 3))) {
-          for (int i = 0; i < 3000; i++) {
-            long item = items[r.nextInt(items.length)];
-            long w = randomWeight(r);
-            s.update(item, w);
-            model.add(item, w);
-          }
-          for (int i = 0; i < items.length; i++) {
-            estimates[i] = s.estimate(items[i]);
-          }
+          feedRandomItems(s, model, items, 3000, r);
+          estimates = estimates(s, items);
         }
         try (BufferedCountMinSketch s = BufferedCountMinSketch.open(path, budgetForCapacity(p, 3))) {
           assertNoUnderestimate(AnySketch.of(s), model);
-          for (int i = 0; i < items.length; i++) {
-            assertEquals(estimates[i], s.estimate(items[i]));
-          }
+          assertArrayEquals(estimates, estimates(s, items));
         }
       }
     }
@@ -437,48 +322,22 @@ class BufferedCountMinSketchTest {
   @ParameterizedTest
   @MethodSource("capacitiesBitsConservative")
   void mergeEqualsTheSketchOfTheConcatenatedStream(int capacity, int bits, boolean conservative) {
-    long seed = 16_000 + capacity * 10L + bits + (conservative ? 1 : 0);
+    long seed = seed(16_000, capacity, bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(500, 4).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed).withPageSize(512);
-    long[] a = SketchChecks.randomLongItems(r, 1500, 6000);
-    long[] b = SketchChecks.randomLongItems(r, 1500, 6000);
-    long[] wa = new long[a.length];
-    long[] wb = new long[b.length];
-    for (int i = 0; i < a.length; i++) {
-      wa[i] = randomWeight(r);
-      wb[i] = randomWeight(r);
-    }
+    SketchParameters p = parameters(500, 4, bits, conservative, seed).withPageSize(512);
     try (BufferedCountMinSketch left = make(p, capacity);
         BufferedCountMinSketch right = BufferedCountMinSketch.create(newPath(), p, budgetForCapacity(p, 7));
         BufferedCountMinSketch concatenated = make(p, capacity)) {
-      LongModel union = new LongModel();
-      feed(AnySketch.of(left), union, a, wa);
-      feed(AnySketch.of(right), union, b, wb);
-      feed(AnySketch.of(concatenated), new LongModel(), a, wa);
-      feed(AnySketch.of(concatenated), new LongModel(), b, wb);
-      assertTrue(right.pendingUpdates() > 0, "the merged-in sketch has buffered updates");
-      left.merge(right);
-      assertEquals(0, right.pendingUpdates());
-      assertNoUnderestimate(AnySketch.of(left), union);
-      if (!conservative) {
-        for (long item : union.exact.keySet()) {
-          assertEquals(concatenated.estimate(item), left.estimate(item));
-        }
-        for (int i = 0; i < 1000; i++) {
-          long absent = r.nextLong();
-          assertEquals(concatenated.estimate(absent), left.estimate(absent));
-        }
-      }
-      LongModel onlyB = new LongModel();
-      for (int i = 0; i < b.length; i++) {
-        onlyB.add(b[i], wb[i]);
-      }
-      assertNoUnderestimate(AnySketch.of(right), onlyB);
+      TwoStreams streams = assertMergeEqualsConcatenation(r, AnySketch.of(left), AnySketch.of(right),
+          AnySketch.of(concatenated), () -> {
+            assertTrue(right.pendingUpdates() > 0, "the merged-in sketch has buffered updates");
+            left.merge(right);
+            assertEquals(0, right.pendingUpdates());
+          });
       // updates after a merge go on counting
-      left.update(a[0], 5);
-      union.add(a[0], 5);
-      assertNoUnderestimate(AnySketch.of(left), union);
+      left.update(streams.a[0], 5);
+      streams.union.add(streams.a[0], 5);
+      assertNoUnderestimate(AnySketch.of(left), streams.union);
     }
   }
 
@@ -506,28 +365,10 @@ class BufferedCountMinSketchTest {
   @Test
   void mergeRejectsOtherParametersAndItself() {
     SketchParameters p = SketchParameters.ofDimensions(100, 3).withSeed(1).withPageSize(512);
+    List<SketchParameters> others = new ArrayList<>(unmergeable(p));
+    others.add(p.withPageSize(1024));
     try (BufferedCountMinSketch a = make(p, 4); BufferedCountMinSketch b = make(p, 0)) {
-      a.update(1L);
-      b.update(2L);
-      for (SketchParameters other : List.of(p.withSeed(2),
-          SketchParameters.ofDimensions(101, 3).withSeed(1).withPageSize(512),
-          SketchParameters.ofDimensions(100, 4).withSeed(1).withPageSize(512), p.withCounterBits(32),
-          p.withConservativeUpdate(true), p.withPageSize(1024))) {
-        try (BufferedCountMinSketch c = make(other, 0)) {
-          c.update(3L);
-          assertThrows(IllegalArgumentException.class, () -> a.merge(c), other.toString());
-          assertThrows(IllegalArgumentException.class, () -> c.merge(a), other.toString());
-          assertEquals(1, c.totalWeight());
-        }
-      }
-      assertThrows(IllegalArgumentException.class, () -> a.merge(a));
-      assertThrows(IllegalArgumentException.class, () -> b.merge(b));
-      assertEquals(1, a.totalWeight());
-      assertEquals(1, a.estimate(1L));
-      assertEquals(0, a.estimate(3L));
-      a.merge(b);
-      assertEquals(2, a.totalWeight());
-      assertEquals(1, a.estimate(2L));
+      assertMergeRejectsOthersAndItself(a, b, others, other -> make(other, 0), BufferedCountMinSketch::merge);
     }
   }
 
@@ -542,17 +383,10 @@ class BufferedCountMinSketchTest {
     s.close();
     s.close(); // idempotent
     try (BufferedCountMinSketch open = make(p, capacity)) {
-      assertThrows(IllegalStateException.class, () -> s.update(1L));
-      assertThrows(IllegalStateException.class, () -> s.update(1L, 2));
+      assertEveryCallIsAnIllegalState(s);
       assertThrows(IllegalStateException.class, () -> s.update(1L, 1L << 40));
-      assertThrows(IllegalStateException.class, () -> s.update(new byte[] {1}));
-      assertThrows(IllegalStateException.class, () -> s.update(new byte[] {1}, 2));
-      assertThrows(IllegalStateException.class, () -> s.estimate(1L));
-      assertThrows(IllegalStateException.class, () -> s.estimate(new byte[] {1}));
       assertThrows(IllegalStateException.class, () -> s.merge(open));
       assertThrows(IllegalStateException.class, () -> open.merge(s));
-      assertThrows(IllegalStateException.class, s::flush);
-      assertThrows(IllegalStateException.class, s::totalWeight);
       assertThrows(IllegalStateException.class, s::pendingUpdates);
       assertEquals(0, open.totalWeight());
     }

@@ -1,12 +1,26 @@
 package io.varve.bcms;
 
-import static io.varve.bcms.SketchChecks.assertMostlyExact;
 import static io.varve.bcms.SketchChecks.assertNoUnderestimate;
+import static io.varve.bcms.SketchChecks.estimates;
 import static io.varve.bcms.SketchChecks.feed;
-import static io.varve.bcms.SketchChecks.overestimateSum;
+import static io.varve.bcms.SketchChecks.feedRandomItems;
+import static io.varve.bcms.SketchChecks.feedRandomWeights;
+import static io.varve.bcms.SketchChecks.parameters;
 import static io.varve.bcms.SketchChecks.random;
 import static io.varve.bcms.SketchChecks.randomWeight;
-import static java.nio.charset.StandardCharsets.UTF_8;
+import static io.varve.bcms.SketchChecks.seed;
+import static io.varve.bcms.SketchChecks.withBitsAndUpdateRules;
+import static io.varve.bcms.SketchScenarios.approachMax;
+import static io.varve.bcms.SketchScenarios.assertConservativeOverestimatesLess;
+import static io.varve.bcms.SketchScenarios.assertEmpty;
+import static io.varve.bcms.SketchScenarios.assertEmptyItemCounts;
+import static io.varve.bcms.SketchScenarios.assertEveryCallIsAnIllegalState;
+import static io.varve.bcms.SketchScenarios.assertMergeEqualsConcatenation;
+import static io.varve.bcms.SketchScenarios.assertMergeRejectsOthersAndItself;
+import static io.varve.bcms.SketchScenarios.assertNegativeWeightRejected;
+import static io.varve.bcms.SketchScenarios.assertSaturatesPastMax;
+import static io.varve.bcms.SketchScenarios.assertWideSketchMostlyExact;
+import static io.varve.bcms.SketchScenarios.unmergeable;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,9 +35,7 @@ import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -54,15 +66,7 @@ class CountMinSketchTest {
   }
 
   static Stream<Arguments> kindsBitsConservative() {
-    List<Arguments> out = new ArrayList<>();
-    for (Kind kind : Kind.values()) {
-      for (int bits : new int[] {32, 64}) {
-        for (boolean conservative : new boolean[] {false, true}) {
-          out.add(Arguments.of(kind, bits, conservative));
-        }
-      }
-    }
-    return out.stream();
+    return withBitsAndUpdateRules((Object[]) Kind.values());
   }
 
   // ---------------------------------------------------------------- properties
@@ -70,10 +74,9 @@ class CountMinSketchTest {
   @ParameterizedTest
   @MethodSource("kindsBitsConservative")
   void longStreamsAreNeverUnderestimated(Kind kind, int bits, boolean conservative) {
-    long seed = 1000 + bits + (conservative ? 1 : 0) + 10L * kind.ordinal();
+    long seed = seed(1000, kind.ordinal(), bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(2000, 4).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed);
+    SketchParameters p = parameters(2000, 4, bits, conservative, seed);
     for (boolean unitWeights : new boolean[] {true, false}) {
       long[] items = SketchChecks.randomLongItems(r, 3000, 20_000);
       long[] weights = new long[items.length];
@@ -91,10 +94,9 @@ class CountMinSketchTest {
   @ParameterizedTest
   @MethodSource("kindsBitsConservative")
   void byteStreamsAreNeverUnderestimated(Kind kind, int bits, boolean conservative) {
-    long seed = 2000 + bits + (conservative ? 1 : 0) + 10L * kind.ordinal();
+    long seed = seed(2000, kind.ordinal(), bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(1500, 3).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed);
+    SketchParameters p = parameters(1500, 3, bits, conservative, seed);
     List<byte[]> distinct = SketchChecks.distinctByteItems(r, 2000);
     try (AnySketch s = make(kind, p)) {
       BytesModel model = new BytesModel();
@@ -112,18 +114,11 @@ class CountMinSketchTest {
   @EnumSource(Kind.class)
   void emptyAndOneItemStreams(Kind kind) {
     SketchParameters p = SketchParameters.ofDimensions(100, 3);
-    try (CountMinSketch s = makePlain(kind, p)) {
-      assertEquals(0, s.totalWeight());
-      for (long item = -50; item < 50; item++) {
-        assertEquals(0, s.estimate(item));
-      }
-      assertEquals(0, s.estimate(new byte[0]));
-      assertEquals(0, s.estimate("x".getBytes(UTF_8)));
+    try (AnySketch s = make(kind, p)) {
+      assertEmpty(s);
     }
-    try (CountMinSketch s = makePlain(kind, p)) {
-      s.update(new byte[0], 7);
-      assertEquals(7, s.estimate(new byte[0]));
-      assertEquals(7, s.totalWeight());
+    try (AnySketch s = make(kind, p)) {
+      assertEmptyItemCounts(s);
     }
     try (CountMinSketch s = makePlain(kind, p)) {
       s.update(42L);
@@ -138,51 +133,17 @@ class CountMinSketchTest {
   @ParameterizedTest
   @MethodSource("kindsBitsConservative")
   void wideSketchIsExactForAlmostAllItems(Kind kind, int bits, boolean conservative) {
-    long seed = 3000 + bits + (conservative ? 1 : 0) + 10L * kind.ordinal();
-    Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(1 << 18, 4).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed);
-    try (AnySketch s = make(kind, p)) {
-      LongModel model = new LongModel();
-      long[] items = SketchChecks.randomLongItems(r, 5000, 20_000);
-      long[] weights = new long[items.length];
-      for (int i = 0; i < weights.length; i++) {
-        weights[i] = randomWeight(r);
-      }
-      feed(s, model, items, weights);
-      assertNoUnderestimate(s, model);
-      assertMostlyExact(s, model, 0.99);
-      // items never added are estimated 0, nearly always
-      int zeros = 0;
-      for (int i = 0; i < 5000; i++) {
-        long absent = r.nextLong();
-        if (!model.exact.containsKey(absent) && s.estimate(absent) == 0) {
-          zeros++;
-        }
-      }
-      assertTrue(zeros >= 4950, "only " + zeros + " of 5000 absent items estimated 0");
-    }
-    try (AnySketch s = make(kind, p)) {
-      BytesModel model = new BytesModel();
-      List<byte[]> distinct = SketchChecks.distinctByteItems(r, 5000);
-      for (int i = 0; i < 20_000; i++) {
-        byte[] item = distinct.get(r.nextInt(distinct.size()));
-        long w = randomWeight(r);
-        s.update(item, w);
-        model.add(item, w);
-      }
-      assertNoUnderestimate(s, model);
-      assertMostlyExact(s, model, 0.99);
-    }
+    long seed = seed(3000, kind.ordinal(), bits, conservative);
+    SketchParameters p = parameters(1 << 18, 4, bits, conservative, seed);
+    assertWideSketchMostlyExact(random(seed), () -> make(kind, p));
   }
 
   @ParameterizedTest
   @MethodSource("kindsBitsConservative")
   void fileAndHeapSketchesHoldTheSameCounts(Kind ignored, int bits, boolean conservative) {
-    long seed = 4000 + bits + (conservative ? 1 : 0);
+    long seed = seed(4000, 0, bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(700, 5).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed);
+    SketchParameters p = parameters(700, 5, bits, conservative, seed);
     try (CountMinSketch heap = CountMinSketch.inMemory(p); CountMinSketch file = CountMinSketch.create(newPath(), p)) {
       long[] items = SketchChecks.randomLongItems(r, 2000, 10_000);
       for (long item : items) {
@@ -201,38 +162,8 @@ class CountMinSketchTest {
   @EnumSource(Kind.class)
   void conservativeUpdateOverestimatesLessThanPlainUpdate(Kind kind) {
     long seed = 5000 + kind.ordinal();
-    Random r = random(seed);
-    int distinct = 5000;
-    int[] zipf = SketchChecks.zipfIndices(r, distinct, 1.1, 40_000);
-    long[] values = new long[distinct];
-    for (int i = 0; i < distinct; i++) {
-      values[i] = r.nextLong();
-    }
-    for (int bits : new int[] {32, 64}) {
-      SketchParameters p = SketchParameters.ofDimensions(256, 3).withCounterBits(bits).withSeed(seed);
-      try (AnySketch plain = make(kind, p);
-          AnySketch conservative = make(kind, p.withConservativeUpdate(true))) {
-        LongModel model = new LongModel();
-        for (int i = 0; i < zipf.length; i++) {
-          long w = i % 4 == 0 ? 1 + r.nextInt(5) : 1;
-          plain.update(values[zipf[i]], w);
-          conservative.update(values[zipf[i]], w);
-          model.add(values[zipf[i]], w);
-        }
-        assertNoUnderestimate(plain, model);
-        assertNoUnderestimate(conservative, model);
-        for (Map.Entry<Long, Long> e : model.exact.entrySet()) {
-          assertTrue(conservative.estimate(e.getKey()) <= plain.estimate(e.getKey()),
-              "conservative estimate above plain for " + e.getKey());
-        }
-        long plainOver = overestimateSum(plain, model);
-        long conservativeOver = overestimateSum(conservative, model);
-        System.out.println(kind + " " + bits + "-bit: overestimate sum plain " + plainOver + ", conservative "
-            + conservativeOver);
-        assertTrue(conservativeOver < plainOver,
-            "conservative " + conservativeOver + " not below plain " + plainOver);
-      }
-    }
+    assertConservativeOverestimatesLess(seed, SketchParameters.ofDimensions(256, 3).withSeed(seed), kind.toString(),
+        p -> make(kind, p));
   }
 
   // ---------------------------------------------------------------- saturation and weights
@@ -240,33 +171,17 @@ class CountMinSketchTest {
   @ParameterizedTest
   @MethodSource("kindsBitsConservative")
   void countersSaturateInsteadOfWrapping(Kind kind, int bits, boolean conservative) {
-    SketchParameters p = SketchParameters.ofDimensions(64, 3).withCounterBits(bits)
-        .withConservativeUpdate(conservative);
+    SketchParameters p = parameters(64, 3, bits, conservative, 0);
     long max = bits == 32 ? 4_294_967_295L : Long.MAX_VALUE;
     try (AnySketch s = make(kind, p)) {
       // approach the maximum in steps, then pass it
-      s.update(1L, max - 10);
-      assertEquals(max - 10, s.estimate(1L));
-      s.update(1L, 7);
-      assertEquals(max - 3, s.estimate(1L));
+      approachMax(s, max);
       s.update(1L, 7);
       assertEquals(max, s.estimate(1L));
       s.update(1L, 1);
       assertEquals(max, s.estimate(1L));
-      s.update(1L, Long.MAX_VALUE);
-      assertEquals(max, s.estimate(1L));
-      // many moderate weights summing past 2^32 - 1
-      for (int i = 0; i < 5; i++) {
-        s.update(2L, 1L << 30);
-      }
-      assertEquals(Math.min(5L << 30, max), s.estimate(2L));
-      // a single weight past the counter maximum
-      s.update(3L, Long.MAX_VALUE);
-      assertEquals(max, s.estimate(3L));
-      // the total weight saturates at Long.MAX_VALUE
-      assertEquals(Long.MAX_VALUE, s.totalWeight());
-      s.update(4L, 5);
-      assertEquals(Long.MAX_VALUE, s.totalWeight());
+      // far past it, then other items: many moderate weights summing past 2^32 - 1
+      assertSaturatesPastMax(s, max, 1L << 30, 1L << 30, 1L << 30, 1L << 30, 1L << 30);
     }
     if (bits == 32) {
       try (AnySketch s = make(kind, p)) {
@@ -282,15 +197,8 @@ class CountMinSketchTest {
   @EnumSource(Kind.class)
   void negativeWeightIsRejectedAndChangesNothing(Kind kind) {
     SketchParameters p = SketchParameters.ofDimensions(64, 3);
-    try (CountMinSketch s = makePlain(kind, p)) {
-      s.update(5L, 3);
-      s.update("x".getBytes(UTF_8), 2);
-      assertThrows(IllegalArgumentException.class, () -> s.update(5L, -1));
-      assertThrows(IllegalArgumentException.class, () -> s.update(5L, Long.MIN_VALUE));
-      assertThrows(IllegalArgumentException.class, () -> s.update("x".getBytes(UTF_8), -7));
-      assertEquals(5, s.totalWeight());
-      assertEquals(3, s.estimate(5L));
-      assertEquals(2, s.estimate("x".getBytes(UTF_8)));
+    try (AnySketch s = make(kind, p)) {
+      assertNegativeWeightRejected(s);
     }
   }
 
@@ -316,20 +224,13 @@ class CountMinSketchTest {
     for (boolean conservative : new boolean[] {false, true}) {
       for (int bits : new int[] {32, 64}) {
         Path path = newPath();
-        SketchParameters p = SketchParameters.ofDimensions(997, 4).withCounterBits(bits)
-            .withConservativeUpdate(conservative).withSeed(seed);
+        SketchParameters p = parameters(997, 4, bits, conservative, seed);
         LongModel model = new LongModel();
         long[] items = SketchChecks.randomLongItems(r, 3000, 8000);
-        long[] estimates = new long[items.length];
+        long[] estimates;
         try (CountMinSketch s = CountMinSketch.create(path, p)) {
-          for (long item : items) {
-            long w = randomWeight(r);
-            s.update(item, w);
-            model.add(item, w);
-          }
-          for (int i = 0; i < items.length; i++) {
-            estimates[i] = s.estimate(items[i]);
-          }
+          feedRandomWeights(s, model, items, r);
+          estimates = estimates(s, items);
           assertEquals(model.total, s.totalWeight());
         }
         for (boolean verify : new boolean[] {true, false}) {
@@ -337,28 +238,17 @@ class CountMinSketchTest {
             assertEquals(p, s.parameters());
             assertEquals(path, s.path());
             assertEquals(model.total, s.totalWeight());
-            for (int i = 0; i < items.length; i++) {
-              assertEquals(estimates[i], s.estimate(items[i]));
-            }
+            assertArrayEquals(estimates, estimates(s, items));
           }
         }
         // more updates after reopening, then again
         try (CountMinSketch s = CountMinSketch.open(path)) {
-          for (int i = 0; i < 3000; i++) {
-            long item = items[r.nextInt(items.length)];
-            long w = randomWeight(r);
-            s.update(item, w);
-            model.add(item, w);
-          }
-          for (int i = 0; i < items.length; i++) {
-            estimates[i] = s.estimate(items[i]);
-          }
+          feedRandomItems(s, model, items, 3000, r);
+          estimates = estimates(s, items);
         }
         try (CountMinSketch s = CountMinSketch.open(path)) {
           assertNoUnderestimate(AnySketch.of(s), model);
-          for (int i = 0; i < items.length; i++) {
-            assertEquals(estimates[i], s.estimate(items[i]));
-          }
+          assertArrayEquals(estimates, estimates(s, items));
         }
       }
     }
@@ -450,49 +340,13 @@ class CountMinSketchTest {
   @ParameterizedTest
   @MethodSource("kindsBitsConservative")
   void mergeEqualsTheSketchOfTheConcatenatedStream(Kind kind, int bits, boolean conservative) {
-    long seed = 7000 + bits + (conservative ? 1 : 0) + 10L * kind.ordinal();
+    long seed = seed(7000, kind.ordinal(), bits, conservative);
     Random r = random(seed);
-    SketchParameters p = SketchParameters.ofDimensions(500, 4).withCounterBits(bits)
-        .withConservativeUpdate(conservative).withSeed(seed);
-    long[] a = SketchChecks.randomLongItems(r, 1500, 6000);
-    long[] b = SketchChecks.randomLongItems(r, 1500, 6000);
-    long[] wa = new long[a.length];
-    long[] wb = new long[b.length];
-    for (int i = 0; i < a.length; i++) {
-      wa[i] = randomWeight(r);
-      wb[i] = randomWeight(r);
-    }
-    try (CountMinSketch l = makePlain(kind, p); CountMinSketch rr = makePlain(kind, p);
+    SketchParameters p = parameters(500, 4, bits, conservative, seed);
+    try (CountMinSketch left = makePlain(kind, p); CountMinSketch right = makePlain(kind, p);
         CountMinSketch plainConcatenated = CountMinSketch.inMemory(p.withConservativeUpdate(false))) {
-      AnySketch left = AnySketch.of(l);
-      AnySketch right = AnySketch.of(rr);
-      LongModel union = new LongModel();
-      feed(left, union, a, wa);
-      feed(right, union, b, wb);
-      for (int i = 0; i < a.length; i++) {
-        plainConcatenated.update(a[i], wa[i]);
-      }
-      for (int i = 0; i < b.length; i++) {
-        plainConcatenated.update(b[i], wb[i]);
-      }
-      l.merge(rr);
-      assertNoUnderestimate(left, union);
-      if (!conservative) {
-        // adding counters commutes with adding updates (saturation included)
-        for (long item : union.exact.keySet()) {
-          assertEquals(plainConcatenated.estimate(item), left.estimate(item));
-        }
-        for (int i = 0; i < 1000; i++) {
-          long absent = r.nextLong();
-          assertEquals(plainConcatenated.estimate(absent), left.estimate(absent));
-        }
-      }
-      // the merged-in sketch is unchanged
-      LongModel onlyB = new LongModel();
-      for (int i = 0; i < b.length; i++) {
-        onlyB.add(b[i], wb[i]);
-      }
-      assertNoUnderestimate(right, onlyB);
+      assertMergeEqualsConcatenation(r, AnySketch.of(left), AnySketch.of(right), AnySketch.of(plainConcatenated),
+          () -> left.merge(right));
     }
   }
 
@@ -521,24 +375,7 @@ class CountMinSketchTest {
     SketchParameters p = SketchParameters.ofDimensions(100, 3).withSeed(1);
     try (CountMinSketch a = CountMinSketch.inMemory(p);
         CountMinSketch b = CountMinSketch.create(newPath(), p)) {
-      a.update(1L);
-      b.update(2L);
-      for (SketchParameters other : List.of(p.withSeed(2), SketchParameters.ofDimensions(101, 3).withSeed(1),
-          SketchParameters.ofDimensions(100, 4).withSeed(1), p.withCounterBits(32), p.withConservativeUpdate(true))) {
-        try (CountMinSketch c = CountMinSketch.inMemory(other)) {
-          c.update(3L);
-          assertThrows(IllegalArgumentException.class, () -> a.merge(c), other.toString());
-          assertThrows(IllegalArgumentException.class, () -> c.merge(a), other.toString());
-        }
-      }
-      assertThrows(IllegalArgumentException.class, () -> a.merge(a));
-      assertThrows(IllegalArgumentException.class, () -> b.merge(b));
-      assertEquals(1, a.totalWeight());
-      assertEquals(1, a.estimate(1L));
-      assertEquals(0, a.estimate(3L));
-      a.merge(b);
-      assertEquals(2, a.totalWeight());
-      assertEquals(1, a.estimate(2L));
+      assertMergeRejectsOthersAndItself(a, b, unmergeable(p), CountMinSketch::inMemory, CountMinSketch::merge);
     }
   }
 
@@ -553,16 +390,9 @@ class CountMinSketchTest {
     s.close();
     s.close(); // idempotent
     try (CountMinSketch open = CountMinSketch.inMemory(p)) {
-      assertThrows(IllegalStateException.class, () -> s.update(1L));
-      assertThrows(IllegalStateException.class, () -> s.update(1L, 2));
-      assertThrows(IllegalStateException.class, () -> s.update(new byte[] {1}));
-      assertThrows(IllegalStateException.class, () -> s.update(new byte[] {1}, 2));
-      assertThrows(IllegalStateException.class, () -> s.estimate(1L));
-      assertThrows(IllegalStateException.class, () -> s.estimate(new byte[] {1}));
+      assertEveryCallIsAnIllegalState(s);
       assertThrows(IllegalStateException.class, () -> s.merge(open));
       assertThrows(IllegalStateException.class, () -> open.merge(s));
-      assertThrows(IllegalStateException.class, s::flush);
-      assertThrows(IllegalStateException.class, s::totalWeight);
       assertEquals(0, open.totalWeight());
     }
     s.close();

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 
 /** Shared stream generators, reference models and property checks for the sketch tests. */
 final class SketchChecks {
@@ -27,6 +28,33 @@ final class SketchChecks {
   static Random random(long seed) {
     System.out.println("seed " + seed);
     return new Random(seed);
+  }
+
+  /** Test arguments: each of {@code firsts} with 32- and 64-bit counters, plain and conservative update. */
+  static Stream<Arguments> withBitsAndUpdateRules(Object... firsts) {
+    List<Arguments> out = new ArrayList<>();
+    for (Object first : firsts) {
+      for (int bits : new int[] {32, 64}) {
+        for (boolean conservative : new boolean[] {false, true}) {
+          out.add(Arguments.of(first, bits, conservative));
+        }
+      }
+    }
+    return out.stream();
+  }
+
+  /**
+   * The seed of one case of a parameterized test: the test's {@code base} plus a number of its own
+   * for each case, so that every case draws another stream.
+   */
+  static long seed(long base, int caseNumber, int bits, boolean conservative) {
+    return base + caseNumber * 10L + bits + (conservative ? 1 : 0);
+  }
+
+  /** Sketch parameters of the given dimensions, counter width, update rule and seed. */
+  static SketchParameters parameters(long width, int depth, int bits, boolean conservative, long seed) {
+    return SketchParameters.ofDimensions(width, depth).withCounterBits(bits).withConservativeUpdate(conservative)
+        .withSeed(seed);
   }
 
   // ---------------------------------------------------------------- streams
@@ -200,6 +228,34 @@ final class SketchChecks {
     }
     int n = model.exact.size();
     assertTrue(exact >= minFraction * n, s + ": only " + exact + " of " + n + " items estimated exactly");
+  }
+
+  /** Feeds {@code items}, each with a {@link #randomWeight}, to the sketch and the model. */
+  static void feedRandomWeights(FrequencySketch s, LongModel model, long[] items, Random r) {
+    for (long item : items) {
+      long w = randomWeight(r);
+      s.update(item, w);
+      model.add(item, w);
+    }
+  }
+
+  /** Feeds {@code n} updates of items drawn from {@code items}, with {@link #randomWeight}s. */
+  static void feedRandomItems(FrequencySketch s, LongModel model, long[] items, int n, Random r) {
+    for (int i = 0; i < n; i++) {
+      long item = items[r.nextInt(items.length)];
+      long w = randomWeight(r);
+      s.update(item, w);
+      model.add(item, w);
+    }
+  }
+
+  /** The sketch's estimates of {@code items}, in order. */
+  static long[] estimates(FrequencySketch s, long[] items) {
+    long[] estimates = new long[items.length];
+    for (int i = 0; i < items.length; i++) {
+      estimates[i] = s.estimate(items[i]);
+    }
+    return estimates;
   }
 
   /** Feeds {@code items} with {@code weights} to the sketch and the model. */

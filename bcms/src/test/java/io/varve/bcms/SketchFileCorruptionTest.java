@@ -452,29 +452,14 @@ class SketchFileCorruptionTest {
       writer.close();
       broken.add(copy);
     }
-    Format[] formats = Format.values();
     // warm up (class loading may open jar files), then count
-    for (Path p : broken) {
-      for (Format f : formats) {
-        openAndFail(f, p);
-      }
-    }
-    for (int i = 0; i < formats.length; i++) {
-      openVerifiedAndFail(formats[i], bodyBroken.get(i));
-    }
+    failEveryOpen(broken, bodyBroken);
     int before = SketchChecks.openFdCount();
     for (int round = 0; round < 20; round++) {
-      for (Path p : broken) {
-        for (Format f : formats) {
-          openAndFail(f, p);
-        }
-      }
-      for (int i = 0; i < formats.length; i++) {
-        openVerifiedAndFail(formats[i], bodyBroken.get(i));
-      }
+      failEveryOpen(broken, bodyBroken);
     }
     int after = SketchChecks.openFdCount();
-    int attempts = 20 * (broken.size() * formats.length * 2 + formats.length);
+    int attempts = 20 * (broken.size() * Format.values().length * 2 + Format.values().length);
     broken.addAll(bodyBroken);
     assertTrue(after < before + 10, "open descriptors grew from " + before + " to " + after + " over "
         + attempts + " failed opens");
@@ -482,6 +467,19 @@ class SketchFileCorruptionTest {
       assertEquals(List.of(), SketchChecks.fdsOn(p), "descriptors left on " + p);
       assertTrue(!SketchChecks.isMapped(p), "mapping left on " + p);
       Files.delete(p);
+    }
+  }
+
+  /** Opens every broken file as every format, and each format's body-broken file verified: all fail. */
+  private static void failEveryOpen(List<Path> broken, List<Path> bodyBroken) {
+    Format[] formats = Format.values();
+    for (Path p : broken) {
+      for (Format f : formats) {
+        openAndFail(f, p);
+      }
+    }
+    for (int i = 0; i < formats.length; i++) {
+      openVerifiedAndFail(formats[i], bodyBroken.get(i));
     }
   }
 

@@ -2,20 +2,11 @@ package io.varve.benchmarks;
 
 import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctParameters;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link EctIndex#rank} of one member hash per invocation (hash given: the key hashing is not
@@ -26,15 +17,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar benchmarks/target/benchmarks.jar EctRankBenchmark
  * </pre>
  *
- * Single-threaded: the lookup cursor is shared state.
+ * Single-threaded: the lookup cursor is shared state. JMH settings: {@code LookupBenchmark}.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
-public class EctRankBenchmark {
+public class EctRankBenchmark extends RankBenchmark {
   /** {@code g}, the average keys per virtual bucket. */
   @Param({"64", "128", "256", "512"})
   public int bucketSize;
@@ -52,23 +37,10 @@ public class EctRankBenchmark {
   public int keys;
 
   EctIndex index;
-  /** Member indexes in lookup order: the expected ranks. */
-  int[] order;
-  /** The hashes looked up, in lookup order (sequential, so the stream itself costs no misses). */
-  long[] queryHi;
-  long[] queryLo;
-  private int cursor;
 
   @Setup(Level.Trial)
   public void setup() {
-    long start = System.nanoTime();
-    BenchmarkData data = BenchmarkData.sortedHashes(keys, BenchmarkData.SEED);
-    index = data.buildEct(new EctParameters(bucketSize, huffmanMax, skipLevels));
-    long built = System.nanoTime();
-    order = BenchmarkData.lookupOrder(keys, BenchmarkData.LOOKUP_SEED);
-    queryHi = data.hiAt(order);
-    queryLo = data.loAt(order);
-    cursor = 0;
+    double seconds = prepare(keys, data -> index = data.buildEct(new EctParameters(bucketSize, huffmanMax, skipLevels)));
     batchRanks = new long[order.length];
     batchCursor = 0;
     double n = keys;
@@ -85,16 +57,13 @@ public class EctRankBenchmark {
         index.ramBytesUsed() * 8 / n,
         index.ramBytesUsed() / n,
         index.ramBytesUsed(),
-        (built - start) / 1e9);
+        seconds);
   }
 
   /** The rank of the next member hash in the lookup order. */
   @Benchmark
   public long rank() {
-    int i = cursor;
-    long rank = index.rank(queryHi[i], queryLo[i]);
-    cursor = BenchmarkData.nextLookup(i, queryHi.length);
-    return rank;
+    return rankNext(index);
   }
 
   /** Lookups per {@link #rankBatch} call. */
@@ -122,10 +91,5 @@ public class EctRankBenchmark {
   /** The first lookup of the next {@link #rankBatch} call (for tests). */
   int nextBatch() {
     return batchCursor;
-  }
-
-  /** The lookup the next {@link #rank()} call makes (for tests). */
-  int nextLookup() {
-    return cursor;
   }
 }

@@ -3,19 +3,10 @@ package io.varve.benchmarks;
 import io.varve.core.succinct.EliasFano;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import it.unimi.dsi.sux4j.util.EliasFanoMonotoneLongBigList;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Random access {@code get(i)} on Varve's {@link EliasFano} against sux4j's {@link
@@ -27,15 +18,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar benchmarks/target/benchmarks.jar EliasFanoBenchmark
  * </pre>
  *
- * Single-threaded: the lookup cursor is shared state.
+ * Single-threaded: the lookup cursor is shared state. JMH settings: {@code LookupBenchmark}.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
-public class EliasFanoBenchmark {
+public class EliasFanoBenchmark extends LookupBenchmark {
   /** The number of elements. */
   @Param("10000000")
   public int elements;
@@ -48,7 +33,6 @@ public class EliasFanoBenchmark {
   EliasFanoMonotoneLongBigList sux4j;
   /** The indexes read, in lookup order. */
   long[] queryIndex;
-  private int cursor;
 
   @Setup(Level.Trial)
   public void setup() {
@@ -60,12 +44,11 @@ public class EliasFanoBenchmark {
     sux4j =
         new EliasFanoMonotoneLongBigList(
             values.length, upperBound + 1, LongArrayList.wrap(values).iterator());
-    int[] order = BenchmarkData.lookupOrder(elements, BenchmarkData.LOOKUP_SEED);
+    int[] order = startLookups(elements);
     queryIndex = new long[order.length];
     for (int i = 0; i < order.length; i++) {
       queryIndex[i] = order[i];
     }
-    cursor = 0;
     double n = elements;
     System.out.printf(
         "%n[space] EliasFano n=%d meanGap=%d: varve encoded %.4f bits/element, heap %.4f bits/element"
@@ -84,22 +67,11 @@ public class EliasFanoBenchmark {
 
   @Benchmark
   public long varveGet() {
-    int i = cursor;
-    long value = varve.get(queryIndex[i]);
-    cursor = BenchmarkData.nextLookup(i, queryIndex.length);
-    return value;
+    return varve.get(queryIndex[advance(queryIndex.length)]);
   }
 
   @Benchmark
   public long sux4jGetLong() {
-    int i = cursor;
-    long value = sux4j.getLong(queryIndex[i]);
-    cursor = BenchmarkData.nextLookup(i, queryIndex.length);
-    return value;
-  }
-
-  /** The lookup the next benchmark call makes (for tests). */
-  int nextLookup() {
-    return cursor;
+    return sux4j.getLong(queryIndex[advance(queryIndex.length)]);
   }
 }

@@ -7,21 +7,10 @@ import it.unimi.dsi.sux4j.mph.Hashes;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.util.AbstractList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * sux4j's {@link GOVMinimalPerfectHashFunction} over the same keys as {@link EctRankBenchmark}: each
@@ -42,15 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar benchmarks/target/benchmarks.jar Sux4jMphBenchmark
  * </pre>
  *
- * Single-threaded: the lookup cursor is shared state.
+ * Single-threaded: the lookup cursor is shared state. JMH settings: {@code LookupBenchmark}.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
-public class Sux4jMphBenchmark {
+public class Sux4jMphBenchmark extends LookupBenchmark {
   /** The number of keys. */
   @Param("10000000")
   public int keys;
@@ -62,7 +45,6 @@ public class Sux4jMphBenchmark {
   byte[][] queryKeys;
   /** Their sux4j signatures (SpookyHash-4 of the key under the function's seed), in lookup order. */
   long[][] querySignatures;
-  private int cursor;
 
   @Setup(Level.Trial)
   public void setup() throws IOException {
@@ -70,7 +52,7 @@ public class Sux4jMphBenchmark {
     BenchmarkData data = BenchmarkData.sortedHashes(keys, BenchmarkData.SEED);
     mph = build(data);
     long built = System.nanoTime();
-    order = BenchmarkData.lookupOrder(keys, BenchmarkData.LOOKUP_SEED);
+    order = startLookups(keys);
     queryKeys = new byte[order.length][];
     querySignatures = new long[order.length][];
     TransformationStrategy<byte[]> transform = TransformationStrategies.rawByteArray();
@@ -80,7 +62,6 @@ public class Sux4jMphBenchmark {
       querySignatures[i] = new long[2];
       Hashes.spooky4(transform.toBitVector(queryKeys[i]), seed, querySignatures[i]);
     }
-    cursor = 0;
     System.out.printf(
         "%n[space] GOV MPHF n=%d: %.4f bits/key (numBits %d); build %.1f s%n",
         keys, (double) mph.numBits() / keys, mph.numBits(), (built - start) / 1e9);
@@ -88,28 +69,8 @@ public class Sux4jMphBenchmark {
 
   /** Builds the function over every hash of {@code data} as a 16-byte key. */
   static GOVMinimalPerfectHashFunction<byte[]> build(BenchmarkData data) throws IOException {
-    // A view: the key bytes are made on the fly, never all held at once.
-    List<byte[]> keyList =
-        new AbstractList<>() {
-          @Override
-          public byte[] get(int index) {
-            return data.keyBytes(index);
-          }
-
-          @Override
-          public int size() {
-            return data.size();
-          }
-        };
-    GOVMinimalPerfectHashFunction.Builder<byte[]> builder =
-        new GOVMinimalPerfectHashFunction.Builder<byte[]>()
-            .keys(keyList)
-            .transform(TransformationStrategies.rawByteArray());
     String tmp = System.getProperty("varve.bench.tmp");
-    if (tmp != null) {
-      builder.tempDir(new File(tmp));
-    }
-    return builder.build();
+    return GovFunctions.build(data.size(), data::keyBytes, tmp == null ? null : new File(tmp));
   }
 
   /** The seed {@link GOVMinimalPerfectHashFunction#getLong} hashes keys with (a protected field). */
@@ -126,23 +87,12 @@ public class Sux4jMphBenchmark {
   /** The whole lookup: SpookyHash of the 16-byte key, then the function. */
   @Benchmark
   public long getLong() {
-    int i = cursor;
-    long value = mph.getLong(queryKeys[i]);
-    cursor = BenchmarkData.nextLookup(i, queryKeys.length);
-    return value;
+    return mph.getLong(queryKeys[advance(queryKeys.length)]);
   }
 
   /** The function given the key's precomputed signature (hashing excluded, as in ECT rank). */
   @Benchmark
   public long getLongBySignature() {
-    int i = cursor;
-    long value = mph.getLongBySignature(querySignatures[i]);
-    cursor = BenchmarkData.nextLookup(i, querySignatures.length);
-    return value;
-  }
-
-  /** The lookup the next benchmark call makes (for tests). */
-  int nextLookup() {
-    return cursor;
+    return mph.getLongBySignature(querySignatures[advance(querySignatures.length)]);
   }
 }

@@ -1,6 +1,6 @@
 package io.varve.benchmarks;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static io.varve.benchmarks.RankBenchmarkChecks.assertRanksInHashOrder;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,16 +14,7 @@ class BlockedRankBenchmarkTest {
     bench.keysPerBlock = keysPerBlock;
     bench.keys = 40_000;
     bench.setup();
-    BenchmarkData data = BenchmarkData.sortedHashes(bench.keys, BenchmarkData.SEED);
-    int lookups = bench.queryHi.length;
-    assertEquals(bench.keys, lookups, "small sizes look up every key");
-    for (int call = 0; call < 5 * lookups / 2; call++) {
-      int i = bench.nextLookup();
-      assertEquals(call % lookups, i);
-      long expected = EctRankBenchmarkTest.referenceRank(data, bench.queryHi[i], bench.queryLo[i]);
-      assertEquals(bench.order[i], expected);
-      assertEquals(expected, bench.rank(), "lookup " + i);
-    }
+    assertRanksInHashOrder(bench, bench.keys, bench::rank);
     assertTrue(bench.index.bitsPerKey() > 3 && bench.index.bitsPerKey() < 4.5, "bits/key " + bench.index.bitsPerKey());
   }
 }

@@ -1,9 +1,9 @@
 package io.varve.benchmarks;
 
+import static io.varve.benchmarks.RankBenchmarkChecks.assertRanksInHashOrder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.hash.KeyHasher;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -18,20 +18,11 @@ class EctRankBenchmarkTest {
     bench.keys = 40_000;
     bench.setup();
 
-    BenchmarkData data = BenchmarkData.sortedHashes(bench.keys, BenchmarkData.SEED);
-    int lookups = bench.queryHi.length;
-    assertEquals(bench.keys, lookups, "small sizes look up every key");
-    // Two and a half passes: the cursor wraps around.
-    for (int call = 0; call < 5 * lookups / 2; call++) {
-      int i = bench.nextLookup();
-      assertEquals(call % lookups, i);
-      long expected = referenceRank(data, bench.queryHi[i], bench.queryLo[i]);
-      assertEquals(bench.order[i], expected);
-      assertEquals(expected, bench.rank(), "lookup " + i);
-    }
+    assertRanksInHashOrder(bench, bench.keys, bench::rank);
     assertTrue(bench.index.bitsPerKey() > 1 && bench.index.bitsPerKey() < 5);
 
     // The batch benchmark ranks the same queries, BATCH at a time, wrapping at the end.
+    int lookups = bench.queryHi.length;
     int done = 0;
     while (done < 2 * lookups) {
       int start = bench.nextBatch();
@@ -42,23 +33,5 @@ class EctRankBenchmarkTest {
       }
       done += end - start;
     }
-  }
-
-  /** Binary search in the sorted arrays: the rank of a member hash, or -1. */
-  static long referenceRank(BenchmarkData data, long hi, long lo) {
-    int low = 0;
-    int high = data.size() - 1;
-    while (low <= high) {
-      int mid = (low + high) >>> 1;
-      int c = KeyHasher.compare(data.hi[mid], data.lo[mid], hi, lo);
-      if (c < 0) {
-        low = mid + 1;
-      } else if (c > 0) {
-        high = mid - 1;
-      } else {
-        return mid;
-      }
-    }
-    return -1;
   }
 }

@@ -313,10 +313,17 @@ final class WriteAheadLog implements AutoCloseable {
     }
   }
 
-  /** Waits until no leader is writing (sync lock held), so that the segment it writes stays open. */
-  private void awaitNoLeader() {
+  /**
+   * Closes the segment being written once no leader is writing it (sync lock held); later syncs
+   * find no segment and return.
+   */
+  private void closeCurrent() throws IOException {
     while (leading) {
       synced.awaitUninterruptibly();
+    }
+    if (current != null) {
+      current.close();
+      current = null;
     }
   }
 
@@ -414,11 +421,7 @@ final class WriteAheadLog implements AutoCloseable {
   void deleteAll() throws IOException {
     syncLock.lock();
     try {
-      awaitNoLeader();
-      if (current != null) {
-        current.close();
-        current = null;
-      }
+      closeCurrent();
       for (long[] segment : segments) {
         Files.deleteIfExists(directory.resolve(segmentName(segment[0])));
       }
@@ -439,11 +442,7 @@ final class WriteAheadLog implements AutoCloseable {
   public void close() {
     syncLock.lock();
     try {
-      awaitNoLeader();
-      if (current != null) {
-        current.close();
-        current = null;
-      }
+      closeCurrent();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {

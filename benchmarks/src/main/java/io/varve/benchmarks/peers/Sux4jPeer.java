@@ -1,7 +1,7 @@
 package io.varve.benchmarks.peers;
 
+import io.varve.benchmarks.GovFunctions;
 import io.varve.core.store.RecordFormat;
-import it.unimi.dsi.bits.TransformationStrategies;
 import it.unimi.dsi.fastutil.io.BinIO;
 import it.unimi.dsi.fastutil.longs.LongIterator;
 import it.unimi.dsi.sux4j.mph.GOVMinimalPerfectHashFunction;
@@ -9,9 +9,7 @@ import it.unimi.dsi.sux4j.util.EliasFanoMonotoneLongBigList;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.AbstractList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * The parts of sux4j that mph-table is made of, used directly: a {@link
@@ -39,23 +37,7 @@ final class Sux4jPeer implements Peer {
       throw new IllegalArgumentException("this harness builds at most 2^31 records with sux4j");
     }
     int n = (int) records.size();
-    List<byte[]> keys =
-        new AbstractList<>() {
-          @Override
-          public byte[] get(int index) {
-            return records.key(index);
-          }
-
-          @Override
-          public int size() {
-            return n;
-          }
-        };
-    GOVMinimalPerfectHashFunction<byte[]> mph =
-        new GOVMinimalPerfectHashFunction.Builder<byte[]>()
-            .keys(keys)
-            .transform(TransformationStrategies.rawByteArray())
-            .build();
+    GOVMinimalPerfectHashFunction<byte[]> mph = GovFunctions.build(n, records::key, null);
     BinIO.storeObject(mph, dir.resolve(MPH).toFile());
     int fixedBytes = fixedRecordBytes(records);
     EliasFanoMonotoneLongBigList offsets = fixedBytes >= 0 ? null : offsets(records, mph, n);
