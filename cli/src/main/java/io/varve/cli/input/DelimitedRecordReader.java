@@ -1,6 +1,8 @@
 package io.varve.cli.input;
 
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +34,10 @@ final class DelimitedRecordReader extends RecordReader {
           .setRecordSeparator('\n')
           .get();
 
-  /** The plain lines, split without Commons CSV until one holds a backslash (TSV) or a quote (CSV); then null. */
+  /**
+   * Over bytes, the plain lines, split without Commons CSV until one holds a backslash (TSV) or a
+   * quote (CSV); then, and over chars, null.
+   */
   private PlainLines plain;
   /** Whether the current record is {@link #plain}'s line rather than {@link #record}. */
   private boolean plainRecord;
@@ -49,22 +54,28 @@ final class DelimitedRecordReader extends RecordReader {
   private String valueLabel;
   private CSVRecord record;
 
+  /** Over chars: every line goes through Commons CSV. */
   DelimitedRecordReader(
       Reader in, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly, boolean validText) {
-    this(in, csv, keyColumn, valueColumn, header, keysOnly, validText, true);
+    this(in, in, csv, keyColumn, valueColumn, header, keysOnly, validText);
   }
 
-  /** With {@code plainLines} false, every line goes through Commons CSV (for tests that compare the two). */
+  /** Over UTF-8 bytes already checked ({@link Utf8InputStream}): plain lines split in place, the rest through Commons CSV. */
   DelimitedRecordReader(
-      Reader in,
+      InputStream checkedBytes, boolean csv, String keyColumn, String valueColumn, boolean header, boolean keysOnly) {
+    this(checkedBytes, null, csv, keyColumn, valueColumn, header, keysOnly, true);
+  }
+
+  private DelimitedRecordReader(
+      Closeable source,
+      Reader chars,
       boolean csv,
       String keyColumn,
       String valueColumn,
       boolean header,
       boolean keysOnly,
-      boolean validText,
-      boolean plainLines) {
-    super(in, keysOnly);
+      boolean validText) {
+    super(source, keysOnly);
     this.csv = csv;
     this.validText = validText;
     int keyAt = index("key", keyColumn);
@@ -78,10 +89,10 @@ final class DelimitedRecordReader extends RecordReader {
         throw needsHeader("value", valueColumn);
       }
     }
-    if (plainLines) {
-      plain = csv ? new PlainLines(in, ',', '"') : new PlainLines(in, '\t', '\\');
+    if (chars == null) {
+      plain = csv ? new PlainLines((InputStream) source, ',', '"') : new PlainLines((InputStream) source, '\t', '\\');
     } else {
-      openParser(in);
+      openParser(chars);
     }
     if (header && nextNonBlank()) {
       List<String> names = new ArrayList<>();
@@ -153,7 +164,8 @@ final class DelimitedRecordReader extends RecordReader {
           return false;
         }
         lineOffset = plain.linesRead();
-        openParser(plain.rest());
+        // The byte order mark, if any, is behind: a U+FEFF that starts this line is data.
+        openParser(new InputText(new Utf8Reader(plain.rest()), false));
       } catch (IOException e) {
         throw failure(e);
       }
@@ -205,7 +217,7 @@ final class DelimitedRecordReader extends RecordReader {
   private byte[] encode(int index, String role) {
     byte[] bytes;
     if (plainRecord) {
-      bytes = Utf8.encode(plain.chars(), plain.fieldStart(index), plain.fieldLength(index));
+      return plain.fieldBytes(index);
     } else if (validText) {
       return record.get(index).getBytes(StandardCharsets.UTF_8);
     } else {

@@ -16,7 +16,13 @@ final class InputText extends Reader {
   private boolean started;
 
   InputText(Reader in) {
+    this(in, true);
+  }
+
+  /** With {@code atInputStart} false (the text goes on from a line inside the input), a U+FEFF first is kept as data. */
+  InputText(Reader in, boolean atInputStart) {
     this.in = in;
+    this.started = !atInputStart;
   }
 
   @Override

@@ -10,33 +10,44 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PushbackInputStream;
+import java.io.SequenceInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.Reader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * JSON lines, parsed by Jackson's streaming parser ({@link RecordReader} gives the rules). Jackson
- * reads a stream of JSON values; the line rules (one object per line, nothing else on it) are
- * checked here from the places of the tokens. Not thread-safe.
+ * JSON lines ({@link RecordReader} gives the rules): over bytes, the simple lines that machines
+ * write are read in place ({@link SimpleJsonLine}) until one is not; Jackson's streaming parser
+ * reads the rest, a stream of JSON values whose line rules (one object per line, nothing else on
+ * it) are checked here from the places of the tokens. Not thread-safe.
  */
 final class JsonLinesRecordReader extends RecordReader {
   /**
-   * One factory for every reader (a factory is thread-safe once configured). Strings as long as a
-   * record may hold (Jackson's default stops at 20 million chars); nesting as deep as Jackson's
-   * default allows, which is what bounds a hostile line's cost.
+   * One factory for every reader (a factory is thread-safe once configured). Strings and names as
+   * long as a record may hold (Jackson's defaults stop at 20 million and 50,000 chars, where
+   * {@link SimpleJsonLine} has no limit); nesting as deep as Jackson's default allows, which is
+   * what bounds a hostile line's cost.
    */
   private static final JsonFactory FACTORY =
       JsonFactory.builder()
-          .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+          .streamReadConstraints(
+              StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).maxNameLength(Integer.MAX_VALUE).build())
           .build();
 
   private static final String UNCLOSED_STRING = "Unexpected end-of-input in VALUE_STRING";
-  /** What Jackson reads to guess the encoding. */
-  private static final int SNIFFED_BYTES = 4;
+  private static final byte[] UTF8_BYTE_ORDER_MARK = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
-  private final JsonParser parser;
+  /** Over bytes, the lines, until one that {@link #simple} cannot read; then, and over chars, null. */
+  private ByteLines lines;
+  private final SimpleJsonLine simple;
+  /** Jackson: over chars from the start; over bytes from the first line that is not simple, once there. */
+  private JsonParser parser;
+  /** Lines read before {@link #parser} took over: Jackson numbers its lines from there. */
+  private long lineOffset;
+  /** What Jackson's columns on its first line count before the input: the bytes of the mark put there. */
+  private int firstLineShift;
   private final String keyField;
   private final String valueField;
   private final boolean jsonText;
@@ -44,84 +55,111 @@ final class JsonLinesRecordReader extends RecordReader {
   /** The line the last object ended on: the next must start on a later one. */
   private long lastLine;
 
-  private JsonLinesRecordReader(Closeable source, JsonParser parser, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
+  private JsonLinesRecordReader(
+      Closeable source, JsonParser parser, ByteLines lines, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
     super(source, keysOnly);
     this.parser = parser;
+    this.lines = lines;
+    // Names that JSON must escape never stand as such in a simple line: Jackson reads from the first line.
+    this.simple = lines != null && SimpleJsonLine.canMatch(keyField, valueField) ? new SimpleJsonLine(keyField, valueField, keysOnly) : null;
     this.keyField = keyField;
     this.valueField = valueField;
     this.jsonText = jsonText;
     this.keysOnly = keysOnly;
   }
 
-  /** Over chars: Jackson's columns count chars. */
+  /** Over chars: Jackson reads every line; its columns count chars. */
   static JsonLinesRecordReader overChars(Reader in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
     try {
-      return new JsonLinesRecordReader(in, FACTORY.createParser(in), keyField, valueField, jsonText, keysOnly);
+      return new JsonLinesRecordReader(in, FACTORY.createParser(in), null, keyField, valueField, jsonText, keysOnly);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   /**
-   * Over bytes, checked as strict UTF-8 before Jackson's UTF-8 parser reads them, which spares
-   * decoding the whole input to chars; Jackson's columns then count bytes.
+   * Over UTF-8 bytes already checked ({@link Utf8InputStream}): simple lines are read in place
+   * ({@link SimpleJsonLine}); from the first other line on, Jackson's UTF-8 parser reads the bytes,
+   * which spares decoding them to chars. Its columns then count bytes.
    */
-  static JsonLinesRecordReader overBytes(InputStream in, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
-    PushbackInputStream text = new PushbackInputStream(new Utf8InputStream(in), SNIFFED_BYTES);
-    try {
-      refuseNulInSniffedBytes(text);
-      return new JsonLinesRecordReader(text, FACTORY.createParser(text), keyField, valueField, jsonText, keysOnly);
-    } catch (IOException e) {
-      InputFormatException notText = notText(e, 1);
-      throw notText != null ? notText : new UncheckedIOException(e);
-    }
+  static JsonLinesRecordReader overBytes(InputStream checked, String keyField, String valueField, boolean jsonText, boolean keysOnly) {
+    return new JsonLinesRecordReader(checked, null, new ByteLines(checked), keyField, valueField, jsonText, keysOnly);
   }
 
   /**
-   * Jackson guesses UTF-16 or UTF-32 from a zero byte among the first four, and would then report
-   * a NUL byte there as garbled text; JSON text holds no NUL, so it is refused here, by its place.
+   * Jackson's parser over the bytes {@code in}, which start on the line after {@code lineOffset}.
+   * They go behind a byte order mark, which tells Jackson they are UTF-8: otherwise it guesses
+   * UTF-16 or UTF-32 from a zero byte among the first four and garbles a NUL byte's error.
    */
-  private static void refuseNulInSniffedBytes(PushbackInputStream text) throws IOException {
-    byte[] first = new byte[SNIFFED_BYTES];
-    int n = 0;
-    for (int read; n < first.length && (read = text.read(first, n, first.length - n)) > 0; ) {
-      n += read;
+  private static JsonParser jacksonOver(InputStream in, long lineOffset) {
+    try {
+      return FACTORY.createParser(new SequenceInputStream(new ByteArrayInputStream(UTF8_BYTE_ORDER_MARK), in));
+    } catch (IOException e) {
+      InputFormatException notText = notText(e, lineOffset + 1);
+      throw notText != null ? notText : new UncheckedIOException(e);
     }
-    int line = 1;
-    int lineStart = 0;
-    for (int i = 0; i < n; i++) {
-      if (first[i] == 0) {
-        throw new InputFormatException(line, i - lineStart + 1, "a NUL byte (0x00) is not allowed in JSON text");
-      }
-      if (first[i] == '\n') {
-        line++;
-        lineStart = i + 1;
-      }
-    }
-    text.unread(first, 0, n);
   }
 
   @Override
   boolean advance() {
     key = null;
     value = null;
+    if (lines != null && nextSimpleLine()) {
+      return true;
+    }
+    return parser != null && nextParsedLine();
+  }
+
+  /**
+   * Reads simple lines: true for a record; false at the end of the input, or once Jackson has taken
+   * over at a line that is not simple.
+   */
+  private boolean nextSimpleLine() {
+    try {
+      while (lines.next()) {
+        recordLine = lines.linesRead();
+        int found = simple == null ? SimpleJsonLine.NOT_SIMPLE : simple.read(lines.bytes(), lines.start(), lines.end());
+        if (found == SimpleJsonLine.RECORD) {
+          key = simple.key();
+          value = simple.value();
+          return true;
+        }
+        if (found == SimpleJsonLine.NOT_SIMPLE) {
+          lineOffset = recordLine - 1;
+          InputStream rest = lines.rest();
+          lines = null;
+          parser = jacksonOver(rest, lineOffset);
+          firstLineShift = UTF8_BYTE_ORDER_MARK.length;
+          return false;
+        }
+      }
+      lines = null;
+      return false;
+    } catch (IOException e) {
+      InputFormatException notText = notText(e, recordLine);
+      throw notText != null ? notText : new UncheckedIOException("reading line " + (recordLine + 1) + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The next record, read by Jackson. */
+  private boolean nextParsedLine() {
     try {
       JsonToken token = parser.nextToken();
       if (token == null) {
         return false;
       }
       JsonLocation start = parser.currentTokenLocation();
-      recordLine = start.getLineNr();
+      recordLine = line(start);
       if (recordLine == lastLine) {
         throw new InputFormatException(
-            recordLine, start.getColumnNr(), "expected the end of the line after the object, found " + shown(token));
+            recordLine, column(start), "expected the end of the line after the object, found " + shown(token));
       }
       if (token != JsonToken.START_OBJECT) {
         throw new InputFormatException(
-            recordLine, start.getColumnNr(), "expected '{' to start the line's JSON object, found " + shown(token));
+            recordLine, column(start), "expected '{' to start the line's JSON object, found " + shown(token));
       }
       readObject();
-      lastLine = parser.currentLocation().getLineNr();
+      lastLine = line(parser.currentLocation());
       if (lastLine != recordLine) {
         throw new InputFormatException(recordLine, "the object goes on past the end of its line: JSON lines hold one object per line");
       }
@@ -134,20 +172,30 @@ final class JsonLinesRecordReader extends RecordReader {
       return true;
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
-      long line = at == null ? recordLine : at.getLineNr();
+      long line = at == null ? recordLine : line(at);
       String what = e.getOriginalMessage();
       if (recordLine > 0 && line > recordLine && lastLine < recordLine) {
         // Jackson went on reading the next lines for the rest of an object that a line did not close.
         throw new InputFormatException(recordLine, "the object is not closed on its line (" + firstLine(what) + ")");
       }
-      throw at == null ? new InputFormatException(line, firstLine(what)) : new InputFormatException(line, at.getColumnNr(), firstLine(what));
+      throw at == null ? new InputFormatException(line, firstLine(what)) : new InputFormatException(line, column(at), firstLine(what));
     } catch (IOException e) {
       InputFormatException notText = notText(e, recordLine);
       if (notText != null) {
         throw notText;
       }
-      throw new UncheckedIOException("reading line " + parser.currentLocation().getLineNr() + ": " + e.getMessage(), e);
+      throw new UncheckedIOException("reading line " + line(parser.currentLocation()) + ": " + e.getMessage(), e);
     }
+  }
+
+  /** The input's line number of a place in Jackson's text. */
+  private long line(JsonLocation at) {
+    return lineOffset + at.getLineNr();
+  }
+
+  /** The column of a place in Jackson's text, less the byte order mark put before its first line. */
+  private int column(JsonLocation at) {
+    return at.getLineNr() == 1 ? at.getColumnNr() - firstLineShift : at.getColumnNr();
   }
 
   /** Reads the fields of the object whose '{' is the current token, through its '}'. */
@@ -159,7 +207,7 @@ final class JsonLinesRecordReader extends RecordReader {
       boolean isValue = !keysOnly && (same ? isKey : name.equals(valueField));
       if (isKey && key != null || isValue && value != null) {
         JsonLocation at = parser.currentTokenLocation();
-        throw new InputFormatException(at.getLineNr(), at.getColumnNr(), "field '" + name + "' appears twice in the object");
+        throw new InputFormatException(line(at), column(at), "field '" + name + "' appears twice in the object");
       }
       JsonToken fieldValue = parser.nextToken();
       if (isKey || isValue) {
@@ -188,7 +236,7 @@ final class JsonLinesRecordReader extends RecordReader {
     if (!jsonText) {
       JsonLocation at = parser.currentTokenLocation();
       throw new InputFormatException(
-          at.getLineNr(), at.getColumnNr(),
+          line(at), column(at),
           "field '" + field + "' is " + shown(token) + ", not a string: give --json-text to store the JSON text of values"
               + " that are not strings");
     }

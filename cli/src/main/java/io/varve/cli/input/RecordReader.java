@@ -130,9 +130,7 @@ public abstract class RecordReader implements Closeable {
    * (checked as strict UTF-8 first), which is faster; columns in Jackson's messages then count
    * bytes rather than chars.
    *
-   * @throws InputFormatException if the header line is malformed or lacks a named column, or a
-   *     JSON-lines input holds a NUL byte among its first four (where Jackson would take it for
-   *     UTF-16 or UTF-32)
+   * @throws InputFormatException if the header line is malformed or lacks a named column
    */
   public static RecordReader open(
       InputStream in, InputFormat format, String keyColumn, String valueColumn, boolean header, boolean jsonText) {
@@ -148,11 +146,14 @@ public abstract class RecordReader implements Closeable {
       InputStream in, InputFormat format, String keyColumn, String valueColumn, boolean header, boolean jsonText, boolean keysOnly) {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(format, "format");
-    if (format != InputFormat.JSON_LINES) {
-      return open(new Utf8Reader(in), format, keyColumn, valueColumn, header, jsonText, keysOnly);
-    }
     requireColumns(keyColumn, valueColumn);
-    return closingOnFailure(in, () -> JsonLinesRecordReader.overBytes(in, keyColumn, valueColumn, jsonText, keysOnly));
+    return closingOnFailure(in, () -> {
+      Utf8InputStream checked = new Utf8InputStream(in);
+      if (format == InputFormat.JSON_LINES) {
+        return JsonLinesRecordReader.overBytes(checked, keyColumn, valueColumn, jsonText, keysOnly);
+      }
+      return new DelimitedRecordReader(checked, format == InputFormat.CSV, keyColumn, valueColumn, header, keysOnly);
+    });
   }
 
   private static RecordReader open(

@@ -24,7 +24,7 @@ import java.util.Locale;
  * InputFormat, String, String, boolean, boolean)}, which parses JSON lines from checked bytes) and
  * copy out every key and value as a byte array, as a build does.
  *
- * <p>The old parsers are the classes of {@code io.varve.cli.input} as of the commit before
+ * <p>The old parsers are the classes of {@code io.varve.examples.input} as of the commit before
  * the command moved to {@code cli/}, compiled into a directory of their own:
  *
  * <pre>
@@ -57,9 +57,9 @@ final class ParseThroughput {
         throw new IllegalStateException("give -Dvarve.baseline=DIR, the old parsers' classes (see the class comment)");
       }
       ClassLoader old = new URLClassLoader(new URL[] {Path.of(baseline).toUri().toURL()}, ParseThroughput.class.getClassLoader());
-      Class<?> reader = old.loadClass("io.varve.cli.input.RecordReader");
-      Class<?> format = old.loadClass("io.varve.cli.input.InputFormat");
-      Class<?> decoder = old.loadClass("io.varve.cli.input.Utf8Reader");
+      Class<?> reader = old.loadClass("io.varve.examples.input.RecordReader");
+      Class<?> format = old.loadClass("io.varve.examples.input.InputFormat");
+      Class<?> decoder = old.loadClass("io.varve.examples.input.Utf8Reader");
       MethodHandles.Lookup lookup = MethodHandles.publicLookup();
       OLD_DECODER = lookup.findConstructor(decoder, MethodType.methodType(void.class, java.io.InputStream.class))
           .asType(MethodType.methodType(Reader.class, java.io.InputStream.class));

@@ -2,6 +2,7 @@ package io.varve.cli.input;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.ByteArrayInputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,8 +11,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * TSV and CSV read with their plain lines split by {@link PlainLines} answer exactly as Commons CSV
- * alone: the same records, line numbers and errors, on random inputs mixing plain lines, escapes,
+ * TSV and CSV read as bytes, their plain lines split by {@link PlainLines}, answer exactly as
+ * Commons CSV alone over chars: the same records, line numbers and errors, on random inputs mixing plain lines, escapes,
  * escaped line breaks, quoted fields (with line breaks and doubled quotes), LF, CR and CRLF, blank
  * lines, missing columns, non-ASCII text and a header.
  */
@@ -57,7 +58,11 @@ class PlainLinesTest {
   private static List<String> read(String input, boolean csv, String keyColumn, String valueColumn, boolean header, boolean plainLines) {
     List<String> seen = new ArrayList<>();
     try (RecordReader records =
-        new DelimitedRecordReader(new InputText(new StringReader(input)), csv, keyColumn, valueColumn, header, false, true, plainLines)) {
+        plainLines
+            ? new DelimitedRecordReader(
+                new Utf8InputStream(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8))), csv, keyColumn, valueColumn, header,
+                false)
+            : new DelimitedRecordReader(new InputText(new StringReader(input)), csv, keyColumn, valueColumn, header, false, true)) {
       while (records.next()) {
         seen.add(records.lineNumber() + " " + new String(records.key(), StandardCharsets.UTF_8) + " -> " + new String(records.value(), StandardCharsets.UTF_8));
       }
