@@ -30,7 +30,8 @@ import java.util.Objects;
  * <p>How: every key is routed by its own hash to one {@link StoreBuilder} per shard, which sorts
  * (and spills) as a single build does, within the memory budget divided by the shard count, so the
  * whole build stays within the budget; each shard's thread and spill files exist only once it
- * spills. {@link #build()} builds the shards one after the other into a staging directory beside
+ * spills (then up to 256 open spill files per shard: many spilling shards need a high limit of open
+ * files, or shards built apart with {@link #buildShard}). {@link #build()} builds the shards one after the other into a staging directory beside
  * the root, writes the manifest last, forces everything to disk and renames the staging directory
  * to the root: readers see a complete sharded store or none, and a killed build leaves only a
  * staging directory that the next build beside it removes ({@link TemporaryDirectories}). A
