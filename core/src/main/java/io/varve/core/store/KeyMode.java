@@ -1,5 +1,9 @@
 package io.varve.core.store;
 
+import io.varve.core.format.CorruptStoreException;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -76,6 +80,37 @@ public record KeyMode(Kind kind, int signatureBits) {
     for (int i = 0; i < storedKeyLength(); i++) {
       target[offset + i] = (byte) (signature >>> (8 * i));
     }
+  }
+
+  /**
+   * Writes this mode as the meta file lays it out, {@code keyMode:uint8} then {@code
+   * signatureBits:uint8} after a signature: for other files that record a store's key mode (a
+   * sharded store's manifest), so that the encoding has one owner.
+   */
+  public void writeTo(DataOutput out) throws IOException {
+    out.writeByte(kind.code);
+    if (kind == Kind.SIGNATURE) {
+      out.writeByte(signatureBits);
+    }
+  }
+
+  /**
+   * Reads a mode written by {@link #writeTo}.
+   *
+   * @throws CorruptStoreException for an unknown mode or a signature of other than 1 to 64 bits
+   */
+  public static KeyMode readFrom(DataInput in) throws IOException {
+    int code = in.readUnsignedByte();
+    if (code == Kind.FULL.code) {
+      return FULL;
+    }
+    if (code == Kind.NONE.code) {
+      return NONE;
+    }
+    CorruptStoreException.check(code == Kind.SIGNATURE.code, "unknown key mode " + code);
+    int bits = in.readUnsignedByte();
+    CorruptStoreException.check(bits >= 1 && bits <= 64, "signature of " + bits + " bits");
+    return signature(bits);
   }
 
   @Override

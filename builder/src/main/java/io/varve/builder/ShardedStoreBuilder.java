@@ -1,0 +1,313 @@
+package io.varve.builder;
+
+import io.varve.core.shard.ShardManifest;
+import io.varve.core.shard.ShardRouter;
+import io.varve.core.store.KeyMode;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Builds a sharded store in one process: a root directory of {@code shards} stores, each holding
+ * the keys {@link ShardRouter} sends to it, and a {@value ShardManifest#FILE_NAME} that names them.
+ *
+ * <pre>{@code
+ * try (ShardedStoreBuilder builder = ShardedStoreBuilder.create(Path.of("/data/users"), 8)) {
+ *   for (Row row : rows) {
+ *     builder.put(row.key(), row.value());
+ *   }
+ *   builder.build();     // the root appears, complete with its manifest, only now
+ * }
+ * }</pre>
+ *
+ * <p>How: every key is routed by its own hash to one {@link StoreBuilder} per shard, which sorts
+ * (and spills) as a single build does, within the memory budget divided by the shard count, so the
+ * whole build stays within the budget; each shard's thread and spill files exist only once it
+ * spills (then up to 256 open spill files per shard: many spilling shards need a high limit of open
+ * files, or shards built apart with {@link #buildShard}). {@link #build()} builds the shards one after the other into a staging directory beside
+ * the root, writes the manifest last, forces everything to disk and renames the staging directory
+ * to the root: readers see a complete sharded store or none, and a killed build leaves only a
+ * staging directory that the next build beside it removes ({@link TemporaryDirectories}). A
+ * duplicate key lands in one shard by construction, so {@link DuplicatePolicy} works as in a single
+ * build.
+ *
+ * <p>The options are a single build's ({@link BuildOptions}): every shard gets them, with the
+ * memory budget divided and the user metadata copied. Progress: {@link BuildListener.Phase#INPUT}
+ * while records are put, {@link BuildListener.Phase#WRITE} over all shards, then {@link
+ * BuildListener.Phase#PUBLISH} once.
+ *
+ * <p>A Spark-style job that builds each shard in a task of its own uses {@link #buildShard} per
+ * task and writes the {@link ShardManifest} of the shards it built at commit.
+ *
+ * <p>Not thread-safe: one thread calls {@code put} and {@code build}.
+ */
+public final class ShardedStoreBuilder implements Closeable {
+  private final Path root;
+  private final int shardCount;
+  private final BuildOptions options;
+  private DuplicatePolicy duplicates = DuplicatePolicy.FAIL;
+  private long seed;
+  private ShardRouter router;
+  private Path staging;
+  private StoreBuilder[] shards;
+  private long recordsPut;
+  private long startNanos;
+  /** Records written by the shards built before the one building now: WRITE progress adds to it. */
+  private long writtenBefore;
+  /** The last WRITE progress reported, -1 before the first. */
+  private long writeReported = -1;
+  private boolean built;
+  private boolean closed;
+
+  private ShardedStoreBuilder(Path root, int shardCount, BuildOptions options) {
+    this.root = root.toAbsolutePath().normalize();
+    this.shardCount = shardCount;
+    this.options = options;
+  }
+
+  /**
+   * Starts a build of a sharded store of {@code shards} shards at {@code root}, which must not
+   * exist yet (its parent must), with every option at its default.
+   *
+   * @throws IllegalArgumentException unless {@code 1 <= shards <= 65536} and the memory budget
+   *     gives each shard at least {@link BuildOptions#MIN_MEMORY_BUDGET}
+   * @throws FileAlreadyExistsException if {@code root} exists
+   * @throws NoSuchFileException if its parent directory does not exist
+   */
+  public static ShardedStoreBuilder create(Path root, int shards) throws IOException {
+    return create(root, shards, BuildOptions.DEFAULTS);
+  }
+
+  /**
+   * {@link #create(Path, int)} with {@code options}, which every shard is built with (the memory
+   * budget divided among them).
+   */
+  public static ShardedStoreBuilder create(Path root, int shards, BuildOptions options) throws IOException {
+    ShardRouter.checkShardCount(shards);
+    Objects.requireNonNull(options, "options");
+    if (options.memoryBudget() / shards < BuildOptions.MIN_MEMORY_BUDGET) {
+      throw new IllegalArgumentException("a memory budget of " + options.memoryBudget() + " bytes gives each of " + shards
+          + " shards less than " + BuildOptions.MIN_MEMORY_BUDGET + " bytes: raise it to at least "
+          + shards * BuildOptions.MIN_MEMORY_BUDGET + " (option memoryBudget), or build the shards apart with buildShard");
+    }
+    ShardedStoreBuilder builder = new ShardedStoreBuilder(root, shards, options);
+    StoreDirectory.checkNew(builder.root);
+    return builder;
+  }
+
+  /** What to do with repeated keys (default {@link DuplicatePolicy#FAIL}). */
+  public ShardedStoreBuilder duplicates(DuplicatePolicy policy) {
+    checkConfigurable();
+    this.duplicates = Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  /** The hash seed keys are routed by, and every shard's first seed (default 0). */
+  public ShardedStoreBuilder seed(long seed) {
+    checkConfigurable();
+    this.seed = seed;
+    return this;
+  }
+
+  /** Adds a record (the arrays are copied; empty keys and values are allowed). */
+  public ShardedStoreBuilder put(byte[] key, byte[] value) throws IOException {
+    return put(key, 0, key.length, value, 0, value.length);
+  }
+
+  /** Adds a record from array slices (copied). The first put checks the options together. */
+  public ShardedStoreBuilder put(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength)
+      throws IOException {
+    checkOpen();
+    Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
+    if (shards == null) {
+      start();
+    }
+    shards[router.shardOf(key, keyOffset, keyLength)].put(key, keyOffset, keyLength, value, valueOffset, valueLength);
+    if ((++recordsPut & (BuildListener.INTERVAL - 1)) == 0) {
+      options.listener().progress(BuildListener.Phase.INPUT, recordsPut, -1);
+    }
+    return this;
+  }
+
+  /** The records put so far, duplicates included. */
+  public long recordsPut() {
+    return recordsPut;
+  }
+
+  /**
+   * Builds every shard, writes the manifest and publishes the root atomically. Call once.
+   *
+   * @throws DuplicateKeyException under {@link DuplicatePolicy#FAIL} when a key was put twice
+   * @throws FileAlreadyExistsException if the root appeared meanwhile
+   */
+  public ShardedBuildSummary build() throws IOException {
+    checkOpen();
+    if (shards == null) {
+      start();
+    }
+    built = true;
+    try {
+      return buildShardsAndPublish();
+    } catch (IOException | RuntimeException | Error e) {
+      // Nothing was published: remove the shards built so far now, not only when closed.
+      try {
+        close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  private ShardedBuildSummary buildShardsAndPublish() throws IOException {
+    BuildListener listener = options.listener();
+    listener.progress(BuildListener.Phase.INPUT, recordsPut, recordsPut);
+    StoreDirectory.checkNew(root);
+    List<ShardManifest.Shard> entries = new ArrayList<>(shardCount);
+    long dropped = 0;
+    int spills = 0;
+    reportWrite(0);
+    for (int i = 0; i < shardCount; i++) {
+      long put = shards[i].recordsPut();
+      BuildSummary summary = shards[i].build();
+      shards[i].close();
+      writtenBefore += put;
+      dropped += summary.duplicatesDropped();
+      spills += summary.spills();
+      entries.add(ShardManifest.describe(summary.directory(), ShardManifest.shardName(i)));
+    }
+    reportWrite(recordsPut);
+    ShardManifest manifest = new ShardManifest(seed, keyMode(options), System.currentTimeMillis(), entries);
+    manifest.write(staging.resolve(ShardManifest.FILE_NAME));
+    listener.progress(BuildListener.Phase.PUBLISH, recordsPut, recordsPut);
+    StoreDirectory.publish(staging, root);
+    staging = null;
+    return new ShardedBuildSummary(root, manifest, recordsPut, dropped, spills, System.nanoTime() - startNanos);
+  }
+
+  /** Stops the build if it has not completed and deletes its staging and temporary files. */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    IOException failure = null;
+    if (shards != null) {
+      for (StoreBuilder shard : shards) {
+        try {
+          shard.close();
+        } catch (IOException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
+    }
+    TemporaryDirectories.delete(staging);
+    staging = null;
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * Builds shard {@code shard} of a sharded store routed by {@code router} as a store directory at
+   * {@code directory} (which must not exist; its parent must) from {@code records}, and describes
+   * it for the manifest: what a task of a distributed job calls for the shard it was given. Every
+   * key must route to {@code shard}; a key that does not fails the build (a job that partitioned
+   * its records another way would otherwise publish keys no reader finds).
+   *
+   * @throws IllegalArgumentException naming the first key of another shard
+   * @throws DuplicateKeyException under {@link DuplicatePolicy#FAIL} when a key repeats
+   */
+  public static ShardManifest.Shard buildShard(
+      Path directory,
+      ShardRouter router,
+      int shard,
+      BuildOptions options,
+      DuplicatePolicy duplicates,
+      Iterator<? extends Map.Entry<byte[], byte[]>> records)
+      throws IOException {
+    Objects.checkIndex(shard, router.shardCount());
+    try (StoreBuilder builder = StoreBuilder.create(directory, options).duplicates(duplicates).seed(router.seed())) {
+      while (records.hasNext()) {
+        Map.Entry<byte[], byte[]> record = records.next();
+        byte[] key = record.getKey();
+        int routed = router.shardOf(key);
+        if (routed != shard) {
+          throw new IllegalArgumentException("key " + DuplicateKeyException.describe(key) + " routes to shard " + routed
+              + " of " + router.shardCount() + ", not " + shard + ": partition the records with ShardRouter.shardOf");
+        }
+        builder.put(key, record.getValue());
+      }
+      builder.build();
+    }
+    return ShardManifest.describe(directory, directory.getFileName().toString());
+  }
+
+  private static KeyMode keyMode(BuildOptions options) {
+    return options.keyMode().orElse(KeyMode.FULL);
+  }
+
+  /** Creates the staging directory and a builder per shard inside it. */
+  private void start() throws IOException {
+    router = ShardRouter.of(seed, shardCount);
+    startNanos = System.nanoTime();
+    BuildOptions perShard = options.toBuilder()
+        .memoryBudget(options.memoryBudget() / shardCount)
+        .listener(this::shardProgress)
+        .build();
+    staging = StoreDirectory.staging(root);
+    shards = new StoreBuilder[shardCount];
+    try {
+      for (int i = 0; i < shardCount; i++) {
+        shards[i] = StoreBuilder.create(staging.resolve(ShardManifest.shardName(i)), perShard).duplicates(duplicates).seed(seed);
+      }
+      shards[0].checkOptions();
+    } catch (IOException | RuntimeException e) {
+      try {
+        close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /** A shard's progress: its WRITE reports, added to the shards built before, are the whole build's. */
+  private void shardProgress(BuildListener.Phase phase, long done, long total) {
+    if (phase == BuildListener.Phase.WRITE) {
+      reportWrite(Math.min(recordsPut, writtenBefore + done));
+    }
+  }
+
+  private void reportWrite(long done) {
+    // A shard under LAST_WINS writes twice: report only progress forward.
+    if (done > writeReported) {
+      writeReported = done;
+      options.listener().progress(BuildListener.Phase.WRITE, done, recordsPut);
+    }
+  }
+
+  private void checkConfigurable() {
+    checkOpen();
+    if (shards != null) {
+      throw new IllegalStateException("configure the builder before the first put()");
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("the builder is closed");
+    }
+    if (built) {
+      throw new IllegalStateException("build() was already called");
+    }
+  }
+}

@@ -1,0 +1,318 @@
+package io.varve.reader;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.index.IndexKind;
+import io.varve.core.shard.ShardManifest;
+import io.varve.core.shard.ShardRouter;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreFileReader;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A sharded store opened from its root directory: the {@value ShardManifest#FILE_NAME} and one
+ * {@link Store} per shard. A key is routed to its shard by its own hash ({@link ShardRouter}), with
+ * no table, and looked up there; answers are those of one store built from the same records.
+ *
+ * <pre>{@code
+ * try (ShardedStore store = ShardedStore.open(Path.of("/data/users"))) {
+ *   byte[] value = store.get("user:42".getBytes(UTF_8));   // null when absent
+ * }
+ * }</pre>
+ *
+ * <p>Opening validates the manifest, opens every shard as {@link Store#open} does, and checks each
+ * one against its manifest entry (record count, seed, key mode, size, and the meta file's checksum,
+ * which vouches for every file of the shard): a missing or damaged shard is a {@link
+ * CorruptStoreException} naming it, and nothing stays open.
+ *
+ * <p>Thread-safe: any number of threads may read at once. Routing reads only what never changes
+ * after opening; each shard's {@link Store} guards its own memory, so {@link #close()} waits for
+ * every lookup in flight on every shard, and a call that begins after close (or races it) throws
+ * {@link StoreClosedException}, never reads freed memory.
+ */
+public final class ShardedStore implements Closeable {
+  private final Path root;
+  private final ShardManifest manifest;
+  private final ShardRouter router;
+  private final Store[] shards;
+  private volatile boolean closed;
+
+  private ShardedStore(Path root, ShardManifest manifest, Store[] shards) {
+    this.root = root;
+    this.manifest = manifest;
+    this.router = manifest.router();
+    this.shards = shards;
+  }
+
+  /**
+   * Opens and validates the sharded store in {@code root}.
+   *
+   * @throws NoSuchFileException when {@code root} has no manifest (not a sharded store, or a build
+   *     that did not finish)
+   * @throws CorruptStoreException when the manifest or a shard is damaged, a shard is missing, or a
+   *     shard is not the one the manifest names
+   */
+  public static ShardedStore open(Path root) throws IOException {
+    Path manifestFile = root.resolve(ShardManifest.FILE_NAME);
+    if (!Files.exists(manifestFile)) {
+      throw new NoSuchFileException(manifestFile.toString(), null, "no manifest: not a sharded store, or its build did not finish");
+    }
+    ShardManifest manifest = ShardManifest.read(manifestFile);
+    Store[] shards = new Store[manifest.shardCount()];
+    try {
+      for (int i = 0; i < shards.length; i++) {
+        shards[i] = openShard(root, manifest, i);
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      for (Store shard : shards) {
+        if (shard != null) {
+          shard.close();
+        }
+      }
+      throw e;
+    }
+    return new ShardedStore(root, manifest, shards);
+  }
+
+  private static Store openShard(Path root, ShardManifest manifest, int i) throws IOException {
+    ShardManifest.Shard entry = manifest.shards().get(i);
+    String what = root + ": shard " + i + " of " + manifest.shardCount() + " (" + entry.name() + ")";
+    Path directory = root.resolve(entry.name());
+    if (!Files.isDirectory(directory)) {
+      throw new CorruptStoreException(what + " is missing: no directory " + directory);
+    }
+    Store store;
+    try {
+      store = Store.open(directory);
+    } catch (NoSuchFileException e) {
+      throw new CorruptStoreException(what + " is not a complete store: " + e.getMessage(), e);
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(what + " is damaged: " + e.getMessage(), e);
+    }
+    try {
+      checkAgainstManifest(store, manifest, i);
+      return store;
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** Checks the open shard {@code i} against its entry, through its meta file's size and footer. */
+  private static void checkAgainstManifest(Store store, ShardManifest manifest, int i) throws IOException {
+    Path metaFile = store.directory().resolve(StoreFile.META.fileName());
+    int metaChecksum;
+    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(metaFile)) {
+      metaChecksum = StoreFileReader.checkEnvelope(channel, metaFile, StoreFile.META);
+    }
+    manifest.checkShard(i, store.meta(), Files.size(metaFile), metaChecksum);
+  }
+
+  /** The manifest the store was opened with. */
+  public ShardManifest manifest() {
+    return manifest;
+  }
+
+  /** The root directory. */
+  public Path root() {
+    return root;
+  }
+
+  /** The number of shards. */
+  public int shardCount() {
+    return shards.length;
+  }
+
+  /** The number of records of all shards. */
+  public long size() {
+    return manifest.recordCount();
+  }
+
+  /** The shard {@code key} is routed to, in {@code [0, shardCount())}. */
+  public int shardOf(byte[] key) {
+    return router.shardOf(key);
+  }
+
+  /** The value of {@code key}, or null when the store does not hold it. */
+  public byte[] get(byte[] key) {
+    Store shard = shardFor(key);
+    try {
+      return shard.get(key);
+    } catch (StoreClosedException e) {
+      throw closedException();
+    }
+  }
+
+  /** Whether the store holds {@code key}. */
+  public boolean contains(byte[] key) {
+    Store shard = shardFor(key);
+    try {
+      return shard.contains(key);
+    } catch (StoreClosedException e) {
+      throw closedException();
+    }
+  }
+
+  /**
+   * Looks up many keys at once: {@code values[i] = get(keys[i])}. The keys are grouped by shard
+   * and each group looked up with {@link Store#getAll}, whose overlapping reads make this faster
+   * per key than {@link #get} in a loop; the values come back in the caller's order.
+   *
+   * @throws IllegalArgumentException if {@code values} is shorter than {@code keys}
+   */
+  public void getAll(byte[][] keys, byte[][] values) {
+    if (values.length < keys.length) {
+      throw new IllegalArgumentException("values has " + values.length + " slots for " + keys.length + " keys");
+    }
+    checkOpen();
+    if (shards.length == 1) {
+      getAllIn(0, keys, values);
+      return;
+    }
+    // A counting sort of the keys' positions by shard: start[s] is where shard s's group begins.
+    int[] shardOfKey = new int[keys.length];
+    int[] start = new int[shards.length + 1];
+    for (int i = 0; i < keys.length; i++) {
+      shardOfKey[i] = router.shardOf(keys[i]);
+      start[shardOfKey[i] + 1]++;
+    }
+    for (int s = 0; s < shards.length; s++) {
+      start[s + 1] += start[s];
+    }
+    int[] order = new int[keys.length];
+    int[] next = start.clone();
+    for (int i = 0; i < keys.length; i++) {
+      order[next[shardOfKey[i]]++] = i;
+    }
+    for (int s = 0; s < shards.length; s++) {
+      int n = start[s + 1] - start[s];
+      if (n == 0) {
+        continue;
+      }
+      byte[][] groupKeys = new byte[n][];
+      for (int j = 0; j < n; j++) {
+        groupKeys[j] = keys[order[start[s] + j]];
+      }
+      byte[][] groupValues = new byte[n][];
+      getAllIn(s, groupKeys, groupValues);
+      for (int j = 0; j < n; j++) {
+        values[order[start[s] + j]] = groupValues[j];
+      }
+    }
+  }
+
+  private void getAllIn(int shard, byte[][] keys, byte[][] values) {
+    try {
+      shards[shard].getAll(keys, values);
+    } catch (StoreClosedException e) {
+      throw closedException();
+    }
+  }
+
+  /** The sizes of all shards' parts, summed (format version: the newest of the shards'). */
+  public StoreStats stats() {
+    checkOpen();
+    long records = 0;
+    long dataBytes = 0;
+    long indexBits = 0;
+    long trieBits = 0;
+    long directoryBits = 0;
+    long offsetsBits = 0;
+    long memoryBytes = 0;
+    long loadedBytes = 0;
+    long fileBytes = 0;
+    int formatVersion = 0;
+    try {
+      for (Store shard : shards) {
+        StoreStats s = shard.stats();
+        records += s.records();
+        dataBytes += s.dataBytes();
+        indexBits += s.indexBits();
+        trieBits += s.trieBits();
+        directoryBits += s.directoryBits();
+        offsetsBits += s.offsetsBits();
+        memoryBytes += s.memoryBytes();
+        loadedBytes += s.loadedBytes();
+        fileBytes += s.fileBytes();
+        formatVersion = Math.max(formatVersion, s.formatVersion());
+      }
+    } catch (StoreClosedException e) {
+      throw closedException();
+    }
+    IndexKind kind = shards[0].meta().indexKind();
+    int blockBytes = shards[0].stats().blockBytes();
+    return new StoreStats(records, dataBytes, kind, indexBits, trieBits, directoryBits, offsetsBits, memoryBytes,
+        loadedBytes, fileBytes, formatVersion, blockBytes);
+  }
+
+  /**
+   * Checks everything: the manifest file again (it must still hold what was opened), each shard
+   * against its entry, and every byte of every shard ({@link Store#verify}). Returns normally if
+   * the store is intact.
+   *
+   * @throws CorruptStoreException naming the shard and the damage found
+   */
+  public void verify() throws IOException {
+    checkOpen();
+    Path manifestFile = root.resolve(ShardManifest.FILE_NAME);
+    CorruptStoreException.check(ShardManifest.read(manifestFile).equals(manifest),
+        manifestFile + ": the manifest changed since the store was opened");
+    for (int i = 0; i < shards.length; i++) {
+      ShardManifest.Shard entry = manifest.shards().get(i);
+      try {
+        checkAgainstManifest(shards[i], manifest, i);
+        shards[i].verify();
+      } catch (CorruptStoreException e) {
+        throw new CorruptStoreException(root + ": shard " + i + " (" + entry.name() + ") is damaged: " + e.getMessage(), e);
+      } catch (StoreClosedException e) {
+        throw closedException();
+      }
+    }
+  }
+
+  /**
+   * Refuses new calls and closes every shard, each waiting for its lookups in flight. Idempotent;
+   * calls that begin after this one throw {@link StoreClosedException}.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    for (Store shard : shards) {
+      shard.close();
+    }
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  private Store shardFor(byte[] key) {
+    checkOpen();
+    return shards[router.shardOf(key)];
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw closedException();
+    }
+  }
+
+  private StoreClosedException closedException() {
+    return new StoreClosedException(root.toString());
+  }
+
+  @Override
+  public String toString() {
+    return "ShardedStore[" + root + ", " + shards.length + " shards, " + size() + " records" + (closed ? ", closed" : "") + "]";
+  }
+
+  /** The shards' directories, in shard order; for tests and tools. */
+  List<Path> shardDirectories() {
+    return java.util.Arrays.stream(shards).map(Store::directory).toList();
+  }
+}
