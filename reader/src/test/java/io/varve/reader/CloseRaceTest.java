@@ -1,8 +1,5 @@
 package io.varve.reader;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
 import io.varve.builder.StoreBuilder;
 import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
@@ -11,9 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -53,86 +47,10 @@ class CloseRaceTest {
     List<byte[]> keyList = new ArrayList<>();
     records.keySet().forEach(k -> keyList.add(k.array()));
     SplittableRandom random = new SplittableRandom(seed);
-    byte[][] batch = new byte[BATCH][];
-    for (int i = 0; i < BATCH; i++) {
-      batch[i] = keyList.get(random.nextInt(keyList.size()));
-    }
-
+    byte[][] batch = CloseRace.batch(keyList, BATCH, random);
     long finishedLookups = 0;
     for (int round = 0; round < ROUNDS; round++) {
-      Store store = Store.open(dir, access);
-      AtomicLong lookups = new AtomicLong();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-      CountDownLatch started = new CountDownLatch(GETTERS + 1);
-      List<Thread> threads = new ArrayList<>();
-      threads.add(
-          new Thread(
-              () -> {
-                byte[][] values = new byte[BATCH][];
-                started.countDown();
-                while (true) {
-                  try {
-                    store.getAll(batch, values);
-                  } catch (StoreClosedException closed) {
-                    return;
-                  } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                    return;
-                  }
-                  lookups.incrementAndGet();
-                  for (int i = 0; i < BATCH; i += 997) {
-                    assertArrayEquals(records.get(ByteBuffer.wrap(batch[i])), values[i]);
-                  }
-                }
-              },
-              "getAll"));
-      for (int t = 0; t < GETTERS; t++) {
-        int first = t;
-        threads.add(
-            new Thread(
-                () -> {
-                  started.countDown();
-                  // Like a server's request threads, keep calling after the close: each call then
-                  // enters and backs out, the traffic under which the old count lost a reader.
-                  for (int i = first; !stop.get(); i = (i + GETTERS) % keyList.size()) {
-                    byte[] key = keyList.get(i);
-                    byte[] value;
-                    try {
-                      value = store.get(key);
-                    } catch (StoreClosedException closed) {
-                      continue;
-                    } catch (Throwable e) {
-                      failure.compareAndSet(null, e);
-                      return;
-                    }
-                      lookups.incrementAndGet();
-                    if (!java.util.Arrays.equals(records.get(ByteBuffer.wrap(key)), value)) {
-                      failure.compareAndSet(null, new AssertionError("wrong value for key " + i));
-                      return;
-                    }
-                  }
-                },
-                "get-" + t));
-      }
-      threads.forEach(Thread::start);
-      started.await();
-      // Close at varying points of the getAll (it takes a few milliseconds).
-      Thread.sleep(random.nextInt(4));
-      if (random.nextBoolean()) {
-        Thread.onSpinWait();
-      }
-      store.close();
-      threads.get(0).join();
-      stop.set(true);
-      for (Thread thread : threads) {
-        thread.join();
-      }
-      if (failure.get() != null) {
-        throw new AssertionError("round " + round + ": a lookup failed", failure.get());
-      }
-      finishedLookups += lookups.get();
-      assertThrows(StoreClosedException.class, () -> store.get(batch[0]));
+      finishedLookups += CloseRace.round(CloseRace.of(Store.open(dir, access)), records, keyList, batch, GETTERS, random, round);
     }
     System.out.println("CloseRaceTest " + access + ": " + ROUNDS + " closes, " + finishedLookups + " lookups finished before them");
   }

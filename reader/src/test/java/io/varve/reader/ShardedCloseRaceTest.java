@@ -1,19 +1,14 @@
 package io.varve.reader;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,70 +39,9 @@ class ShardedCloseRaceTest {
     List<byte[]> keys = new ArrayList<>();
     records.keySet().forEach(k -> keys.add(k.array()));
     SplittableRandom random = new SplittableRandom(seed);
-    byte[][] batch = new byte[30_000][];
-    for (int i = 0; i < batch.length; i++) {
-      batch[i] = keys.get(random.nextInt(keys.size()));
-    }
+    byte[][] batch = CloseRace.batch(keys, 30_000, random);
     for (int round = 0; round < ROUNDS; round++) {
-      ShardedStore store = ShardedStore.open(root);
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      AtomicBoolean stop = new AtomicBoolean();
-      CountDownLatch started = new CountDownLatch(GETTERS + 1);
-      List<Thread> threads = new ArrayList<>();
-      threads.add(new Thread(() -> {
-        byte[][] values = new byte[batch.length][];
-        started.countDown();
-        while (true) {
-          try {
-            store.getAll(batch, values);
-          } catch (StoreClosedException closed) {
-            return;
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
-            return;
-          }
-          for (int i = 0; i < batch.length; i += 101) {
-            if (!Arrays.equals(records.get(ByteBuffer.wrap(batch[i])), values[i])) {
-              failure.compareAndSet(null, new AssertionError("getAll: wrong value at " + i));
-              return;
-            }
-          }
-        }
-      }, "getAll"));
-      for (int t = 0; t < GETTERS; t++) {
-        int first = t;
-        threads.add(new Thread(() -> {
-          started.countDown();
-          for (int i = first; !stop.get(); i = (i + GETTERS) % keys.size()) {
-            byte[] key = keys.get(i);
-            try {
-              if (!Arrays.equals(records.get(ByteBuffer.wrap(key)), store.get(key)) || !store.contains(key)) {
-                failure.compareAndSet(null, new AssertionError("wrong answer for key " + i));
-                return;
-              }
-            } catch (StoreClosedException closed) {
-              continue;
-            } catch (Throwable e) {
-              failure.compareAndSet(null, e);
-              return;
-            }
-          }
-        }, "get-" + t));
-      }
-      threads.forEach(Thread::start);
-      started.await();
-      Thread.sleep(random.nextInt(4));
-      store.close();
-      threads.get(0).join();
-      stop.set(true);
-      for (Thread thread : threads) {
-        thread.join();
-      }
-      if (failure.get() != null) {
-        throw new AssertionError("round " + round + ": a lookup failed", failure.get());
-      }
-      assertThrows(StoreClosedException.class, () -> store.get(batch[0]));
-      assertThrows(StoreClosedException.class, () -> store.getAll(batch, new byte[batch.length][]));
+      CloseRace.round(CloseRace.of(ShardedStore.open(root)), records, keys, batch, GETTERS, random, round);
     }
   }
 }

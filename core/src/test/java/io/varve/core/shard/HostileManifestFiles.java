@@ -1,10 +1,9 @@
 package io.varve.core.shard;
 
-import io.varve.core.store.StoreFile;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
+import io.varve.core.testing.SealedFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,18 +80,11 @@ final class HostileManifestFiles {
 
   /** The file around {@code payload}: a header of {@code version} (unchecked here), the footer matching. */
   static byte[] envelope(int version, byte[] payload) {
-    byte[] name = ShardManifest.ENVELOPE.formatName().getBytes(StandardCharsets.US_ASCII);
-    ByteBuffer header = ByteBuffer.allocate(ShardManifest.ENVELOPE.headerLength());
-    header.putInt(StoreFile.MAGIC).put((byte) name.length).put(name).putInt(version);
-    byte[] body = Arrays.copyOf(header.array(), header.capacity() + payload.length);
-    System.arraycopy(payload, 0, body, header.capacity(), payload.length);
-    return withFooter(body);
+    return SealedFiles.file(ShardManifest.ENVELOPE, version, payload);
   }
 
   static byte[] withFooter(byte[] body) {
-    byte[] file = Arrays.copyOf(body, body.length + ShardManifest.ENVELOPE.footerLength());
-    ShardManifest.ENVELOPE.putFooter(file, 0, body.length);
-    return file;
+    return SealedFiles.sealed(ShardManifest.ENVELOPE, body);
   }
 
   /** A valid manifest of three shards. */

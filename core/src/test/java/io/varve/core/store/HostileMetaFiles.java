@@ -2,6 +2,7 @@ package io.varve.core.store;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
+import io.varve.core.testing.SealedFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -109,18 +110,11 @@ final class HostileMetaFiles {
 
   /** The meta file around {@code payload}: header of {@code version} (unchecked here), footer matching. */
   static byte[] envelope(int version, byte[] payload) {
-    byte[] name = StoreFile.META.formatName().getBytes(StandardCharsets.US_ASCII);
-    ByteBuffer header = ByteBuffer.allocate(StoreFile.META.headerLength());
-    header.putInt(StoreFile.MAGIC).put((byte) name.length).put(name).putInt(version);
-    byte[] body = Arrays.copyOf(header.array(), header.capacity() + payload.length);
-    System.arraycopy(payload, 0, body, header.capacity(), payload.length);
-    return withFooter(body);
+    return SealedFiles.file(StoreFile.META.envelope(), version, payload);
   }
 
   static byte[] withFooter(byte[] body) {
-    byte[] file = Arrays.copyOf(body, body.length + StoreFile.FOOTER_LENGTH);
-    StoreFile.META.envelope().putFooter(file, 0, body.length);
-    return file;
+    return SealedFiles.sealed(StoreFile.META.envelope(), body);
   }
 
   /** A valid meta file (a variable-size store with a blocked index and record checksums). */
