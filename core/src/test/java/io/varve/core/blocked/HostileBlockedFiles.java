@@ -1,9 +1,9 @@
 package io.varve.core.blocked;
 
 import io.varve.core.ect.SortedHashes;
+import io.varve.core.testing.HostileFolder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -29,10 +29,7 @@ final class HostileBlockedFiles {
 
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args.length > 0 ? args[0] : "core/src/test/resources/hostile/blocked");
-    Files.createDirectories(folder);
-    for (Map.Entry<String, byte[]> file : variants().entrySet()) {
-      Files.write(folder.resolve(file.getKey()), file.getValue());
-    }
+    HostileFolder.write(folder, variants());
   }
 
   /** 3,000 spread hashes, and 500 more crowded into one block, which spills. */

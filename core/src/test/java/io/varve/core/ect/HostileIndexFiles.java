@@ -1,9 +1,9 @@
 package io.varve.core.ect;
 
+import io.varve.core.testing.HostileFolder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -32,10 +32,7 @@ final class HostileIndexFiles {
 
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args.length > 0 ? args[0] : "core/src/test/resources/hostile/ect");
-    Files.createDirectories(folder);
-    for (Map.Entry<String, byte[]> file : variants().entrySet()) {
-      Files.write(folder.resolve(file.getKey()), file.getValue());
-    }
+    HostileFolder.write(folder, variants());
   }
 
   static byte[] validIndex() throws IOException {

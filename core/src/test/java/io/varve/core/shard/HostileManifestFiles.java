@@ -1,11 +1,11 @@
 package io.varve.core.shard;
 
+import io.varve.core.testing.HostileFolder;
+import io.varve.core.testing.SealedFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
-import io.varve.core.testing.SealedFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -23,10 +23,7 @@ final class HostileManifestFiles {
 
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args.length > 0 ? args[0] : "core/src/test/resources/hostile/manifest");
-    Files.createDirectories(folder);
-    for (Map.Entry<String, byte[]> file : variants().entrySet()) {
-      Files.write(folder.resolve(file.getKey()), file.getValue());
-    }
+    HostileFolder.write(folder, variants());
   }
 
   /** The fields of a manifest (ShardManifest's grammar), valid as constructed: edit one to lie. */

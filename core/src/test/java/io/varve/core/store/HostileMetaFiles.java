@@ -1,12 +1,12 @@
 package io.varve.core.store;
 
+import io.varve.core.testing.HostileFolder;
+import io.varve.core.testing.SealedFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
-import io.varve.core.testing.SealedFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -24,10 +24,7 @@ final class HostileMetaFiles {
 
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args.length > 0 ? args[0] : "core/src/test/resources/hostile/meta");
-    Files.createDirectories(folder);
-    for (Map.Entry<String, byte[]> file : variants().entrySet()) {
-      Files.write(folder.resolve(file.getKey()), file.getValue());
-    }
+    HostileFolder.write(folder, variants());
   }
 
   /** The fields of a meta payload (StoreMeta's grammar), valid as constructed: edit one to lie. */

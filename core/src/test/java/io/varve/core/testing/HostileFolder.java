@@ -26,6 +26,14 @@ import org.junit.jupiter.api.function.ThrowingConsumer;
 public final class HostileFolder {
   private HostileFolder() {}
 
+  /** Writes each variant into {@code folder} as a file of its name: what a generator's {@code main} does. */
+  public static void write(Path folder, Map<String, byte[]> variants) throws IOException {
+    Files.createDirectories(folder);
+    for (Map.Entry<String, byte[]> file : variants.entrySet()) {
+      Files.write(folder.resolve(file.getKey()), file.getValue());
+    }
+  }
+
   /** The files in the resource folder {@code resource} (for example {@code "/hostile/meta"}), sorted by name. */
   public static List<Path> files(String resource) {
     try {
