@@ -27,7 +27,7 @@ final class HostileManifestFiles {
   }
 
   /** The fields of a manifest (ShardManifest's grammar), valid as constructed: edit one to lie. */
-  static final class Fields {
+  static final class Fields implements HostileFolder.Fields {
     int headerVersion = 1;
     int routing = 1;
     long seed = 42;
@@ -70,7 +70,8 @@ final class HostileManifestFiles {
       return out.toByteArray();
     }
 
-    byte[] file() throws IOException {
+    @Override
+    public byte[] file() throws IOException {
       return envelope(headerVersion, payload());
     }
   }
@@ -90,9 +91,7 @@ final class HostileManifestFiles {
   }
 
   private static void lie(Map<String, byte[]> files, String name, Consumer<Fields> edit) throws IOException {
-    Fields fields = new Fields();
-    edit.accept(fields);
-    files.put(name, fields.file());
+    HostileFolder.lie(files, name, Fields::new, edit);
   }
 
   static Map<String, byte[]> variants() throws IOException {

@@ -28,7 +28,7 @@ final class HostileMetaFiles {
   }
 
   /** The fields of a meta payload (StoreMeta's grammar), valid as constructed: edit one to lie. */
-  static final class Fields {
+  static final class Fields implements HostileFolder.Fields {
     /** The payload's layout version. */
     int version = 4;
     /** The version the header claims (-1: {@link #version}). */
@@ -94,7 +94,8 @@ final class HostileMetaFiles {
       return bytes.toByteArray();
     }
 
-    byte[] file() throws IOException {
+    @Override
+    public byte[] file() throws IOException {
       return envelope(headerVersion >= 0 ? headerVersion : version, payload());
     }
   }
@@ -120,9 +121,7 @@ final class HostileMetaFiles {
   }
 
   private static void lie(Map<String, byte[]> files, String name, Consumer<Fields> edit) throws IOException {
-    Fields fields = new Fields();
-    edit.accept(fields);
-    files.put(name, fields.file());
+    HostileFolder.lie(files, name, Fields::new, edit);
   }
 
   static Map<String, byte[]> variants() throws IOException {

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -25,6 +27,20 @@ import org.junit.jupiter.api.function.ThrowingConsumer;
  */
 public final class HostileFolder {
   private HostileFolder() {}
+
+  /** The fields of a file, valid as constructed: a variant edits one of them to lie. */
+  public interface Fields {
+    /** The file these fields make, envelope included. */
+    byte[] file() throws IOException;
+  }
+
+  /** Adds the variant {@code name}: fresh fields, {@code edit}ed to lie, as a file. */
+  public static <F extends Fields> void lie(Map<String, byte[]> files, String name, Supplier<F> fresh, Consumer<F> edit)
+      throws IOException {
+    F fields = fresh.get();
+    edit.accept(fields);
+    files.put(name, fields.file());
+  }
 
   /** Writes each variant into {@code folder} as a file of its name: what a generator's {@code main} does. */
   public static void write(Path folder, Map<String, byte[]> variants) throws IOException {
