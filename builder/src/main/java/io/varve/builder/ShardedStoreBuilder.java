@@ -63,8 +63,7 @@ public final class ShardedStoreBuilder implements Closeable {
   private long writtenBefore;
   /** The last WRITE progress reported, -1 before the first. */
   private long writeReported = -1;
-  private boolean built;
-  private boolean closed;
+  private final UseOrder order = new UseOrder("builder", "build()", "put()");
 
   private ShardedStoreBuilder(Path root, int shardCount, BuildOptions options) {
     this.root = root.toAbsolutePath().normalize();
@@ -152,7 +151,7 @@ public final class ShardedStoreBuilder implements Closeable {
     if (shards == null) {
       start();
     }
-    built = true;
+    order.finish();
     try {
       return buildShardsAndPublish();
     } catch (IOException | RuntimeException | Error e) {
@@ -195,10 +194,9 @@ public final class ShardedStoreBuilder implements Closeable {
   /** Stops the build if it has not completed and deletes its staging and temporary files. */
   @Override
   public void close() throws IOException {
-    if (closed) {
+    if (!order.close()) {
       return;
     }
-    closed = true;
     IOException failure = null;
     if (shards != null) {
       for (StoreBuilder shard : shards) {
@@ -296,18 +294,10 @@ public final class ShardedStoreBuilder implements Closeable {
   }
 
   private void checkConfigurable() {
-    checkOpen();
-    if (shards != null) {
-      throw new IllegalStateException("configure the builder before the first put()");
-    }
+    order.checkConfigurable(shards != null);
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("the builder is closed");
-    }
-    if (built) {
-      throw new IllegalStateException("build() was already called");
-    }
+    order.checkOpen();
   }
 }

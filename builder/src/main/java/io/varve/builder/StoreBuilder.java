@@ -101,8 +101,7 @@ public final class StoreBuilder implements Closeable {
   private final RecordShape shape = new RecordShape();
   private long recordsPut;
   private long startNanos;
-  private boolean built;
-  private boolean closed;
+  private final UseOrder order = new UseOrder("builder", "build()", "put()");
 
   private StoreBuilder(Path target, BuildOptions options) {
     this.target = target.toAbsolutePath().normalize();
@@ -334,7 +333,7 @@ public final class StoreBuilder implements Closeable {
     if (attempt == null) {
       start();
     }
-    built = true;
+    order.finish();
     SortedMap<String, String> metadata = new TreeMap<>(options.metadata());
     metadata.putAll(lateMetadata);
     try {
@@ -370,10 +369,9 @@ public final class StoreBuilder implements Closeable {
   /** Stops the build if it has not completed and deletes its temporary files. */
   @Override
   public void close() throws IOException {
-    if (closed) {
+    if (!order.close()) {
       return;
     }
-    closed = true;
     if (attempt != null) {
       attempt.discard();
     }
@@ -409,18 +407,10 @@ public final class StoreBuilder implements Closeable {
   }
 
   private void checkConfigurable() {
-    checkOpen();
-    if (options != null) {
-      throw new IllegalStateException("configure the builder before the first put()");
-    }
+    order.checkConfigurable(options != null);
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("the builder is closed");
-    }
-    if (built) {
-      throw new IllegalStateException("build() was already called");
-    }
+    order.checkOpen();
   }
 }

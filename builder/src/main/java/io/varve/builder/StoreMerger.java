@@ -80,8 +80,7 @@ public final class StoreMerger implements Closeable {
   private MergeBatch batch;
   private long operations;
   private long startNanos;
-  private boolean merged;
-  private boolean closed;
+  private final UseOrder order = new UseOrder("merger", "merge()", "put or delete");
 
   private StoreMerger(Path target, BuildOptions options) {
     this.target = target.toAbsolutePath().normalize();
@@ -295,7 +294,7 @@ public final class StoreMerger implements Closeable {
     int pageBytes = options.pageAlignment().orElse(newestBase().pageBytes());
     options.checkBlocksSuit(pageBytes);
     MergeBatch batch = batch();
-    merged = true;
+    order.finish();
     BuildListener listener = options.listener();
     Path staging = null;
     StoreWriter writer = null;
@@ -389,10 +388,9 @@ public final class StoreMerger implements Closeable {
   /** Stops the merge if it has not completed and deletes its temporary files. */
   @Override
   public void close() throws IOException {
-    if (closed) {
+    if (!order.close()) {
       return;
     }
-    closed = true;
     discardTemporary();
   }
 
@@ -476,18 +474,10 @@ public final class StoreMerger implements Closeable {
   }
 
   private void checkConfigurable() {
-    checkOpen();
-    if (batch != null) {
-      throw new IllegalStateException("configure the merger before the first put or delete");
-    }
+    order.checkConfigurable(batch != null);
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("the merger is closed");
-    }
-    if (merged) {
-      throw new IllegalStateException("merge() was already called");
-    }
+    order.checkOpen();
   }
 }
