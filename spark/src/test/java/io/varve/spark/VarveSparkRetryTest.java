@@ -23,6 +23,7 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +44,11 @@ class VarveSparkRetryTest {
     spark = SparkTestSessions.start("local[2,3]",
         "spark.hadoop.fs.flaky.impl", FlakyFileSystem.class.getName(),
         "spark.hadoop.fs.flaky.impl.disable.cache", "true");
+  }
+
+  @BeforeEach
+  void needsSpark() {
+    SparkTestSessions.assumeSpark(spark);
   }
 
   @AfterAll
