@@ -14,6 +14,7 @@ import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
+import io.varve.core.store.KeyMode;
 import io.varve.reader.ShardedStore;
 import io.varve.reader.Store;
 import java.io.IOException;
@@ -150,9 +151,11 @@ class VarveSparkTest {
   }
 
   @Test
-  void emptyShardsAreShards() throws IOException {
-    ShardManifest manifest = VarveSpark.write(longKeys(3), "k", "v", output("sparse"), VarveWriteOptions.builder(16).build());
+  void emptyShardsAreShardsAndTheKeyModeIsEveryShards() throws IOException {
+    ShardManifest manifest = VarveSpark.write(longKeys(3), "k", "v", output("sparse"),
+        VarveWriteOptions.builder(16).keyMode(KeyMode.signature(32)).build());
     assertEquals(3, manifest.recordCount());
+    assertEquals(KeyMode.signature(32), manifest.keyMode());
     assertTrue(manifest.shards().stream().filter(s -> s.records() == 0).count() >= 13);
     try (ShardedStore store = ShardedStore.open(temp.resolve("sparse"))) {
       for (long i = 0; i < 3; i++) {
