@@ -1,0 +1,66 @@
+package io.varve.spark;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's Spark block compiles against this module. It is fenced {@code Java}, not {@code
+ * java}, because benchmarks' {@code ReadmeSnippetsTest}, which compiles the other blocks, has no
+ * Spark on its classpath.
+ */
+class ReadmeSparkSnippetTest {
+  private static final Path README = Path.of("..", "README.md");
+  private static final Pattern SPARK_BLOCK = Pattern.compile("(?m)^```Java\\n(.*?)^```", Pattern.DOTALL);
+  private static final String IMPORTS = String.join("\n",
+      "import java.nio.charset.*;",
+      "import java.nio.file.*;",
+      "import io.varve.builder.*;",
+      "import io.varve.core.shard.*;",
+      "import io.varve.reader.*;",
+      "import org.apache.spark.sql.*;");
+
+  @TempDir Path temp;
+
+  @Test
+  void theSparkBlockCompiles() throws IOException {
+    Matcher block = SPARK_BLOCK.matcher(Files.readString(README, StandardCharsets.UTF_8));
+    assertTrue(block.find(), "the README has a Spark block");
+    StringBuilder imports = new StringBuilder(IMPORTS).append('\n');
+    StringBuilder body = new StringBuilder();
+    for (String line : block.group(1).split("\n", -1)) {
+      (line.startsWith("import ") ? imports : body).append(line).append('\n');
+    }
+    String source = imports + "class SparkFragment {\n  static void fragment(SparkSession spark) throws Exception {\n" + body + "  }\n}\n";
+    JavaFileObject unit = new SimpleJavaFileObject(URI.create("string:///SparkFragment.java"), JavaFileObject.Kind.SOURCE) {
+      @Override
+      public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+        return source;
+      }
+    };
+    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    StringWriter errors = new StringWriter();
+    try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
+      boolean ok = compiler.getTask(errors, files, null,
+          List.of("-proc:none", "-classpath", classPath, "-d", temp.toString(), "-Xlint:none"), null, List.of(unit)).call();
+      assertTrue(ok, "the README's Spark block does not compile:\n" + errors + "\n" + source);
+    }
+    assertTrue(Files.isRegularFile(temp.resolve("SparkFragment.class")));
+  }
+}
