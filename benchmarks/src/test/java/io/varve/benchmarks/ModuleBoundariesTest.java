@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
  * The module boundaries of DESIGN.md, checked on the compiled main classes of every module (this
  * module sees them all): {@code core} depends on no other Varve module; the builder, which sits on
  * every Spark job's classpath, never on the reader or Chronicle; the SSD modules ({@code bcms},
- * {@code bufferhash}) on {@code core} only. Maven's dependency graph allows more than this (a test
- * scope, a dependency added in passing); these rules say what the design allows.
+ * {@code bufferhash}) on {@code core} only; the Spark writer on the builder and {@code core}.
+ * Maven's dependency graph allows more than this (a test scope, a dependency added in passing);
+ * these rules say what the design allows.
  */
 class ModuleBoundariesTest {
   private static JavaClasses varve;
@@ -60,9 +61,17 @@ class ModuleBoundariesTest {
   }
 
   @Test
+  void theSparkWriterReachesOnlyTheBuilderAndCore() {
+    // It runs on executors, beside the job's own jars: no reader, no Chronicle.
+    check(noClasses().that().resideInAPackage("io.varve.spark..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli..", "net.openhft.chronicle.."));
+  }
+
+  @Test
   void theRulesSeeEveryModule() {
     // A rule over classes that were not imported passes vacuously: make sure each module is there.
-    for (String module : new String[] {"core", "builder", "reader", "bcms", "bufferhash"}) {
+    for (String module : new String[] {"core", "builder", "reader", "bcms", "bufferhash", "spark"}) {
       String prefix = "io.varve." + module + ".";
       if (varve.stream().noneMatch(c -> c.getName().startsWith(prefix))) {
         throw new AssertionError("no main class of " + module + " was imported");
