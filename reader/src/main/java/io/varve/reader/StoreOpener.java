@@ -40,9 +40,8 @@ final class StoreOpener {
     StoreMeta meta = StoreMeta.read(metaRegion);
     long fileBytes = metaRegion.length();
     for (StoreMeta.FileEntry entry : meta.files()) {
-      long size = listed(files, entry).length();
       if (withIndex || !entry.name().equals(StoreFile.INDEX.fileName())) {
-        fileBytes += size;
+        fileBytes += listed(files, entry).length();
       }
     }
     if (!withIndex && !meta.keyMode().keepsKeys()) {
