@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreArtifacts;
+import io.varve.builder.BuildOptions;
+import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.shard.ShardManifest;
+import io.varve.core.shard.ShardRouter;
 import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.artifact.ZipDirectory;
 import io.varve.core.store.KeyMode;
@@ -20,6 +23,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -138,6 +142,48 @@ class StoreArtifactTest {
     Files.delete(root.resolve(ShardManifest.shardName(2) + StoreArtifact.SUFFIX));
     var e = assertThrows(io.varve.core.format.CorruptStoreException.class, () -> ShardedStore.open(root));
     assertTrue(e.getMessage().contains("is missing"), e.getMessage());
+  }
+
+  /** The builder writes shards as artifacts, in one build or one task at a time (buildShardArtifact). */
+  @Test
+  void theBuilderWritesShardsAsArtifacts() throws IOException {
+    long seed = new SplittableRandom().nextLong();
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(5_000, seed, 20, 50);
+    System.out.println("StoreArtifactTest built shards seed=" + seed);
+    Path root = temp.resolve("sharded");
+    try (ShardedStoreBuilder builder = ShardedStoreBuilder.create(root, 3).shardsAsArtifacts()) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    try (Stream<Path> files = Files.list(root)) {
+      assertEquals(List.of("_MANIFEST", "shard-00000.varve", "shard-00001.varve", "shard-00002.varve"),
+          files.map(p -> p.getFileName().toString()).sorted().toList());
+    }
+    ShardRouter router = ShardRouter.of(0, 3);
+    Path tasks = Files.createDirectories(temp.resolve("tasks"));
+    List<ShardManifest.Shard> entries = new java.util.ArrayList<>();
+    for (int shard = 0; shard < 3; shard++) {
+      int s = shard;
+      var mine = records.entrySet().stream().filter(e -> router.shardOf(e.getKey().array()) == s)
+          .map(e -> Map.entry(e.getKey().array(), e.getValue())).iterator();
+      entries.add(ShardedStoreBuilder.buildShardArtifact(tasks.resolve(ShardManifest.shardName(shard) + ".varve"), router, shard,
+          BuildOptions.DEFAULTS, DuplicatePolicy.FAIL, mine));
+    }
+    new ShardManifest(0, KeyMode.FULL, 0, entries).write(tasks.resolve(ShardManifest.FILE_NAME));
+    for (Path opened : new Path[] {root, tasks}) {
+      try (ShardedStore store = ShardedStore.open(opened)) {
+        assertEquals(records.size(), store.size());
+        for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+          assertArrayEquals(e.getValue(), store.get(e.getKey().array()));
+        }
+        store.verify();
+      }
+    }
+    try (Stream<Path> files = Files.list(tasks)) {
+      assertEquals(4, files.count(), "no staging left beside the task's artifacts");
+    }
   }
 
   @Test
