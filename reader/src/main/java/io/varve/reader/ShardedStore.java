@@ -17,7 +17,8 @@ import java.util.List;
 
 /**
  * A sharded store opened from its root directory: the {@value ShardManifest#FILE_NAME} and one
- * {@link Store} per shard. A key is routed to its shard by its own hash ({@link ShardRouter}), with
+ * {@link Store} per shard, each a directory named as the manifest names the shard or, when there is
+ * none, a one-file artifact of that name plus {@code .varve}, read in place. A key is routed to its shard by its own hash ({@link ShardRouter}), with
  * no table, and looked up there; answers are those of one store built from the same records.
  *
  * <pre>{@code
