@@ -1,5 +1,6 @@
 package io.varve.benchmarks;
 
+import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
@@ -110,6 +111,14 @@ public class StoreLookupBenchmark {
   @Param("true")
   public boolean recordChecksums = true;
 
+  /**
+   * Whether the store is read from a one-file artifact ({@code store.varve}, packed from the
+   * directory and mapped in place) instead of its directory: {@code -p artifact=false,true} compares
+   * the two in one run, and the setup prints both open times.
+   */
+  @Param("false")
+  public boolean artifact;
+
   Path directory;
   Store store;
   /** Member keys in lookup order. */
@@ -174,7 +183,14 @@ public class StoreLookupBenchmark {
       }
       builder.build();
     }
-    store = Store.open(directory, access);
+    Path opened = directory;
+    if (artifact) {
+      opened = directory.resolveSibling("store.varve");
+      StoreArtifacts.pack(directory, opened);
+      System.out.printf("%n[open] directory %.3f ms, artifact %.3f ms (median of 9 warm opens)%n",
+          medianOpenMillis(directory), medianOpenMillis(opened));
+    }
+    store = Store.open(opened, access);
     // Read the data once so that the page cache is warm.
     store.verify();
     SplittableRandom random = new SplittableRandom(BenchmarkData.LOOKUP_SEED);
@@ -202,6 +218,19 @@ public class StoreLookupBenchmark {
         stats.offsetsBitsPerKey(),
         stats.memoryBitsPerKey(),
         (System.nanoTime() - start) / 1e9);
+  }
+
+  /** The median time of 9 opens (and closes) of {@code path}, after one to warm the page cache. */
+  private double medianOpenMillis(Path path) throws IOException {
+    Store.open(path, access).close();
+    double[] millis = new double[9];
+    for (int i = 0; i < millis.length; i++) {
+      long start = System.nanoTime();
+      Store.open(path, access).close();
+      millis[i] = (System.nanoTime() - start) / 1e6;
+    }
+    java.util.Arrays.sort(millis);
+    return millis[millis.length / 2];
   }
 
   IndexParameters denseIndex() {

@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.core.store.KeyMode;
@@ -64,6 +65,7 @@ public final class ShardedStoreBuilder implements Closeable {
   /** The last WRITE progress reported, -1 before the first. */
   private long writeReported = -1;
   private final UseOrder order = new UseOrder("builder", "build()", "put()");
+  private boolean artifacts;
 
   private ShardedStoreBuilder(Path root, int shardCount, BuildOptions options) {
     this.root = root.toAbsolutePath().normalize();
@@ -105,6 +107,16 @@ public final class ShardedStoreBuilder implements Closeable {
   public ShardedStoreBuilder duplicates(DuplicatePolicy policy) {
     checkConfigurable();
     this.duplicates = Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  /**
+   * Writes each shard as a one-file artifact, {@code shard-00000.varve}, instead of a directory
+   * (default: directories): a root to ship shard by shard, which {@code ShardedStore} opens the same.
+   */
+  public ShardedStoreBuilder shardsAsArtifacts() {
+    checkConfigurable();
+    this.artifacts = true;
     return this;
   }
 
@@ -181,6 +193,10 @@ public final class ShardedStoreBuilder implements Closeable {
       dropped += summary.duplicatesDropped();
       spills += summary.spills();
       entries.add(ShardManifest.describe(summary.directory(), ShardManifest.shardName(i)));
+      if (artifacts) {
+        StoreArtifacts.pack(summary.directory(), staging.resolve(ShardManifest.shardName(i) + StoreArtifact.SUFFIX));
+        TemporaryDirectories.deleteRecursively(summary.directory());
+      }
     }
     reportWrite(recordsPut);
     ShardManifest manifest = new ShardManifest(seed, keyMode(options), System.currentTimeMillis(), entries);
@@ -247,6 +263,41 @@ public final class ShardedStoreBuilder implements Closeable {
       builder.build();
     }
     return ShardManifest.describe(directory, directory.getFileName().toString());
+  }
+
+  /**
+   * {@link #buildShard} written as the one-file artifact {@code artifact} ({@code NAME.varve}, which
+   * must not exist; its parent must): the shard is built in a staging directory beside it, packed
+   * ({@link StoreArtifacts#pack}) and the staging removed. What a task of a distributed job calls to
+   * ship its shard as one file; the entry it returns names the shard {@code NAME}.
+   *
+   * @throws IllegalArgumentException if {@code artifact}'s name does not end in {@value
+   *     StoreArtifact#SUFFIX}, or naming the first key of another shard
+   */
+  public static ShardManifest.Shard buildShardArtifact(
+      Path artifact,
+      ShardRouter router,
+      int shard,
+      BuildOptions options,
+      DuplicatePolicy duplicates,
+      Iterator<? extends Map.Entry<byte[], byte[]>> records)
+      throws IOException {
+    if (!StoreArtifact.isArtifactName(artifact)) {
+      throw new IllegalArgumentException(artifact + ": a shard artifact's name ends in " + StoreArtifact.SUFFIX);
+    }
+    StoreDirectory.checkNew(artifact);
+    String file = artifact.getFileName().toString();
+    String name = file.substring(0, file.length() - StoreArtifact.SUFFIX.length());
+    ShardManifest.checkName(name);
+    Path staging = StoreDirectory.staging(artifact);
+    try {
+      Path directory = staging.resolve(name);
+      ShardManifest.Shard entry = buildShard(directory, router, shard, options, duplicates, records);
+      StoreArtifacts.pack(directory, artifact);
+      return entry;
+    } finally {
+      TemporaryDirectories.delete(staging);
+    }
   }
 
   private static KeyMode keyMode(BuildOptions options) {

@@ -1,6 +1,7 @@
 package io.varve.cli;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreFile;
 import io.varve.reader.Store;
@@ -96,7 +97,7 @@ public final class Arguments {
       throw new NoSuchFileException(dir, null, "not a store directory");
     }
     if (!Files.isDirectory(path)) {
-      throw new IllegalArgumentException(dir + " is a file, not a store directory");
+      throw new IllegalArgumentException(dir + " is a file, not a store directory (nor a " + StoreArtifact.SUFFIX + " artifact)");
     }
     if (!Files.exists(path.resolve(StoreFile.META.fileName()))) {
       throw new IllegalArgumentException(dir + " is not a varve store: it has no " + StoreFile.META.fileName() + " file");
@@ -105,11 +106,21 @@ public final class Arguments {
   }
 
   /**
-   * Opens the store, without its index on request. A store without full keys cannot be opened so:
+   * Whether {@code dir} names a file of an artifact's name ({@value StoreArtifact#SUFFIX}): opened as
+   * one, so that a damaged artifact is reported as damaged (exit 1), not as a wrong path.
+   */
+  private static boolean isArtifact(String dir) {
+    Path path = Path.of(dir);
+    return StoreArtifact.isArtifactName(path) && Files.isRegularFile(path);
+  }
+
+  /**
+   * Opens the store (a directory, or a {@value StoreArtifact#SUFFIX} artifact read in place),
+   * without its index on request. A store without full keys cannot be opened so:
    * the request is at fault, not the store, so it is reported as bad usage (exit 2).
    */
   static Store openStore(String dir, boolean withoutIndex) throws IOException {
-    Path path = storeDirectory(dir);
+    Path path = isArtifact(dir) ? Path.of(dir) : storeDirectory(dir);
     try {
       return withoutIndex ? Store.openWithoutIndex(path) : Store.open(path);
     } catch (UnsupportedOperationException e) {

@@ -24,7 +24,7 @@ import picocli.CommandLine.ParentCommand;
 final class DumpCommand implements Callable<Integer> {
   @ParentCommand Varve varve;
 
-  @Parameters(index = "0", paramLabel = "DIR", description = "the store")
+  @Parameters(index = "0", paramLabel = "DIR", description = "the store: a directory, or a .varve artifact")
   String dir;
 
   @Option(names = "--limit", paramLabel = "N", description = "print at most N records")

@@ -29,7 +29,7 @@ import picocli.CommandLine.ParentCommand;
 final class GetCommand implements Callable<Integer> {
   @ParentCommand Varve varve;
 
-  @Parameters(index = "0", paramLabel = "DIR", description = "the store")
+  @Parameters(index = "0", paramLabel = "DIR", description = "the store: a directory, or a .varve artifact")
   String dir;
 
   @Parameters(index = "1..*", arity = "1..*", paramLabel = "KEY", description = "the keys to look up (UTF-8)")

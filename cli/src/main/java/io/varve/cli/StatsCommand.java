@@ -35,7 +35,7 @@ final class StatsCommand implements Callable<Integer> {
 
   @ParentCommand Varve varve;
 
-  @Parameters(index = "0", paramLabel = "DIR", description = "the store")
+  @Parameters(index = "0", paramLabel = "DIR", description = "the store: a directory, or a .varve artifact")
   String dir;
 
   @Option(

@@ -43,6 +43,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       BuildCommand.class,
       MergeCommand.class,
       ReindexCommand.class,
+      PackCommand.class,
       GetCommand.class,
       StatsCommand.class,
       VerifyCommand.class,

@@ -21,7 +21,7 @@ import picocli.CommandLine.ParentCommand;
 final class VerifyCommand implements Callable<Integer> {
   @ParentCommand Varve varve;
 
-  @Parameters(index = "0", paramLabel = "DIR", description = "the store")
+  @Parameters(index = "0", paramLabel = "DIR", description = "the store: a directory, or a .varve artifact")
   String dir;
 
   @Option(names = "--no-index", description = "open without the index: binary search over the data")

@@ -52,6 +52,7 @@ final class HostileCommandCases {
     merge(cases);
     reindex(cases);
     readers(cases);
+    artifacts(cases);
     demos(cases);
     Map<String, byte[]> files = new LinkedHashMap<>();
     cases.forEach((name, c) -> files.put(name, c.toBytes()));
@@ -433,6 +434,32 @@ final class HostileCommandCases {
         .exit(2).stderr("out already exists", "give another --out");
     add(cases, "reindex-no-out", "No --out.")
         .given("store base").run("reindex {dir}/base --dense").exit(2).stderr("Missing required option: '--out=OUT'");
+  }
+
+  private static void artifacts(Map<String, HostileCommandCase> cases) {
+    add(cases, "pack-no-out", "pack without --out.")
+        .given("store base").run("pack {dir}/base").exit(2).stderr("Missing required option: '--out=FILE.varve'");
+    add(cases, "pack-out-not-varve", "An artifact named without .varve: sharded readers would not find it.")
+        .given("store base").run("pack {dir}/base --out {dir}/base.zip").exit(2).stderr("an artifact's name ends in .varve");
+    add(cases, "pack-out-exists", "The artifact exists already: never replaced.")
+        .given("store base").given("write base.varve old").run("pack {dir}/base --out {dir}/base.varve")
+        .exit(2).stderr("base.varve already exists", "give another --out");
+    add(cases, "pack-not-a-store", "pack of a directory that is no store.")
+        .given("dir empty").run("pack {dir}/empty --out {dir}/empty.varve").exit(2).stderr("empty is not a varve store");
+    add(cases, "pack-damaged-store", "pack of a store missing a file its meta lists: damaged, nothing written.")
+        .given("store base").given("delete base/index").run("pack {dir}/base --out {dir}/base.varve")
+        .exit(1).stderr(DAMAGED, "index: missing, but the meta file lists it");
+    add(cases, "get-artifact-truncated", "An artifact cut short: its ZIP directory is gone.")
+        .given("store base").given("pack base base.varve").given("truncate base.varve 5000").run("get {dir}/base.varve a")
+        .exit(1).stderr(DAMAGED, "base.varve: no ZIP end of central directory record");
+    add(cases, "get-artifact-not-a-zip", "A text file named .varve.")
+        .given("write text.varve hello").run("get {dir}/text.varve a").exit(1).stderr(DAMAGED, "text.varve", "too short for a ZIP file");
+    add(cases, "verify-artifact-flipped", "A byte flipped in a record of an artifact (entries at 4096 each: the data's"
+        + " payload at 24576): verify names the entry.")
+        .given("store base").given("pack base base.varve").given("flip base.varve 24577").run("verify {dir}/base.varve")
+        .exit(1).stderr(DAMAGED, "base.varve!/data: ZIP CRC-32 mismatch");
+    add(cases, "stats-artifact-missing", "An artifact that does not exist.")
+        .run("stats {dir}/nope.varve").exit(2).stderr("no such file or directory", "nope.varve");
   }
 
   private static void readers(Map<String, HostileCommandCase> cases) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.store.KeyMode;
 import java.io.ByteArrayInputStream;
@@ -113,6 +114,7 @@ class HostileCommandTest {
           builder.build();
         }
       }
+      case "pack" -> StoreArtifacts.pack(path, dir.resolve(words[2]));
       case "dir" -> Files.createDirectories(path);
       case "delete" -> Files.delete(path);
       case "truncate" -> {
@@ -122,7 +124,7 @@ class HostileCommandTest {
       }
       case "flip" -> {
         byte[] content = Files.readAllBytes(path);
-        content[content.length / 2] ^= 0x10;
+        content[words.length > 2 ? Integer.parseInt(words[2]) : content.length / 2] ^= 0x10;
         Files.write(path, content);
       }
       case "write" -> Files.writeString(path, words[2]);

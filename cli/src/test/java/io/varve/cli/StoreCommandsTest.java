@@ -57,6 +57,37 @@ class StoreCommandsTest extends CommandTestSupport {
     assertTrue(dump.contains("\tempty key\n"), dump);
   }
 
+  /** {@code pack} writes one .varve file that get, stats, verify and dump read in place, as the directory. */
+  @Test
+  void packThenGetStatsVerifyDumpTheArtifact() throws IOException {
+    Path input = write("in.tsv", "alpha\t1\nbeta\t2\nγάμμα\tτρία\n\tempty key\n");
+    Path store = temp.resolve("store");
+    assertEquals(0, run("build", input.toString(), "--out", store.toString()), stderr());
+    Path artifact = temp.resolve("store.varve");
+    assertEquals(0, run("pack", store.toString(), "--out", artifact.toString()), stderr());
+    assertTrue(stdout().startsWith("packed " + store + " into " + artifact), stdout());
+    assertEquals(0, run("get", artifact.toString(), "alpha", "γάμμα"), stderr());
+    assertEquals("alpha\t1\nγάμμα\tτρία\n", stdout());
+    assertEquals(0, run("get", artifact.toString(), "--no-index", "--values", "beta"), stderr());
+    assertEquals("2\n", stdout());
+    assertEquals(1, run("get", artifact.toString(), "nope"));
+    assertEquals(0, run("verify", artifact.toString()), stderr());
+    assertTrue(stdout().startsWith("ok: " + artifact), stdout());
+    assertEquals(0, run("stats", store.toString(), "--json"), stderr());
+    String directoryStats = stdout();
+    assertEquals(0, run("stats", artifact.toString(), "--json"), stderr());
+    assertEquals(directoryStats.replaceAll("\"createdMillis\":[0-9]+", ""), stdout().replaceAll("\"createdMillis\":[0-9]+", ""));
+    assertEquals(0, run("dump", store.toString()), stderr());
+    String dump = stdout();
+    assertEquals(0, run("dump", artifact.toString()), stderr());
+    assertEquals(dump, stdout());
+    // Packing again to the same file is refused, and the file is left as it was.
+    byte[] packed = Files.readAllBytes(artifact);
+    assertEquals(2, run("pack", store.toString(), "--out", artifact.toString()));
+    assertTrue(stderr().contains("already exists"), stderr());
+    assertTrue(java.util.Arrays.equals(packed, Files.readAllBytes(artifact)));
+  }
+
   /** {@code --index} and the knobs of each kind; knobs alone name their kind; mixed kinds are refused. */
   @Test
   void indexKindAndKnobs() throws IOException {

@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.format.FileRegion;
 import io.varve.core.store.RecordChecksum;
 import java.io.EOFException;
 import java.io.IOException;
@@ -44,15 +45,22 @@ final class BufferMemory extends RecordMemory {
     this.length = length;
   }
 
-  /** The first {@code length} bytes of {@code path}, mapped or copied as {@code access} says, in chunks of {@code 2^shift} bytes. */
-  static BufferMemory open(Path path, long length, DataAccess access, int shift) throws IOException {
+  /**
+   * The bytes of {@code region}, mapped or copied as {@code access} says, in chunks of {@code
+   * 2^shift} bytes; chunk {@code i} starts at the region's offset plus {@code i << shift}, so a
+   * region inside a larger file (an artifact's entry) costs a lookup nothing.
+   */
+  static BufferMemory open(FileRegion region, DataAccess access, int shift) throws IOException {
+    Path path = region.file();
+    long length = region.length();
     int count = (int) Math.max(1, (length + (1L << shift) - 1) >>> shift);
     ByteBuffer[] chunks = new ByteBuffer[count];
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       for (int i = 0; i < count; i++) {
         long start = (long) i << shift;
         int size = (int) Math.min(length - start, (1L << shift) + OVERLAP);
-        ByteBuffer chunk = access == DataAccess.LOADED ? copy(channel, path, start, size) : channel.map(FileChannel.MapMode.READ_ONLY, start, size);
+        long at = region.offset() + start;
+        ByteBuffer chunk = access == DataAccess.LOADED ? copy(channel, path, at, size) : channel.map(FileChannel.MapMode.READ_ONLY, at, size);
         chunks[i] = chunk.order(ByteOrder.LITTLE_ENDIAN);
       }
     } catch (IOException | RuntimeException | Error e) {

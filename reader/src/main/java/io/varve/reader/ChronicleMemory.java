@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.store.RecordChecksum;
 import java.io.IOException;
 import java.nio.ByteOrder;
@@ -42,29 +43,34 @@ final class ChronicleMemory extends RecordMemory {
   }
 
   /**
-   * Maps {@code length} bytes of {@code path} (its size as validated by the caller), advising the
-   * kernel that access is random.
+   * Maps the bytes of {@code region} (its bounds as validated by the caller), advising the kernel
+   * that access is random. A region inside a larger file (an artifact's entry) is reached by
+   * mapping the file up to the region's end and adding its offset to the address once, here: a
+   * lookup pays nothing for it.
    */
-  static RecordMemory map(Path path, long length) throws IOException {
-    Mapping mapping = Mapping.of(path, length);
-    advise(mapping.address(), length, MAdviseFlag.MADV_RANDOM.value());
-    return new ChronicleMemory(mapping.address(), length, mapping::close);
+  static RecordMemory map(FileRegion region) throws IOException {
+    Mapping mapping = Mapping.of(region.file(), region.end());
+    long address = mapping.address() + region.offset();
+    advise(address, region.length(), MAdviseFlag.MADV_RANDOM.value());
+    return new ChronicleMemory(address, region.length(), mapping::close);
   }
 
   /**
-   * Copies {@code length} bytes of {@code path} into memory allocated outside the heap, advised
+   * Copies the bytes of {@code region} into memory allocated outside the heap, advised
    * to be backed by transparent huge pages, and unmaps the file.
    */
-  static RecordMemory load(Path path, long length) throws IOException {
+  static RecordMemory load(FileRegion region) throws IOException {
+    long length = region.length();
     long allocated = Math.max(1, length);
     long address = MEMORY.allocate(allocated);
     try {
       adviseHugePages(address, allocated);
-      Mapping mapping = Mapping.of(path, length);
+      Mapping mapping = Mapping.of(region.file(), region.end());
       try {
-        advise(mapping.address(), length, MAdviseFlag.MADV_SEQUENTIAL.value());
+        long from = mapping.address() + region.offset();
+        advise(from, length, MAdviseFlag.MADV_SEQUENTIAL.value());
         for (long copied = 0; copied < length; copied += LOAD_CHUNK) {
-          MEMORY.copyMemory(mapping.address() + copied, address + copied, Math.min(LOAD_CHUNK, length - copied));
+          MEMORY.copyMemory(from + copied, address + copied, Math.min(LOAD_CHUNK, length - copied));
         }
       } finally {
         mapping.close();

@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,21 +12,29 @@ import java.nio.file.Path;
  * refusal goes through the store's {@link LookupGuard}).
  */
 final class DataFaults {
-  private final Path dataPath;
+  private final Path origin;
+  private final String dataPath;
+  private final Path dataFile;
   private final boolean mapped;
   private final long openedLength;
   private final LookupGuard guard;
 
-  DataFaults(Path dataPath, DataAccess access, long openedLength, LookupGuard guard) {
-    this.dataPath = dataPath;
+  /**
+   * Faults of the store at {@code origin} whose data lies in {@code data}: a data file, or an
+   * artifact's entry (whose file must then still reach the entry's end).
+   */
+  DataFaults(Path origin, FileRegion data, DataAccess access, LookupGuard guard) {
+    this.origin = origin;
+    this.dataPath = data.name();
+    this.dataFile = data.file();
     this.mapped = access == DataAccess.MAPPED;
-    this.openedLength = openedLength;
+    this.openedLength = data.end();
     this.guard = guard;
   }
 
-  /** The store's directory, for messages. */
+  /** The store's directory or artifact, for messages. */
   Path directory() {
-    return dataPath.getParent();
+    return origin;
   }
 
   /**
@@ -83,7 +92,7 @@ final class DataFaults {
   /** The data file's size now, or -1 when it cannot be read. */
   private long dataFileSize() {
     try {
-      return Files.size(dataPath);
+      return Files.size(dataFile);
     } catch (IOException | RuntimeException gone) {
       return -1;
     }

@@ -1,8 +1,8 @@
 package io.varve.reader;
 
+import io.varve.core.format.FileRegion;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -18,16 +18,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 abstract class RecordMemory {
   private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
 
-  /** Opens {@code path}'s data, {@code length} bytes of it (its size as validated by the caller). */
+  /**
+   * Opens the data file in {@code region} (a whole file, or an artifact's entry; its bounds as
+   * validated by the caller): positions given to the memory are relative to the region's start.
+   */
   @FunctionalInterface
   interface Opener {
-    RecordMemory open(Path path, long length, DataAccess access) throws IOException;
+    RecordMemory open(FileRegion region, DataAccess access) throws IOException;
   }
 
-  /** The first {@code length} bytes of {@code path} reached as {@code access} says, the fastest way this JVM allows. */
-  static RecordMemory open(Path path, long length, DataAccess access) throws IOException {
+  /** The bytes of {@code region} reached as {@code access} says, the fastest way this JVM allows. */
+  static RecordMemory open(FileRegion region, DataAccess access) throws IOException {
     if (ChronicleAccess.isGranted()) {
-      return access == DataAccess.LOADED ? ChronicleMemory.load(path, length) : ChronicleMemory.map(path, length);
+      return access == DataAccess.LOADED ? ChronicleMemory.load(region) : ChronicleMemory.map(region);
     }
     if (FALLBACK_LOGGED.compareAndSet(false, true)) {
       System.getLogger(Store.class.getName())
@@ -36,7 +39,7 @@ abstract class RecordMemory {
               "Varve reads stores through FileChannel mappings: the JVM lacks the options for the faster Chronicle Bytes path ({0})",
               String.join(" ", ChronicleAccess.JVM_OPTIONS));
     }
-    return BufferMemory.open(path, length, access, BufferMemory.CHUNK_SHIFT);
+    return BufferMemory.open(region, access, BufferMemory.CHUNK_SHIFT);
   }
 
   abstract long length();

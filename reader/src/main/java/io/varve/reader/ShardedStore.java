@@ -1,6 +1,8 @@
 package io.varve.reader;
 
+import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.index.IndexKind;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
@@ -15,7 +17,8 @@ import java.util.List;
 
 /**
  * A sharded store opened from its root directory: the {@value ShardManifest#FILE_NAME} and one
- * {@link Store} per shard. A key is routed to its shard by its own hash ({@link ShardRouter}), with
+ * {@link Store} per shard, each a directory named as the manifest names the shard or, when there is
+ * none, a one-file artifact of that name plus {@code .varve}, read in place. A key is routed to its shard by its own hash ({@link ShardRouter}), with
  * no table, and looked up there; answers are those of one store built from the same records.
  *
  * <pre>{@code
@@ -83,7 +86,11 @@ public final class ShardedStore implements Closeable {
     String what = root + ": shard " + i + " of " + manifest.shardCount() + " (" + entry.name() + ")";
     Path directory = root.resolve(entry.name());
     if (!Files.isDirectory(directory)) {
-      throw new CorruptStoreException(what + " is missing: no directory " + directory);
+      Path artifact = root.resolve(entry.name() + StoreArtifact.SUFFIX);
+      if (!Files.isRegularFile(artifact)) {
+        throw new CorruptStoreException(what + " is missing: no directory " + directory + " and no artifact " + artifact);
+      }
+      directory = artifact;
     }
     Store store;
     try {
@@ -104,12 +111,13 @@ public final class ShardedStore implements Closeable {
 
   /** Checks the open shard {@code i} against its entry, through its meta file's size and footer. */
   private static void checkAgainstManifest(Store store, ShardManifest manifest, int i) throws IOException {
-    Path metaFile = store.directory().resolve(StoreFile.META.fileName());
+    FileRegion metaFile = store.files().find(StoreFile.META.fileName());
+    CorruptStoreException.check(metaFile != null, store.directory() + ": the meta file is gone");
     int metaChecksum;
-    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(metaFile)) {
-      metaChecksum = StoreFileReader.checkEnvelope(channel, metaFile, StoreFile.META);
+    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(metaFile.file())) {
+      metaChecksum = StoreFileReader.checkEnvelope(channel, metaFile, StoreFile.META, -1);
     }
-    manifest.checkShard(i, store.meta(), Files.size(metaFile), metaChecksum);
+    manifest.checkShard(i, store.meta(), metaFile.length(), metaChecksum);
   }
 
   /** The manifest the store was opened with. */

@@ -2,6 +2,7 @@ package io.varve.reader;
 
 import io.varve.core.ect.EctIndex;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
 import io.varve.core.store.RecordBlocks;
@@ -16,7 +17,9 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
- * A read-only store opened from a directory that {@code StoreBuilder} wrote: the index (blocked or
+ * A read-only store opened from a directory that {@code StoreBuilder} wrote, or from a one-file
+ * artifact ({@code .varve}, written by {@code StoreArtifacts}) whose entries are read in place, at
+ * their offsets in the file, with the same checks and lookup speed: the index (blocked or
  * ECT, as the store's meta file says) and the offsets are loaded on the heap (a few bits per
  * record), the data file is memory-mapped ({@link #open}) or copied into memory ({@link #load}, see {@link DataAccess}), and a lookup reads one
  * record. A store with a sparse index (built with {@code sparseIndex}, or given
@@ -55,6 +58,7 @@ import java.util.Objects;
  */
 public final class Store implements Closeable {
   private final Path directory;
+  private final StoreFiles files;
   private final StoreMeta meta;
   private final RankIndex index;
   private final EliasFano offsets;
@@ -68,7 +72,8 @@ public final class Store implements Closeable {
   private final RecordFinder finder;
 
   Store(
-      Path directory,
+      StoreFiles files,
+      FileRegion dataRegion,
       StoreMeta meta,
       RankIndex index,
       EliasFano offsets,
@@ -76,7 +81,8 @@ public final class Store implements Closeable {
       RecordMemory data,
       DataAccess access,
       long fileBytes) {
-    this.directory = directory;
+    this.directory = files.origin();
+    this.files = files;
     this.meta = meta;
     this.index = index;
     this.offsets = offsets;
@@ -85,17 +91,19 @@ public final class Store implements Closeable {
     this.access = access;
     this.fileBytes = fileBytes;
     this.guard = new LookupGuard(directory.toString());
-    this.faults = new DataFaults(directory.resolve(StoreFile.DATA.fileName()), access, data.length(), guard);
+    this.faults = new DataFaults(directory, dataRegion, access, guard);
     this.records = Records.of(data, faults, StoreFile.DATA.payloadOffset(), meta, offsets, blocks);
     this.finder = RecordFinder.of(KeyHasher.withSeed(meta.seed()), records, KeyMatch.of(meta.keyMode()), index, meta.hashRange(), blocks);
   }
 
   /**
-   * Opens and validates the store in {@code directory}.
+   * Opens and validates the store in {@code directory}, or in the artifact file {@code directory}
+   * names (a {@code .varve} file: its files are mapped in place, not unpacked).
    *
    * @throws CorruptStoreException when a file is damaged, truncated, missing a part, of an
-   *     unsupported version, or missing although the meta file lists it
-   * @throws NoSuchFileException when the directory or its meta file does not exist
+   *     unsupported version, or missing although the meta file lists it; when an artifact is
+   *     damaged or a file that is no Varve artifact
+   * @throws NoSuchFileException when the directory (or file) or its meta file does not exist
    */
   public static Store open(Path directory) throws IOException {
     return StoreOpener.open(directory, true, DataAccess.MAPPED);
@@ -380,9 +388,19 @@ public final class Store implements Closeable {
         blocks == null ? 0 : blocks.blockBytes());
   }
 
-  /** The directory this store was opened from. */
+  /** The directory, or the artifact file ({@code .varve}), this store was opened from. */
   public Path directory() {
     return directory;
+  }
+
+  /** Whether the store was opened from a one-file artifact, whose files it reads in place. */
+  public boolean isArtifact() {
+    return files.artifact() != null;
+  }
+
+  /** Where the store's files lie. */
+  StoreFiles files() {
+    return files;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.index.RankIndex;
 import io.varve.core.store.IndexFile;
 import io.varve.core.store.RecordBlocks;
@@ -10,88 +11,89 @@ import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Opens a store directory: validates every file against the meta file (size, envelope, checksum
- * once, structure), loads the index and the offsets or blocks, and maps or loads the data file.
- * Stateless; thread-safe.
+ * Opens a store directory or artifact: validates every file against the meta file (size, envelope,
+ * checksum once, structure), loads the index and the offsets or blocks, and maps or loads the data
+ * file (an artifact's data entry in place, at its offset). Stateless; thread-safe.
  */
 final class StoreOpener {
   private StoreOpener() {}
 
-  static Store open(Path directory, boolean withIndex, DataAccess access) throws IOException {
-    return open(directory, withIndex, access, RecordMemory::open);
+  static Store open(Path path, boolean withIndex, DataAccess access) throws IOException {
+    return open(path, withIndex, access, RecordMemory::open);
   }
 
   /** {@link #open(Path, boolean, DataAccess)} with the data file opened by {@code memory}. */
-  static Store open(Path directory, boolean withIndex, DataAccess access, RecordMemory.Opener memory) throws IOException {
-    if (!Files.isDirectory(directory)) {
-      throw new NoSuchFileException(directory.toString(), null, "not a store directory");
+  static Store open(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory) throws IOException {
+    StoreFiles files = StoreFiles.of(path);
+    FileRegion metaRegion = files.find(StoreFile.META.fileName());
+    if (metaRegion == null && files.artifact() != null) {
+      throw new CorruptStoreException(path + ": the artifact holds no meta file (damaged)");
     }
-    Path metaPath = directory.resolve(StoreFile.META.fileName());
-    StoreMeta meta = StoreMeta.read(metaPath);
-    long fileBytes = Files.size(metaPath);
+    if (metaRegion == null) {
+      throw new NoSuchFileException(path.resolve(StoreFile.META.fileName()).toString(), null, "no meta file: not a store");
+    }
+    StoreMeta meta = StoreMeta.read(metaRegion);
+    long fileBytes = metaRegion.length();
     for (StoreMeta.FileEntry entry : meta.files()) {
       if (withIndex || !entry.name().equals(StoreFile.INDEX.fileName())) {
-        fileBytes += listedFileSize(directory, entry);
+        fileBytes += listed(files, entry).length();
       }
     }
     if (!withIndex && !meta.keyMode().keepsKeys()) {
       throw new UnsupportedOperationException(
-          directory + " keeps no full keys (key mode " + meta.keyMode() + "): it cannot be searched without its index");
+          path + " keeps no full keys (key mode " + meta.keyMode() + "): it cannot be searched without its index");
     }
     RecordBlocks blocks = null;
     if (meta.isSparse()) {
       blocks =
           readChecked(
-              directory,
+              files,
               StoreFile.BLOCKS,
               meta,
               (in, length) -> RecordBlocks.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes()));
     }
-    RankIndex index = withIndex ? readIndex(directory, meta, blocks) : null;
+    RankIndex index = withIndex ? readIndex(files, meta, blocks) : null;
     EliasFano offsets = null;
     if (!meta.isFixedSize() && blocks == null) {
-      offsets = readChecked(directory, StoreFile.OFFSETS, meta, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
-      checkOffsets(offsets, meta, directory.resolve(StoreFile.OFFSETS.fileName()));
+      offsets = readChecked(files, StoreFile.OFFSETS, meta, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
+      checkOffsets(offsets, meta, listed(files, meta.file(StoreFile.OFFSETS)));
     }
-    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
+    FileRegion data = listed(files, meta.file(StoreFile.DATA));
     long dataFileLength = StoreFile.DATA.envelopeLength() + meta.dataBytes();
     CorruptStoreException.check(
         meta.file(StoreFile.DATA).size() == dataFileLength,
-        dataPath + ": " + meta.file(StoreFile.DATA).size() + " bytes cannot hold " + meta.dataBytes() + " bytes of records");
-    try (FileChannel channel = FileChannel.open(dataPath, StandardOpenOption.READ)) {
-      int footer = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA, meta.dataFormatVersion());
-      CorruptStoreException.check(footer == meta.file(StoreFile.DATA).checksum(), dataPath + ": checksum differs from the meta file's");
+        data + ": " + meta.file(StoreFile.DATA).size() + " bytes cannot hold " + meta.dataBytes() + " bytes of records");
+    try (FileChannel channel = FileChannel.open(data.file(), StandardOpenOption.READ)) {
+      int footer = StoreFileReader.checkEnvelope(channel, data, StoreFile.DATA, meta.dataFormatVersion());
+      CorruptStoreException.check(footer == meta.file(StoreFile.DATA).checksum(), data + ": checksum differs from the meta file's");
     }
-    RecordMemory data = memory.open(dataPath, dataFileLength, access);
-    return new Store(directory, meta, index, offsets, blocks, data, access, fileBytes);
+    RecordMemory memoryOfData = memory.open(data, access);
+    return new Store(files, data, meta, index, offsets, blocks, memoryOfData, access, fileBytes);
   }
 
   /**
-   * The size of a file the meta lists, which must match: a listed file that is missing or of
+   * The region of a file the meta lists, whose size must match: a listed file that is missing or of
    * another size is a damaged store (a missing meta file, or directory, is no store at all).
    */
-  private static long listedFileSize(Path directory, StoreMeta.FileEntry entry) throws IOException {
-    Path file = directory.resolve(entry.name());
-    long size;
-    try {
-      size = Files.size(file);
-    } catch (NoSuchFileException missing) {
-      throw new CorruptStoreException(file + ": missing, but the meta file lists it (damaged store)", missing);
+  static FileRegion listed(StoreFiles files, StoreMeta.FileEntry entry) throws IOException {
+    FileRegion region = files.find(entry.name());
+    if (region == null) {
+      throw new CorruptStoreException(files.origin().resolve(entry.name()) + ": missing, but the meta file lists it (damaged store)");
     }
     CorruptStoreException.check(
-        size == entry.size(), file + ": " + size + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
-    return size;
+        region.length() == entry.size(),
+        region + ": " + region.length() + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
+    return region;
   }
 
-  private static RankIndex readIndex(Path directory, StoreMeta meta, RecordBlocks blocks) throws IOException {
+  private static RankIndex readIndex(StoreFiles files, StoreMeta meta, RecordBlocks blocks) throws IOException {
     return readChecked(
-        directory,
+        files,
         StoreFile.INDEX,
         meta,
         (in, length) -> {
@@ -102,15 +104,15 @@ final class StoreOpener {
         });
   }
 
-  private static <T> T readChecked(Path directory, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
+  private static <T> T readChecked(StoreFiles files, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
       throws IOException {
-    return StoreFileReader.read(directory.resolve(kind.fileName()), kind, meta.file(kind).checksum(), parser);
+    return StoreFileReader.read(listed(files, meta.file(kind)), kind, meta.file(kind).checksum(), parser);
   }
 
-  private static void checkOffsets(EliasFano offsets, StoreMeta meta, Path path) {
+  private static void checkOffsets(EliasFano offsets, StoreMeta meta, FileRegion region) {
     long n = meta.recordCount();
     CorruptStoreException.check(
         offsets.size() == n + 1 && offsets.get(0) == 0 && offsets.get(n) == meta.dataBytes(),
-        path + ": offsets do not span the data (" + offsets.size() + " offsets for " + n + " records)");
+        region + ": offsets do not span the data (" + offsets.size() + " offsets for " + n + " records)");
   }
 }

@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.HashesReader;
@@ -12,7 +13,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * {@link Store#verify()}: reads every byte of every file of an open store, checks all checksums and
+ * {@link Store#verify()}: reads every byte of every file of an open store (in an artifact, first
+ * every entry against its ZIP CRC-32), checks all checksums and
  * the records' layout, then finds every record by its own key (or, in a store that keeps no keys,
  * by its key's hash from the {@code hashes} file). Runs on the caller's thread; each pass over the
  * records counts as one lookup of the store's {@link LookupGuard}, so that the store cannot close
@@ -38,15 +40,22 @@ final class StoreVerifier {
   }
 
   void verify() throws IOException {
+    StoreFiles files = store.files();
+    if (files.artifact() != null) {
+      files.artifact().checkCrc32s();
+    }
     for (StoreMeta.FileEntry entry : meta.files()) {
       StoreFile kind = kindOf(entry.name());
       if ((kind == StoreFile.INDEX && !store.hasIndex()) || (kind == StoreFile.HASHES && !meta.keyMode().keepsKeys())) {
         continue; // not read without an index; HashesReader checks the hashes as it opens them below
       }
-      int checksum = StoreFileReader.verify(directory.resolve(entry.name()), kind);
-      CorruptStoreException.check(checksum == entry.checksum(), directory.resolve(entry.name()) + ": checksum differs from the meta file's");
+      FileRegion region = StoreOpener.listed(files, entry);
+      int checksum = StoreFileReader.verify(region, kind);
+      CorruptStoreException.check(checksum == entry.checksum(), region + ": checksum differs from the meta file's");
     }
-    StoreFileReader.verify(directory.resolve(StoreFile.META.fileName()), StoreFile.META);
+    FileRegion metaRegion = files.find(StoreFile.META.fileName());
+    CorruptStoreException.check(metaRegion != null, directory + ": the meta file is gone");
+    StoreFileReader.verify(metaRegion, StoreFile.META);
     if (records instanceof Records.Variable) {
       int slot = guard.slot();
       try {
@@ -105,9 +114,9 @@ final class StoreVerifier {
    * rank the hash at the record, whose signature (if kept) must match it.
    */
   private void verifyByKeptHashes() throws IOException {
-    Path hashes = directory.resolve(StoreFile.HASHES.fileName());
+    FileRegion hashes = StoreOpener.listed(store.files(), meta.file(StoreFile.HASHES));
     long[] hash = new long[2];
-    try (HashesReader in = HashesReader.open(directory, meta)) {
+    try (HashesReader in = HashesReader.open(hashes, meta)) {
       long previousHi = 0;
       long previousLo = 0;
       int slot = guard.slot();

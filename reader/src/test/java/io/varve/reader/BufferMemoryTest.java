@@ -80,7 +80,7 @@ class BufferMemoryTest {
   }
 
   private static Store openWithBuffers(Path dir, DataAccess access) throws IOException {
-    return StoreOpener.open(dir, true, access, (path, length, a) -> BufferMemory.open(path, length, a, SMALL_CHUNKS));
+    return StoreOpener.open(dir, true, access, (region, a) -> BufferMemory.open(region, a, SMALL_CHUNKS));
   }
 
   @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.testing.TestRecords;
 import java.nio.ByteBuffer;
@@ -10,7 +11,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The close race the hostile test campaign found: one thread in a long {@code getAll} while six
@@ -31,11 +32,12 @@ class CloseRaceTest {
 
   @TempDir Path temp;
 
+  /** Each access mode, and a one-file artifact mapped in place (its data mapped at an offset). */
   @ParameterizedTest
-  @EnumSource(DataAccess.class)
-  void closeWaitsForEveryLookupInFlight(DataAccess access) throws Exception {
+  @CsvSource({"MAPPED, false", "LOADED, false", "MAPPED, true"})
+  void closeWaitsForEveryLookupInFlight(DataAccess access, boolean artifact) throws Exception {
     long seed = 0xC105EL;
-    System.out.println("CloseRaceTest seed " + Long.toHexString(seed) + ", " + ROUNDS + " rounds, " + access);
+    System.out.println("CloseRaceTest seed " + Long.toHexString(seed) + ", " + ROUNDS + " rounds, " + access + (artifact ? ", artifact" : ""));
     Path dir = temp.resolve("store");
     Map<ByteBuffer, byte[]> records = TestRecords.variable(20_000, seed, 24, 40);
     try (StoreBuilder builder = StoreBuilder.create(dir)) {
@@ -43,6 +45,10 @@ class CloseRaceTest {
         builder.put(e.getKey().array(), e.getValue());
       }
       builder.build();
+    }
+    if (artifact) {
+      dir = temp.resolve("store.varve");
+      StoreArtifacts.pack(temp.resolve("store"), dir);
     }
     List<byte[]> keyList = new ArrayList<>();
     records.keySet().forEach(k -> keyList.add(k.array()));
@@ -52,6 +58,6 @@ class CloseRaceTest {
     for (int round = 0; round < ROUNDS; round++) {
       finishedLookups += CloseRace.round(CloseRace.of(Store.open(dir, access)), records, keyList, batch, GETTERS, random, round);
     }
-    System.out.println("CloseRaceTest " + access + ": " + ROUNDS + " closes, " + finishedLookups + " lookups finished before them");
+    System.out.println("CloseRaceTest " + access + (artifact ? ", artifact" : "") + ": " + ROUNDS + " closes, " + finishedLookups + " lookups finished before them");
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,7 @@ class DataFaultsTest {
     for (boolean checksum : new boolean[] {true, false}) {
       Path data = Files.write(temp.resolve("data-" + checksum), new byte[100]);
       LookupGuard guard = new LookupGuard("store");
-      DataFaults faults = new DataFaults(data, DataAccess.MAPPED, 4096, guard);
+      DataFaults faults = new DataFaults(temp, FileRegion.whole(data, 4096), DataAccess.MAPPED, guard);
       CorruptStoreException damage =
           checksum ? faults.damagedRecord(5000) : faults.damaged("the record at byte 5000 runs past the end of the data");
       assertTrue(damage.getMessage().contains("truncated or rewritten under the open store"), damage.getMessage());
@@ -36,7 +37,7 @@ class DataFaultsTest {
   void damageInAFileOfItsOpenedSizeIsOneDamagedRecord() throws IOException {
     Path data = Files.write(temp.resolve("data"), new byte[4096]);
     LookupGuard guard = new LookupGuard("store");
-    DataFaults faults = new DataFaults(data, DataAccess.MAPPED, 4096, guard);
+    DataFaults faults = new DataFaults(temp, FileRegion.whole(data, 4096), DataAccess.MAPPED, guard);
     assertTrue(faults.damaged("the record at byte 5 runs past the end of the data").getMessage().endsWith("runs past the end of the data"));
     assertTrue(faults.damagedRecord(5).getMessage().endsWith("does not match its checksum (damaged)"));
     int slot = guard.slot();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.testing.TestRecords;
@@ -57,13 +58,34 @@ class TruncatedUnderReaderTest {
 
   @Test
   void aMappedStoreReportsTheTruncationAsDamage() throws IOException {
-    try (Store store = Store.open(dir)) {
+    reportsTheTruncationAsDamage(dir, this::truncateData);
+  }
+
+  /** The same in an artifact, whose data entry is mapped at its offset: cut 8 pages into the data. */
+  @Test
+  void aMappedArtifactReportsTheTruncationAsDamage() throws IOException {
+    Path artifact = temp.resolve("store.varve");
+    StoreArtifacts.pack(dir, artifact);
+    long dataOffset = io.varve.core.artifact.StoreArtifact.open(artifact).region("data").offset();
+    reportsTheTruncationAsDamage(artifact, () -> {
+      try (FileChannel channel = FileChannel.open(artifact, StandardOpenOption.WRITE)) {
+        channel.truncate(dataOffset + 8 * 4096);
+      }
+    });
+  }
+
+  private interface Cut {
+    void run() throws IOException;
+  }
+
+  private void reportsTheTruncationAsDamage(Path opened, Cut cut) throws IOException {
+    try (Store store = Store.open(opened)) {
       for (int round = 0; round < 3; round++) { // compiled, as on a busy server
         for (byte[] key : keys) {
           assertArrayEquals(records.get(ByteBuffer.wrap(key)), store.get(key));
         }
       }
-      truncateData();
+      cut.run();
       Outcomes outcomes = new Outcomes();
       while (outcomes.next < keys.size()) {
         // The JVM delivers a fault's error at its next check, which may come after a lookup

@@ -1,11 +1,17 @@
 package io.varve.core.store;
 
+import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -14,18 +20,18 @@ import java.nio.file.Path;
  * Not thread-safe.
  */
 public final class HashesReader implements Closeable {
-  private final Path path;
+  private final String path;
   private final DataInputStream in;
   private final long count;
   private long read;
 
-  private HashesReader(Path path, long count) throws IOException {
+  private HashesReader(String path, InputStream raw, long count) throws IOException {
     this.path = path;
     this.count = count;
-    this.in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path), 1 << 16));
+    this.in = new DataInputStream(new BufferedInputStream(raw, 1 << 16));
     try {
       byte[] header = in.readNBytes(StoreFile.HASHES.headerLength());
-      StoreFile.HASHES.checkHeader(header, path.toString());
+      StoreFile.HASHES.checkHeader(header, path);
       in.skipNBytes(StoreFile.HASHES.payloadOffset() - StoreFile.HASHES.headerLength());
     } catch (IOException | RuntimeException e) {
       in.close();
@@ -46,7 +52,23 @@ public final class HashesReader implements Closeable {
     int checksum = StoreFileReader.verify(path, StoreFile.HASHES);
     CorruptStoreException.check(
         checksum == meta.file(StoreFile.HASHES).checksum(), path + ": checksum differs from the meta file's");
-    return new HashesReader(path, meta.recordCount());
+    return new HashesReader(path.toString(), Files.newInputStream(path), meta.recordCount());
+  }
+
+  /**
+   * {@link #open(Path, StoreMeta)} of a hashes file that lies in {@code region} (an artifact's
+   * entry), checked the same way.
+   */
+  public static HashesReader open(FileRegion region, StoreMeta meta) throws IOException {
+    CorruptStoreException.check(
+        meta.file(StoreFile.HASHES).size() == HashesFile.fileSize(meta.recordCount()) && region.length() == meta.file(StoreFile.HASHES).size(),
+        region + ": does not hold the " + meta.recordCount() + " hashes the meta file records");
+    int checksum = StoreFileReader.verify(region, StoreFile.HASHES);
+    CorruptStoreException.check(
+        checksum == meta.file(StoreFile.HASHES).checksum(), region + ": checksum differs from the meta file's");
+    FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ);
+    channel.position(region.offset());
+    return new HashesReader(region.name(), new BoundedInputStream(Channels.newInputStream(channel), region.length()), meta.recordCount());
   }
 
   /**
@@ -54,7 +76,7 @@ public final class HashesReader implements Closeable {
    * footer yet), to read back its first {@code count} hashes.
    */
   public static HashesReader openUnfinished(Path path, long count) throws IOException {
-    return new HashesReader(path, count);
+    return new HashesReader(path.toString(), Files.newInputStream(path), count);
   }
 
   /** The number of hashes this reader returns. */

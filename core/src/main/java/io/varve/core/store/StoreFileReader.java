@@ -2,6 +2,7 @@ package io.varve.core.store;
 
 import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -44,23 +45,34 @@ public final class StoreFileReader {
    */
   public static int verify(Path path, StoreFile kind) throws IOException {
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      long size = channel.size();
-      int stored = checkEnvelope(channel, path, kind);
-      CRC32C crc = new CRC32C();
-      ByteBuffer buffer = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, Math.max(1, size)));
-      long position = 0;
-      long end = size - StoreFile.FOOTER_LENGTH;
-      while (position < end) {
-        buffer.clear().limit((int) Math.min(buffer.capacity(), end - position));
-        int read = channel.read(buffer, position);
-        CorruptStoreException.check(read > 0, path + ": file shrank while being read");
-        position += read;
-        buffer.flip();
-        crc.update(buffer);
-      }
-      kind.envelope().checkChecksum(stored, (int) crc.getValue(), path.toString());
-      return stored;
+      return verify(channel, FileRegion.whole(path, channel.size()), kind);
     }
+  }
+
+  /** {@link #verify(Path, StoreFile)} of a file that lies in {@code region} (an artifact's entry, say). */
+  public static int verify(FileRegion region, StoreFile kind) throws IOException {
+    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+      return verify(channel, region, kind);
+    }
+  }
+
+  private static int verify(FileChannel channel, FileRegion region, StoreFile kind) throws IOException {
+    long size = region.length();
+    int stored = checkEnvelope(channel, region, kind, -1);
+    CRC32C crc = new CRC32C();
+    ByteBuffer buffer = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, Math.max(1, size)));
+    long position = 0;
+    long end = size - StoreFile.FOOTER_LENGTH;
+    while (position < end) {
+      buffer.clear().limit((int) Math.min(buffer.capacity(), end - position));
+      int read = channel.read(buffer, region.offset() + position);
+      CorruptStoreException.check(read > 0, region + ": file shrank while being read");
+      position += read;
+      buffer.flip();
+      crc.update(buffer);
+    }
+    kind.envelope().checkChecksum(stored, (int) crc.getValue(), region.name());
+    return stored;
   }
 
   /**
@@ -77,19 +89,27 @@ public final class StoreFileReader {
    * {@code version}, the one its store's meta file implies (-1: any supported).
    */
   public static int checkEnvelope(FileChannel channel, Path path, StoreFile kind, int version) throws IOException {
-    long size = channel.size();
+    return checkEnvelope(channel, FileRegion.whole(path, channel.size()), kind, version);
+  }
+
+  /**
+   * {@link #checkEnvelope(FileChannel, Path, StoreFile, int)} of a file that lies in {@code region}
+   * of {@code channel}'s file.
+   */
+  public static int checkEnvelope(FileChannel channel, FileRegion region, StoreFile kind, int version) throws IOException {
+    long size = region.length();
     CorruptStoreException.check(
         size >= kind.envelopeLength(),
-        path + ": " + size + " bytes is too short for a " + kind.formatName() + " file (truncated)");
+        region + ": " + size + " bytes is too short for a " + kind.formatName() + " file (truncated)");
     ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
-    readFully(channel, header, 0, path);
-    int found = kind.checkHeader(header.array(), path.toString());
+    readFully(channel, header, region.offset(), region);
+    int found = kind.checkHeader(header.array(), region.name());
     CorruptStoreException.check(
         version < 0 || found == version,
-        path + ": " + kind.formatName() + " format version " + found + ", but the meta file describes version " + version);
+        region + ": " + kind.formatName() + " format version " + found + ", but the meta file describes version " + version);
     ByteBuffer footer = ByteBuffer.allocate(StoreFile.FOOTER_LENGTH);
-    readFully(channel, footer, size - StoreFile.FOOTER_LENGTH, path);
-    return kind.envelope().storedChecksum(footer.flip(), path.toString());
+    readFully(channel, footer, region.end() - StoreFile.FOOTER_LENGTH, region);
+    return kind.envelope().storedChecksum(footer.flip(), region.name());
   }
 
   /**
@@ -115,38 +135,68 @@ public final class StoreFileReader {
    * its checksum is that one.
    */
   public static <T> T read(Path path, StoreFile kind, int expectedChecksum, PayloadParser<T> parser) throws IOException {
-    CorruptStoreException.check(verify(path, kind) == expectedChecksum, path + ": checksum differs from the meta file's");
-    return parseVerified(path, kind, (payload, payloadLength, version) -> parser.parse(payload, payloadLength));
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      return read(channel, FileRegion.whole(path, channel.size()), kind, expectedChecksum, parser);
+    }
+  }
+
+  /**
+   * {@link #read(Path, StoreFile, int, PayloadParser)} of a file that lies in {@code region} (an
+   * artifact's entry, say).
+   */
+  public static <T> T read(FileRegion region, StoreFile kind, int expectedChecksum, PayloadParser<T> parser) throws IOException {
+    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+      return read(channel, region, kind, expectedChecksum, parser);
+    }
+  }
+
+  /** {@link #read(Path, StoreFile, VersionedPayloadParser)} of a file that lies in {@code region}. */
+  public static <T> T read(FileRegion region, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
+    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+      verify(channel, region, kind);
+      return parseVerified(channel, region, kind, parser);
+    }
+  }
+
+  private static <T> T read(FileChannel channel, FileRegion region, StoreFile kind, int expectedChecksum, PayloadParser<T> parser)
+      throws IOException {
+    CorruptStoreException.check(verify(channel, region, kind) == expectedChecksum, region + ": checksum differs from the meta file's");
+    return parseVerified(channel, region, kind, (payload, payloadLength, version) -> parser.parse(payload, payloadLength));
   }
 
   private static <T> T parseVerified(Path path, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      long payloadLength = channel.size() - kind.envelopeLength();
-      ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
-      readFully(channel, header, 0, path);
-      int version = kind.checkHeader(header.array(), path.toString());
-      channel.position(kind.payloadOffset());
-      BoundedInputStream bounded =
-          new BoundedInputStream(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
-      T parsed;
-      try {
-        parsed = parser.parse(new DataInputStream(bounded), payloadLength, version);
-      } catch (EOFException e) {
-        throw new CorruptStoreException(path + ": payload ends early", e);
-      } catch (CorruptStoreException e) {
-        throw new CorruptStoreException(path + ": " + e.getMessage(), e);
-      }
-      CorruptStoreException.check(
-          bounded.remaining() == 0, path + ": " + bounded.remaining() + " unexpected bytes after the payload");
-      return parsed;
+      return parseVerified(channel, FileRegion.whole(path, channel.size()), kind, parser);
     }
   }
 
-  private static void readFully(FileChannel channel, ByteBuffer buffer, long position, Path path)
+  private static <T> T parseVerified(FileChannel channel, FileRegion region, StoreFile kind, VersionedPayloadParser<T> parser)
+      throws IOException {
+    long payloadLength = region.length() - kind.envelopeLength();
+    ByteBuffer header = ByteBuffer.allocate(kind.headerLength());
+    readFully(channel, header, region.offset(), region);
+    int version = kind.checkHeader(header.array(), region.name());
+    channel.position(region.offset() + kind.payloadOffset());
+    BoundedInputStream bounded =
+        new BoundedInputStream(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16), payloadLength);
+    T parsed;
+    try {
+      parsed = parser.parse(new DataInputStream(bounded), payloadLength, version);
+    } catch (EOFException e) {
+      throw new CorruptStoreException(region + ": payload ends early", e);
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(region + ": " + e.getMessage(), e);
+    }
+    CorruptStoreException.check(
+        bounded.remaining() == 0, region + ": " + bounded.remaining() + " unexpected bytes after the payload");
+    return parsed;
+  }
+
+  private static void readFully(FileChannel channel, ByteBuffer buffer, long position, FileRegion region)
       throws IOException {
     while (buffer.hasRemaining()) {
       int read = channel.read(buffer, position + buffer.position());
-      CorruptStoreException.check(read > 0, path + ": truncated");
+      CorruptStoreException.check(read > 0, region + ": truncated");
     }
   }
 }

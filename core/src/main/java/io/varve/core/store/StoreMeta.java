@@ -3,6 +3,7 @@ package io.varve.core.store;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.hash.HashRange;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.IndexKind;
@@ -308,6 +309,11 @@ public record StoreMeta(
    */
   public static StoreMeta read(Path path) throws IOException {
     return StoreFileReader.read(path, StoreFile.META, StoreMeta::readFrom);
+  }
+
+  /** {@link #read(Path)} of a meta file that lies in {@code region} (an artifact's entry). */
+  public static StoreMeta read(FileRegion region) throws IOException {
+    return StoreFileReader.read(region, StoreFile.META, StoreMeta::readFrom);
   }
 
   /**
