@@ -55,7 +55,7 @@ final class DataFaults {
    * the JVM delivers its error, as anything), and the whole store is refused.
    */
   CorruptStoreException damaged(String what) {
-    if (mapped && dataFileSize() < openedLength) {
+    if (fileShrank()) {
       return truncated(null);
     }
     return new CorruptStoreException(dataPath + ": " + what);
@@ -87,6 +87,14 @@ final class DataFaults {
     guard.fail(damage);
     absorbLateFaults();
     return damage;
+  }
+
+  /**
+   * Whether the mapped data file is now shorter than when the store opened it (or gone): reads of
+   * the mapping may then fault, and the JVM's late errors may have broken the lookup counts.
+   */
+  boolean fileShrank() {
+    return mapped && dataFileSize() < openedLength;
   }
 
   /** The data file's size now, or -1 when it cannot be read. */

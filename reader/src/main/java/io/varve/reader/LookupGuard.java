@@ -2,6 +2,7 @@ package io.varve.reader;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * Counts the lookups in flight on one store, exactly, so that {@link #close()} returns only when
@@ -29,6 +30,8 @@ final class LookupGuard {
   /** Busy-waits of close before it starts to sleep between looks. */
   private static final int SPINS = 1 << 10;
   private static final long SLEEP_NANOS = 50_000;
+  /** How long close waits on counts that may be broken before it gives up (lookups take microseconds). */
+  static final long GIVE_UP_NANOS = 1_000_000_000L;
 
   private final AtomicLongArray counts;
   private final int slotMask;
@@ -115,27 +118,57 @@ final class LookupGuard {
     return state == CLOSED;
   }
 
+  /** What {@link #close(BooleanSupplier)} did. */
+  enum Closing {
+    /** This call closed the guard, and no lookup is in flight: the records may be freed. */
+    DRAINED,
+    /** The guard was closed before. */
+    ALREADY_CLOSED,
+    /** This call closed the guard but gave up waiting on counts that no lookup will take back: keep the records. */
+    ABANDONED
+  }
+
   /**
    * Refuses new lookups and waits until every lookup in flight has ended. Returns true for the
    * call that closed the guard, false when it was closed already (a concurrent second call waits
    * for the first to finish).
    */
-  synchronized boolean close() {
+  boolean close() {
+    return close(() -> false) == Closing.DRAINED;
+  }
+
+  /**
+   * As {@link #close()}, but gives up waiting once the counts have not drained for {@link
+   * #GIVE_UP_NANOS} and {@code countsBroken} says they can no longer be trusted. The JVM delivers
+   * the fault of a read from a mapping whose file was truncated at the reader's next check, which
+   * may fall inside {@link #exit} before its decrement (or inside {@link #enter} before its
+   * increment): a count that no lookup will take back, on which a plain close would wait forever.
+   * The caller must then leave the records mapped, since a count it cannot trust may still hide a
+   * reader.
+   */
+  synchronized Closing close(BooleanSupplier countsBroken) {
     if (state == CLOSED) {
-      return false;
+      return Closing.ALREADY_CLOSED;
     }
     state = CLOSED;
+    long waitingSince = 0;
     for (int slot = 0; slot < counts.length(); slot += STRIDE) {
       for (int looks = 0; counts.get(slot) != 0; looks++) {
         if (looks < SPINS) {
           Thread.onSpinWait();
-        } else {
-          // A getAll over many keys may run for milliseconds: do not burn a core waiting for it.
-          LockSupport.parkNanos(SLEEP_NANOS);
+          continue;
+        }
+        // A getAll over many keys may run for milliseconds: do not burn a core waiting for it.
+        LockSupport.parkNanos(SLEEP_NANOS);
+        long now = System.nanoTime();
+        if (waitingSince == 0) {
+          waitingSince = now;
+        } else if (now - waitingSince > GIVE_UP_NANOS && countsBroken.getAsBoolean()) {
+          return Closing.ABANDONED;
         }
       }
     }
-    return true;
+    return Closing.DRAINED;
   }
 
   /** The lookups in flight now (a moment's count, for tests and diagnostics). */

@@ -406,11 +406,14 @@ public final class Store implements Closeable {
   /**
    * Refuses new calls, waits for the lookups in flight to end, then unmaps the data (or frees a
    * loaded copy). Idempotent; a concurrent second call returns once the first is done. Calls that
-   * begin after this one throw {@link StoreClosedException}.
+   * begin after this one throw {@link StoreClosedException}. A mapped store whose data file was
+   * truncated under it (which a published store never is) may hold lookup counts that the JVM's
+   * faults broke: close then returns after a second and leaves the data mapped until the process
+   * ends, rather than wait forever or unmap under a reader.
    */
   @Override
   public synchronized void close() {
-    if (guard.close()) {
+    if (guard.close(faults::fileShrank) == LookupGuard.Closing.DRAINED) {
       data.close();
     }
   }

@@ -3,6 +3,7 @@ package io.varve.reader;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.StoreArtifacts;
@@ -10,13 +11,16 @@ import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.testing.TestRecords;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -184,6 +188,46 @@ class TruncatedUnderReaderTest {
       CorruptStoreException refused = assertThrows(CorruptStoreException.class, () -> store.get(before));
       assertTrue(refused.getMessage().contains("truncated or rewritten under the open store"), refused.getMessage());
     }
+  }
+
+  /**
+   * Regression: the JVM delivers a truncated mapping's fault at the reader's next check, which can
+   * fall inside the guard's exit before its decrement; the count then never drains, and close (seen
+   * once in a loaded run of {@link #aMappedStoreReportsTheTruncationAsDamage}) waited forever. Such
+   * a lost exit is simulated here; close must return, leave the data mapped and refuse lookups. An
+   * intact file gives no such excuse: close keeps waiting for the count.
+   */
+  @Test
+  void closeReturnsWhenAFaultBrokeALookupCountOfATruncatedStore() throws Exception {
+    Store store = Store.open(dir);
+    LookupGuard guard = guardOf(store);
+    int slot = guard.slot();
+    guard.enter(slot); // a lookup whose exit the JVM's late error skipped
+    truncateData();
+    assertTimeoutPreemptively(Duration.ofSeconds(20), store::close, "close waited forever on a broken count");
+    assertTrue(store.isClosed());
+    assertThrows(StoreClosedException.class, () -> store.get(keys.get(0)));
+  }
+
+  @Test
+  void closeOfAnIntactStoreWaitsForEveryCount() throws Exception {
+    Store store = Store.open(dir);
+    LookupGuard guard = guardOf(store);
+    int slot = guard.slot();
+    guard.enter(slot); // a lookup in flight
+    Thread closer = new Thread(store::close, "closer");
+    closer.start();
+    closer.join(TimeUnit.NANOSECONDS.toMillis(LookupGuard.GIVE_UP_NANOS) + 500);
+    assertTrue(closer.isAlive(), "close returned while a lookup of an intact store was in flight");
+    guard.exit(slot);
+    closer.join(10_000);
+    assertTrue(!closer.isAlive() && store.isClosed(), "close did not return once the lookup ended");
+  }
+
+  private static LookupGuard guardOf(Store store) throws ReflectiveOperationException {
+    Field field = Store.class.getDeclaredField("guard");
+    field.setAccessible(true);
+    return (LookupGuard) field.get(store);
   }
 
   @Test
