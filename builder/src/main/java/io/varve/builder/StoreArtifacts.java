@@ -29,8 +29,10 @@ import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
  * Writes a store directory as a one-file artifact ({@link StoreArtifact}, {@code .varve}): a ZIP of
  * STORED entries aligned to 4 KiB, which a reader maps in place. Through Apache Commons Compress,
  * which writes the alignment ({@link ZipArchiveEntry#setAlignment}) and ZIP64 records; always ZIP64
- * ({@link Zip64Mode#Always}), so that a small artifact has the layout of one past 4 GiB and the
- * golden file tests the records large stores need.
+ * records, so that a small artifact has the layout of one past 4 GiB and the golden file tests the
+ * records large stores need, in the form other readers accept ({@link
+ * Zip64Mode#AlwaysWithCompatibility}: with {@code Always}, JDK 25's {@code java.util.zip.ZipFile}
+ * refuses the central directory's ZIP64 fields, since their sizes and offset also stand in place).
  *
  * <pre>{@code
  * StoreArtifacts.pack(Path.of("/data/users"), Path.of("/data/users.varve"));
@@ -125,7 +127,7 @@ public final class StoreArtifacts {
   }
 
   private static void writeEntries(ZipArchiveOutputStream zip, List<Path> files, boolean crcFirst) throws IOException {
-    zip.setUseZip64(Zip64Mode.Always);
+    zip.setUseZip64(Zip64Mode.AlwaysWithCompatibility);
     zip.setComment(StoreArtifact.COMMENT);
     byte[] marker = StoreArtifact.marker(StoreArtifact.KIND_STORE);
     CRC32 markerCrc = new CRC32();
