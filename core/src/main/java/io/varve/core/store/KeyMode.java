@@ -84,8 +84,8 @@ public record KeyMode(Kind kind, int signatureBits) {
 
   /**
    * Writes this mode as the meta file lays it out, {@code keyMode:uint8} then {@code
-   * signatureBits:uint8} after a signature: for other files that record a store's key mode (a
-   * sharded store's manifest), so that the encoding has one owner.
+   * signatureBits:uint8} after a signature: the one encoding of the meta file and of the files
+   * that repeat a store's key mode (a sharded store's manifest).
    */
   public void writeTo(DataOutput out) throws IOException {
     out.writeByte(kind.code);

@@ -248,10 +248,7 @@ public record StoreMeta(
     out.writeLong(recordCount);
     out.writeLong(seed);
     writeIndexParameters(out);
-    out.writeByte(keyMode.kind().code);
-    if (keyMode.kind() == KeyMode.Kind.SIGNATURE) {
-      out.writeByte(keyMode.signatureBits());
-    }
+    keyMode.writeTo(out);
     out.writeInt(keyLength);
     out.writeInt(valueLength);
     out.writeInt(pageBytes);
@@ -325,19 +322,7 @@ public record StoreMeta(
     long recordCount = in.readLong();
     long seed = in.readLong();
     IndexParameters indexParameters = readIndexParameters(in, version);
-    int keyModeCode = in.readUnsignedByte();
-    KeyMode keyMode;
-    if (keyModeCode == KeyMode.Kind.FULL.code) {
-      keyMode = KeyMode.FULL;
-    } else if (keyModeCode == KeyMode.Kind.NONE.code) {
-      keyMode = KeyMode.NONE;
-    } else if (keyModeCode == KeyMode.Kind.SIGNATURE.code) {
-      int bits = in.readUnsignedByte();
-      CorruptStoreException.check(bits >= 1 && bits <= 64, "signature of " + bits + " bits");
-      keyMode = KeyMode.signature(bits);
-    } else {
-      throw new CorruptStoreException("unknown key mode " + keyModeCode);
-    }
+    KeyMode keyMode = KeyMode.readFrom(in);
     int keyLength = in.readInt();
     int valueLength = in.readInt();
     int pageBytes = in.readInt();
