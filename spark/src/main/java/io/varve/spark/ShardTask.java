@@ -85,6 +85,11 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
           context.killTaskIfInterrupted();
         }
         String fileName = file.getFileName().toString();
+        // create() makes missing parents: once the driver removed the job directory (an aborted
+        // job), a task still copying must stop rather than bring the output back.
+        if (!fs.exists(attempt)) {
+          throw new IOException("the attempt directory " + attempt + " is gone: the job is over (committed or aborted)");
+        }
         try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = fs.create(new Path(attempt, fileName), false)) {
           lengths.put(fileName, in.transferTo(out));
         }
