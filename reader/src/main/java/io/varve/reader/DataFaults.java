@@ -77,6 +77,7 @@ final class DataFaults {
 
   /** Refuses this and every later lookup: the data file changed under the open store. */
   private CorruptStoreException truncated(Throwable cause) {
+    absorbLateFaults(); // first: the steps below call into the runtime, where it would escape
     long now = dataFileSize();
     CorruptStoreException damage =
         new CorruptStoreException(
@@ -85,7 +86,6 @@ final class DataFaults {
                 + " instead of changing one in place",
             cause);
     guard.fail(damage);
-    absorbLateFaults();
     return damage;
   }
 
@@ -109,14 +109,37 @@ final class DataFaults {
   /**
    * The JVM may still hold an error for another faulting read of the same lookup and deliver it at
    * its next check, in the caller's code: give it checks here, where it is known for what it is.
+   * Returns how many it delivered here.
+   *
+   * <p>A fault in compiled code may be kept pending (JDK 17 always, JDK 25 sometimes) until the
+   * thread comes back from a call into the JVM's runtime; a call into native code ({@code
+   * Thread.yield}, {@code Thread.sleep}) is not such a call. An array above the compilers' inline
+   * allocation limit is always allocated by the runtime, whose return delivers the error.
    */
-  private static void absorbLateFaults() {
-    for (int i = 0; i < 4; i++) {
+  static int absorbLateFaults() {
+    int delivered = 0;
+    for (int i = 0; i < 2; i++) {
       try {
-        Thread.yield();
+        runtimeAllocation = new long[RUNTIME_ALLOCATED_LONGS];
       } catch (InternalError late) {
-        // The same truncation, already reported.
+        if (late.getMessage() == null || !late.getMessage().contains("unsafe memory access")) {
+          throw late;
+        }
+        delivered++; // the same truncation, already reported
+      } finally {
+        runtimeAllocation = null;
       }
     }
+    return delivered;
   }
+
+  /**
+   * Above HotSpot's {@code FastAllocateSizeLimit} (128 Ki words), so that the compilers never
+   * allocate it inline. Only allocated when a store fails.
+   */
+  private static final int RUNTIME_ALLOCATED_LONGS = 128 * 1024 + 1;
+
+  /** Where the runtime's array goes, so that the compiler cannot leave it out. */
+  @SuppressWarnings("unused")
+  private static volatile long[] runtimeAllocation;
 }
