@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's Spark block compiles against this module. It is fenced {@code Java}, not {@code
- * java}, because benchmarks' {@code ReadmeSnippetsTest}, which compiles the other blocks, has no
+ * The README's Spark blocks compile against this module, each on its own. They are fenced {@code
+ * Java}, not {@code java}, because benchmarks' {@code ReadmeSnippetsTest}, which compiles the other blocks, has no
  * Spark on its classpath.
  */
 class ReadmeSparkSnippetTest {
@@ -38,16 +38,23 @@ class ReadmeSparkSnippetTest {
   @TempDir Path temp;
 
   @Test
-  void theSparkBlockCompiles() throws IOException {
+  void theSparkBlocksCompile() throws IOException {
     Matcher block = SPARK_BLOCK.matcher(Files.readString(README, StandardCharsets.UTF_8));
-    assertTrue(block.find(), "the README has a Spark block");
+    int blocks = 0;
+    while (block.find()) {
+      compiles(block.group(1), "SparkFragment" + blocks++);
+    }
+    assertTrue(blocks >= 2, "the README has the Spark blocks (VarveSpark.write, format(\"varve\")): " + blocks);
+  }
+
+  private void compiles(String block, String className) throws IOException {
     StringBuilder imports = new StringBuilder(IMPORTS).append('\n');
     StringBuilder body = new StringBuilder();
-    for (String line : block.group(1).split("\n", -1)) {
+    for (String line : block.split("\n", -1)) {
       (line.startsWith("import ") ? imports : body).append(line).append('\n');
     }
-    String source = imports + "class SparkFragment {\n  static void fragment(SparkSession spark) throws Exception {\n" + body + "  }\n}\n";
-    JavaFileObject unit = new SimpleJavaFileObject(URI.create("string:///SparkFragment.java"), JavaFileObject.Kind.SOURCE) {
+    String source = imports + "class " + className + " {\n  static void fragment(SparkSession spark) throws Exception {\n" + body + "  }\n}\n";
+    JavaFileObject unit = new SimpleJavaFileObject(URI.create("string:///" + className + ".java"), JavaFileObject.Kind.SOURCE) {
       @Override
       public CharSequence getCharContent(boolean ignoreEncodingErrors) {
         return source;
@@ -59,8 +66,8 @@ class ReadmeSparkSnippetTest {
     try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
       boolean ok = compiler.getTask(errors, files, null,
           List.of("-proc:none", "-classpath", classPath, "-d", temp.toString(), "-Xlint:none"), null, List.of(unit)).call();
-      assertTrue(ok, "the README's Spark block does not compile:\n" + errors + "\n" + source);
+      assertTrue(ok, "a README Spark block does not compile:\n" + errors + "\n" + source);
     }
-    assertTrue(Files.isRegularFile(temp.resolve("SparkFragment.class")));
+    assertTrue(Files.isRegularFile(temp.resolve(className + ".class")));
   }
 }
