@@ -4,6 +4,7 @@ import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.index.IndexKind;
+import io.varve.core.hash.KeyHasher;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.core.store.StoreFile;
@@ -42,13 +43,24 @@ public final class ShardedStore implements Closeable {
   private final ShardManifest manifest;
   private final ShardRouter router;
   private final Store[] shards;
+  /** Hashes keys with the routing seed, for routing and for the shards built with it. */
+  private final KeyHasher hasher;
+  /** Whether shard i's keys are hashed with the routing seed (all, unless a collision made one rehash). */
+  private final boolean[] hashedWithRoutingSeed;
   private volatile boolean closed;
+
+  private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
 
   private ShardedStore(Path root, ShardManifest manifest, Store[] shards) {
     this.root = root;
     this.manifest = manifest;
     this.router = manifest.router();
     this.shards = shards;
+    this.hasher = KeyHasher.withSeed(manifest.seed());
+    this.hashedWithRoutingSeed = new boolean[shards.length];
+    for (int i = 0; i < shards.length; i++) {
+      hashedWithRoutingSeed[i] = shards[i].meta().seed() == manifest.seed();
+    }
   }
 
   /**
@@ -147,9 +159,12 @@ public final class ShardedStore implements Closeable {
 
   /** The value of {@code key}, or null when the store does not hold it. */
   public byte[] get(byte[] key) {
-    Store shard = shardFor(key);
+    checkOpen();
+    long[] hash = HASH.get();
+    hasher.hash(key, 0, key.length, hash); // once: the route and the shard's lookup share it
+    int i = ShardRouter.shardOfHash(hash[1], shards.length);
     try {
-      return shard.get(key);
+      return hashedWithRoutingSeed[i] ? shards[i].get(hash[0], hash[1], key) : shards[i].get(key);
     } catch (StoreClosedException e) {
       throw closedException();
     }
@@ -157,9 +172,12 @@ public final class ShardedStore implements Closeable {
 
   /** Whether the store holds {@code key}. */
   public boolean contains(byte[] key) {
-    Store shard = shardFor(key);
+    checkOpen();
+    long[] hash = HASH.get();
+    hasher.hash(key, 0, key.length, hash);
+    int i = ShardRouter.shardOfHash(hash[1], shards.length);
     try {
-      return shard.contains(key);
+      return hashedWithRoutingSeed[i] ? shards[i].contains(hash[0], hash[1], key) : shards[i].contains(key);
     } catch (StoreClosedException e) {
       throw closedException();
     }
@@ -297,11 +315,6 @@ public final class ShardedStore implements Closeable {
   /** Whether {@link #close()} was called. */
   public boolean isClosed() {
     return closed;
-  }
-
-  private Store shardFor(byte[] key) {
-    checkOpen();
-    return shards[router.shardOf(key)];
   }
 
   private void checkOpen() {

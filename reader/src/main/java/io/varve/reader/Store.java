@@ -173,6 +173,36 @@ public final class Store implements Closeable {
   }
 
   /**
+   * {@link #get(byte[])} for a key whose hash with this store's seed is {@code hi:lo}, which the
+   * caller computed already (a sharded store, routing by the same hash).
+   */
+  byte[] get(long hi, long lo, byte[] key) {
+    int slot = guard.slot();
+    try {
+      guard.enter(slot);
+      long position = finder.position(hi, lo, key, 0, key.length);
+      return position < 0 ? null : records.valueBytes(position);
+    } catch (InternalError fault) {
+      throw faults.fault(fault);
+    } finally {
+      guard.exit(slot);
+    }
+  }
+
+  /** {@link #contains(byte[])} for a key whose hash with this store's seed is {@code hi:lo}. */
+  boolean contains(long hi, long lo, byte[] key) {
+    int slot = guard.slot();
+    try {
+      guard.enter(slot);
+      return finder.rank(hi, lo, key, 0, key.length) >= 0;
+    } catch (InternalError fault) {
+      throw faults.fault(fault);
+    } finally {
+      guard.exit(slot);
+    }
+  }
+
+  /**
    * Copies the value of {@code key[keyOffset, keyOffset + keyLength)} into {@code target} from
    * {@code targetOffset}, without allocating. Returns the value's length, or -1 when the key is
    * absent; when the value does not fit, nothing is copied and the length is still returned, so

@@ -279,6 +279,48 @@ class ShardedStoreTest {
     assertTrue(e.getMessage().contains("shard 1 of 7 (shard-00001)"), e.getMessage());
   }
 
+  /**
+   * A shard whose keys are hashed with another seed than the routing seed (what a rehash after a
+   * 128-bit collision leaves): the lookup must hash again for it, not reuse the route's hash.
+   */
+  @Test
+  void aShardBuiltWithAnotherSeedIsLookedUpWithItsOwn() throws IOException {
+    long seed = 0x5EED2L;
+    System.out.println("ShardedStoreTest rehashed shard, seed " + Long.toHexString(seed));
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(4_000, seed, 4, 24);
+    Path root = build("rehashed", 4, records);
+    ShardRouter router = ShardManifest.read(root.resolve(ShardManifest.FILE_NAME)).router();
+    Path two = root.resolve("shard-00002");
+    deleteRecursively(two);
+    try (StoreBuilder builder = StoreBuilder.create(two).seed(seed)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        if (router.shardOf(e.getKey().array()) == 2) {
+          builder.put(e.getKey().array(), e.getValue());
+        }
+      }
+      builder.build();
+    }
+    Path file = root.resolve(ShardManifest.FILE_NAME);
+    ShardManifest manifest = ShardManifest.read(file);
+    List<ShardManifest.Shard> shards = new ArrayList<>(manifest.shards());
+    shards.set(2, ShardManifest.describe(two, "shard-00002"));
+    assertEquals(seed, shards.get(2).storeSeed());
+    Files.delete(file);
+    new ShardManifest(manifest.seed(), manifest.keyMode(), manifest.createdMillis(), shards).write(file);
+    try (ShardedStore store = ShardedStore.open(root)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        assertArrayEquals(e.getValue(), store.get(e.getKey().array()));
+        assertTrue(store.contains(e.getKey().array()));
+      }
+      SplittableRandom random = new SplittableRandom(seed);
+      for (int i = 0; i < 2_000; i++) {
+        byte[] absent = utf8("absent-" + random.nextLong());
+        assertNull(store.get(absent));
+        assertFalse(store.contains(absent));
+      }
+    }
+  }
+
   @Test
   void aManifestWhoseCountsDoNotMatchItsShardsIsRefused() throws IOException {
     Map<ByteBuffer, byte[]> records = TestRecords.variable(3_000, 15, 16, 16);
