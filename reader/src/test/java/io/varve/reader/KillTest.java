@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code kill -9} at random points of builds, merges, re-indexes and publishes ({@link
  * KillTestChild}, a JVM of its own): afterwards every version in the root is a complete store that
- * verifies, {@code CURRENT} names one, and the next build in the root removes every temporary
- * directory, staging directory and lock file the killed runs left. While a child runs, a build in
+ * verifies, {@code CURRENT} names one, and the next build and publish in the root remove every
+ * temporary directory, staging directory, lock file and pointer file the killed runs left. While a child runs, a build in
  * the same root (whose sweep must leave a live run's directories alone) must not disturb it.
  * Kills: {@code -Dvarve.killTest.runs} (default 10); the seed is printed.
  */
@@ -68,11 +68,16 @@ class KillTest {
     }
     System.out.println("KillTest: killed during " + phases + "; " + leftBehind + " temporary entries left by killed runs (summed over kills); "
         + sweptWhileAlive + " builds beside a live run");
-    try (StoreBuilder builder = StoreBuilder.create(rootDirectory.resolve("after"))) {
+    // The next run: a build (which sweeps dead runs' directories and locks) and its publish (which
+    // removes the pointer file of a publish killed before its rename; a build may not, since another
+    // process may be publishing beside it).
+    Path after = root.newVersion();
+    try (StoreBuilder builder = StoreBuilder.create(after)) {
       builder.put(new byte[] {7}, new byte[] {7});
       builder.build();
     }
-    assertEquals(List.of(), leftovers(rootDirectory), "the next build removed what killed runs left");
+    root.publish(after.getFileName().toString());
+    assertEquals(List.of(), leftovers(rootDirectory), "the next build and publish removed what killed runs left");
   }
 
   /** Every version is a complete store (each verified once: a published version never changes). */

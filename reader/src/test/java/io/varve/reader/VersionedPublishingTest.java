@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,6 +46,24 @@ class VersionedPublishingTest {
       builder.build();
     }
     return dir;
+  }
+
+  /**
+   * A publish killed between writing its pointer file and renaming it leaves that file behind;
+   * the next publish (not a build beside it, which may run while another process publishes)
+   * removes it. {@link KillTest} once ended on such a kill and expected a build to remove it.
+   */
+  @Test
+  void thePointerFileOfAKilledPublishIsRemovedByTheNextPublish() throws IOException {
+    StoreRoot root = StoreRoot.open(temp.resolve("root"));
+    Path first = buildVersion(root, 1);
+    Path stale = Files.writeString(root.directory().resolve("." + StoreRoot.CURRENT + ".4242.tmp"), "v0000000001\n");
+    Path second = buildVersion(root, 2);
+    assertTrue(Files.exists(stale), "a build removed another process's pointer file");
+    root.publish(second.getFileName().toString());
+    assertFalse(Files.exists(stale), "the next publish left a killed publish's pointer file");
+    assertEquals(Optional.of(second.getFileName().toString()), root.current());
+    assertTrue(Files.isDirectory(first));
   }
 
   @Test
