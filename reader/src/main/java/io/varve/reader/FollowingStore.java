@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 /**
  * Serves the current version of a {@link StoreRoot} and follows its {@code CURRENT} pointer:
@@ -24,22 +22,18 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * Thread-safe: lookups from any number of threads; {@link #refresh()} may run concurrently with
- * them (concurrent refreshes are serialized).
+ * <p>Each version must be one store; {@link FollowingShardedStore} follows a root of sharded
+ * versions. Both share their switching ({@code VersionFollower}).
+ *
+ * <p>Thread-safe: lookups from any number of threads; {@link #refresh()} may run concurrently with
+ * them (concurrent refreshes are serialized). After {@link #close()} every call throws {@link
+ * StoreClosedException}.
  */
 public final class FollowingStore implements Closeable {
-  private final StoreRoot root;
-  private final DataAccess access;
-  private final AtomicReference<Version> current;
-  private volatile boolean closed;
+  private final VersionFollower<Store> follower;
 
-  /** A store and the version name it was opened from. */
-  private record Version(String name, Store store) {}
-
-  private FollowingStore(StoreRoot root, DataAccess access, Version first) {
-    this.root = root;
-    this.access = access;
-    this.current = new AtomicReference<>(first);
+  private FollowingStore(VersionFollower<Store> follower) {
+    this.follower = follower;
   }
 
   /**
@@ -60,41 +54,39 @@ public final class FollowingStore implements Closeable {
    */
   public static FollowingStore open(Path rootDirectory, DataAccess access) throws IOException {
     Objects.requireNonNull(access, "access");
-    StoreRoot root = StoreRoot.open(rootDirectory);
-    String name = root.current().orElseThrow(() -> new NoSuchFileException(rootDirectory.resolve(StoreRoot.CURRENT).toString(), null, "nothing is published"));
-    return new FollowingStore(root, access, new Version(name, Store.open(root.path(name), access)));
+    return new FollowingStore(VersionFollower.open(rootDirectory, version -> Store.open(version, access), Store::close));
   }
 
   /** The value of {@code key} in the current version, or null. */
   public byte[] get(byte[] key) {
-    return onCurrent(store -> store.get(key));
+    return follower.onCurrent(store -> store.get(key));
+  }
+
+  /** Whether the current version holds {@code key}. */
+  public boolean contains(byte[] key) {
+    return follower.onCurrent(store -> store.contains(key));
+  }
+
+  /**
+   * {@code values[i] = get(keys[i])}, all from one version ({@link Store#getAll}).
+   *
+   * @throws IllegalArgumentException if {@code values} is shorter than {@code keys}
+   */
+  public void getAll(byte[][] keys, byte[][] values) {
+    follower.onCurrent(store -> {
+      store.getAll(keys, values);
+      return null;
+    });
   }
 
   /** The current version's position of {@code key} in hash order, or -1 ({@link Store#indexOf}). */
   public long indexOf(byte[] key) {
-    return onCurrent(store -> store.indexOf(key));
+    return follower.onCurrent(store -> store.indexOf(key));
   }
 
   /** The name of the version being served. */
   public String version() {
-    return current.get().name();
-  }
-
-  /**
-   * Runs {@code lookup} on the current version, again on the next one if a refresh closed the
-   * version under it.
-   */
-  private <T> T onCurrent(Function<Store, T> lookup) {
-    while (true) {
-      Version version = current.get();
-      try {
-        return lookup.apply(version.store());
-      } catch (StoreClosedException closedUnderUs) {
-        if (closed || current.get() == version) {
-          throw closedUnderUs;
-        }
-      }
-    }
+    return follower.version();
   }
 
   /**
@@ -102,28 +94,26 @@ public final class FollowingStore implements Closeable {
    * old one (after its lookups in flight).
    *
    * @return whether the version changed
+   * @throws IOException when the new version cannot be opened (a {@code CorruptStoreException} when
+   *     it is damaged); the old one is still served
    */
-  public synchronized boolean refresh() throws IOException {
-    if (closed) {
-      throw new StoreClosedException("FollowingStore of " + root.directory());
-    }
-    String name = root.current().orElseThrow(() -> new NoSuchFileException(root.directory().resolve(StoreRoot.CURRENT).toString()));
-    Version old = current.get();
-    if (name.equals(old.name())) {
-      return false;
-    }
-    Version next = new Version(name, Store.open(root.path(name), access));
-    current.set(next);
-    old.store().close();
-    return true;
+  public boolean refresh() throws IOException {
+    return follower.refresh();
   }
 
-  /** Closes the version being served. */
+  /** Closes the version being served (after its lookups in flight). Idempotent. */
   @Override
-  public synchronized void close() {
-    if (!closed) {
-      closed = true;
-      current.get().store().close();
-    }
+  public void close() {
+    follower.close();
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return follower.isClosed();
+  }
+
+  @Override
+  public String toString() {
+    return "FollowingStore[" + follower.root().directory() + (isClosed() ? ", closed" : "") + "]";
   }
 }

@@ -1,6 +1,7 @@
 package io.varve.core.store;
 
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.shard.ShardManifest;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -19,12 +20,13 @@ import java.util.stream.Stream;
  * A directory of numbered store versions and a pointer to the one to serve: the way a batch job
  * ships its outputs to serving hosts. The batch job builds each new version into {@link
  * #newVersion()} and {@link #publish}es it; readers follow {@link #current()} (the reader module's
- * {@code FollowingStore} reopens on change); {@link #rollback()} points back to the version before.
+ * {@code FollowingStore} reopens on change, {@code FollowingShardedStore} for sharded versions);
+ * {@link #rollback()} points back to the version before.
  *
  * <pre>
  * root/
  *   v0000000001/        a complete store directory (published by StoreBuilder's atomic rename)
- *   v0000000002/
+ *   v0000000002/        or a sharded store: its {@value ShardManifest#FILE_NAME} and shards
  *   CURRENT             the name of the version to serve, then a newline (UTF-8)
  * </pre>
  *
@@ -105,12 +107,15 @@ public final class StoreRoot {
    * Points {@code CURRENT} at version {@code name}, atomically.
    *
    * @throws NoSuchFileException unless {@code name} is a complete store directory (it has a meta
-   *     file: StoreBuilder writes it last and publishes the directory whole)
+   *     file: StoreBuilder writes it last and publishes the directory whole) or a complete sharded
+   *     store (it has a {@value ShardManifest#FILE_NAME}, which is written last)
    */
   public void publish(String name) throws IOException {
     Path version = path(name);
-    if (!Files.isRegularFile(version.resolve(StoreFile.META.fileName()))) {
-      throw new NoSuchFileException(version.toString(), null, "not a complete store version");
+    if (!Files.isRegularFile(version.resolve(StoreFile.META.fileName()))
+        && !Files.isRegularFile(version.resolve(ShardManifest.FILE_NAME))) {
+      throw new NoSuchFileException(version.toString(), null,
+          "not a complete store version (no meta file, and no " + ShardManifest.FILE_NAME + " of a sharded store)");
     }
     removeStalePointers();
     Path temporary = Files.createTempFile(root, "." + CURRENT + ".", ".tmp");

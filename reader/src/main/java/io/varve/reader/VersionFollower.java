@@ -1,0 +1,161 @@
+package io.varve.reader;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.store.StoreRoot;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The version switching that {@link FollowingStore} and {@link FollowingShardedStore} share: one
+ * open reader of the version a {@link StoreRoot}'s {@code CURRENT} names, swapped for the next one
+ * by {@link #refresh()}, which closes the old reader after the swap (the reader's close waits for
+ * the lookups in flight on it). A lookup runs on whichever reader is current when it starts; one
+ * that meets a reader closed under it ({@link StoreClosedException}) runs again on the new one, so
+ * it answers from one whole version, never from two.
+ *
+ * <p>The readers' own {@code close} must wait for their lookups in flight and make later calls
+ * throw {@link StoreClosedException}, as {@link Store} and {@link ShardedStore} do.
+ *
+ * <p>Thread-safe: lookups from any number of threads; {@link #refresh()} and {@link #close()} are
+ * serialized with each other.
+ *
+ * @param <S> the reader of one version
+ */
+final class VersionFollower<S> {
+  /** Opens the reader of one version's directory. */
+  @FunctionalInterface
+  interface Opener<S> {
+    S open(Path version) throws IOException;
+  }
+
+  /** A reader and the version name it was opened from. */
+  private record Version<S>(String name, S reader) {}
+
+  private final StoreRoot root;
+  private final Opener<S> opener;
+  private final Consumer<S> closer;
+  private volatile Version<S> current;
+  private volatile boolean closed;
+
+  private VersionFollower(StoreRoot root, Opener<S> opener, Consumer<S> closer, Version<S> first) {
+    this.root = root;
+    this.opener = opener;
+    this.closer = closer;
+    this.current = first;
+  }
+
+  /**
+   * Opens the version {@code CURRENT} names under {@code rootDirectory} with {@code opener};
+   * {@code closer} closes a version's reader.
+   *
+   * @throws NoSuchFileException when nothing is published yet
+   */
+  static <S> VersionFollower<S> open(Path rootDirectory, Opener<S> opener, Consumer<S> closer) throws IOException {
+    Objects.requireNonNull(opener, "opener");
+    Objects.requireNonNull(closer, "closer");
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    String name = currentName(root);
+    return new VersionFollower<>(root, opener, closer, new Version<>(name, opener.open(root.path(name))));
+  }
+
+  private static String currentName(StoreRoot root) throws IOException {
+    return root.current().orElseThrow(
+        () -> new NoSuchFileException(root.directory().resolve(StoreRoot.CURRENT).toString(), null, "nothing is published"));
+  }
+
+  /**
+   * Runs {@code lookup} on the current version's reader, again on the next one if a refresh closed
+   * the reader under it.
+   *
+   * @throws StoreClosedException after {@link #close()}
+   */
+  <T> T onCurrent(Function<S, T> lookup) {
+    while (true) {
+      Version<S> version = current;
+      checkOpen();
+      try {
+        return lookup.apply(version.reader());
+      } catch (StoreClosedException closedUnderUs) {
+        // A refresh swaps before it closes: if the version is still current, nobody swapped.
+        if (closed) {
+          throw closedException();
+        }
+        if (current == version) {
+          throw closedUnderUs;
+        }
+      }
+    }
+  }
+
+  /** The name of the version being served. */
+  String version() {
+    checkOpen();
+    return current.name();
+  }
+
+  /** The root followed. */
+  StoreRoot root() {
+    return root;
+  }
+
+  /**
+   * Opens the version {@code CURRENT} names if it is not the one served, swaps it in and closes the
+   * old one (after its lookups in flight). When the new version cannot be opened, the old one is
+   * still served and the exception says so.
+   *
+   * @return whether the version changed
+   * @throws StoreClosedException after {@link #close()}
+   */
+  synchronized boolean refresh() throws IOException {
+    checkOpen();
+    String name = currentName(root);
+    Version<S> old = current;
+    if (name.equals(old.name())) {
+      return false;
+    }
+    S reader;
+    try {
+      reader = opener.open(root.path(name));
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(notSwapped(name, old) + e.getMessage(), e);
+    } catch (NoSuchFileException e) {
+      NoSuchFileException wrapped = new NoSuchFileException(e.getFile(), e.getOtherFile(), notSwapped(name, old) + e.getReason());
+      wrapped.initCause(e);
+      throw wrapped;
+    }
+    current = new Version<>(name, reader);
+    closer.accept(old.reader());
+    return true;
+  }
+
+  private String notSwapped(String name, Version<S> old) {
+    return root.directory() + ": version " + name + " cannot be opened, still serving " + old.name() + ": ";
+  }
+
+  /** Closes the version being served (after its lookups in flight); later calls throw {@link StoreClosedException}. */
+  synchronized void close() {
+    if (!closed) {
+      closed = true;
+      closer.accept(current.reader());
+    }
+  }
+
+  /** Whether {@link #close()} was called. */
+  boolean isClosed() {
+    return closed;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw closedException();
+    }
+  }
+
+  private StoreClosedException closedException() {
+    return new StoreClosedException(root.directory().toString());
+  }
+}

@@ -1,0 +1,97 @@
+package io.varve.spark;
+
+import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
+import io.varve.core.shard.ShardManifest;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreFileReader;
+import io.varve.core.store.StoreMeta;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Checks a fetched shard's local copy against the manifest, with {@code core}'s format code only
+ * (the reader stays off this module's classpath), following the checksum chain {@link
+ * ShardManifest} describes: the meta file's footer CRC32C must be the manifest's, the meta file must
+ * match the rest of the manifest's entry, and every other file must have the size and the CRC32C
+ * (read in full) the meta file lists. Every defect is a {@link CorruptStoreException} whose message
+ * starts with {@code what} (the shard's source and number). Stateless; thread-safe.
+ */
+final class FetchedShard {
+  private FetchedShard() {}
+
+  /**
+   * Checks the meta file in {@code region} (all of it) against entry {@code shard} of {@code
+   * manifest} and returns it.
+   */
+  static StoreMeta checkMeta(String what, ShardManifest manifest, int shard, FileRegion region) throws IOException {
+    try {
+      int checksum = StoreFileReader.verify(region, StoreFile.META);
+      StoreMeta meta = StoreMeta.read(region);
+      manifest.checkShard(shard, meta, region.length(), checksum);
+      return meta;
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(what + ": the meta file is damaged or not the manifest's: " + e.getMessage(), e);
+    }
+  }
+
+  /** Checks that the source's length of {@code file} is the one its meta file lists, before copying it. */
+  static void checkLength(String what, StoreMeta.FileEntry file, long length) {
+    CorruptStoreException.check(length == file.size(), what + ": file " + file.name() + " has " + length
+        + " bytes, its meta file says " + file.size() + (length < file.size() ? " (truncated)" : " (damaged)"));
+  }
+
+  /** Checks the store file in {@code region} against its meta file's entry: size, then every byte's CRC32C. */
+  static void checkFile(String what, StoreMeta.FileEntry file, FileRegion region) throws IOException {
+    checkLength(what, file, region.length());
+    int checksum;
+    try {
+      checksum = StoreFileReader.verify(region, kindOf(what, file.name()));
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(what + ": file " + file.name() + " is damaged: " + e.getMessage(), e);
+    }
+    CorruptStoreException.check(checksum == file.checksum(), String.format(
+        "%s: file %s has checksum %08x, its meta file says %08x (a file of another store)", what, file.name(), checksum, file.checksum()));
+  }
+
+  /**
+   * Checks the artifact {@code file} (a {@code .varve}, fetched whole) as entry {@code shard} of
+   * {@code manifest}: its ZIP directory and marker, its meta entry, then every entry the meta file
+   * lists (an entry it does not list is refused too).
+   */
+  static void checkArtifact(String what, ShardManifest manifest, int shard, Path file) throws IOException {
+    StoreArtifact artifact;
+    try {
+      artifact = StoreArtifact.open(file);
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(what + ": the artifact is damaged or truncated: " + e.getMessage(), e);
+    }
+    FileRegion metaRegion = artifact.region(StoreFile.META.fileName());
+    CorruptStoreException.check(metaRegion != null, what + ": the artifact holds no meta file");
+    StoreMeta meta = checkMeta(what, manifest, shard, metaRegion);
+    Set<String> listed = new HashSet<>();
+    listed.add(StoreFile.META.fileName());
+    for (StoreMeta.FileEntry entry : meta.files()) {
+      listed.add(entry.name());
+      FileRegion region = artifact.region(entry.name());
+      CorruptStoreException.check(region != null, what + ": file " + entry.name() + " is missing from the artifact");
+      checkFile(what, entry, region);
+    }
+    for (String name : artifact.storeFiles()) {
+      CorruptStoreException.check(listed.contains(name), what + ": the artifact holds file " + name + ", which its meta file does not list");
+    }
+  }
+
+  /** The kind of the store file named {@code name}. */
+  static StoreFile kindOf(String what, String name) {
+    for (StoreFile kind : StoreFile.values()) {
+      if (kind.fileName().equals(name)) {
+        return kind;
+      }
+    }
+    throw new CorruptStoreException(what + ": its meta file lists " + name + ", which is no store file");
+  }
+}

@@ -1,0 +1,265 @@
+package io.varve.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.builder.ShardedStoreBuilder;
+import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.shard.ShardManifest;
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreRoot;
+import io.varve.reader.FollowingShardedStore;
+import io.varve.reader.ShardedStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link ShardedStoreFetcher} through Hadoop's local file system ({@code file:}): a sharded store
+ * built by {@link ShardedStoreBuilder} from random records (a {@link HashMap} the reference) is
+ * fetched into a {@link StoreRoot} and read back; a source with a missing, truncated or damaged
+ * shard, or no manifest, fails naming it and leaves the root as it was.
+ */
+class ShardedStoreFetcherTest {
+  private static final long SEED = 0xFE7C4EL;
+  private static final int SHARDS = 4;
+
+  @TempDir Path temp;
+  private final Configuration conf = new Configuration();
+  private Map<ByteBuffer, byte[]> records;
+  private Path rootDirectory;
+
+  @BeforeEach
+  void records() {
+    System.out.println("ShardedStoreFetcherTest seed=" + SEED);
+    SplittableRandom random = new SplittableRandom(SEED);
+    records = new HashMap<>();
+    while (records.size() < 5_000) {
+      records.put(ByteBuffer.wrap(bytes(random, 1 + random.nextInt(24))), bytes(random, random.nextInt(60)));
+    }
+    rootDirectory = temp.resolve("serving");
+  }
+
+  private static byte[] bytes(SplittableRandom random, int length) {
+    byte[] bytes = new byte[length];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  /** Builds the records (values prefixed by {@code tag}) as a sharded store at {@code name}. */
+  private Path build(String name, boolean artifacts, byte tag) throws IOException {
+    Path source = temp.resolve(name);
+    try (ShardedStoreBuilder builder = ShardedStoreBuilder.create(source, SHARDS)) {
+      if (artifacts) {
+        builder.shardsAsArtifacts();
+      }
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        builder.put(e.getKey().array(), tagged(tag, e.getValue()));
+      }
+      builder.build();
+    }
+    return source;
+  }
+
+  private static byte[] tagged(byte tag, byte[] value) {
+    byte[] bytes = new byte[value.length + 1];
+    bytes[0] = tag;
+    System.arraycopy(value, 0, bytes, 1, value.length);
+    return bytes;
+  }
+
+  @Test
+  void fetchesPublishesAndServesDirectoriesAndArtifacts() throws IOException {
+    String first = ShardedStoreFetcher.fetch(build("job-1", false, (byte) 1).toUri(), conf, rootDirectory);
+    assertEquals("v0000000001", first);
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    assertEquals(first, root.current().orElseThrow());
+    try (ShardedStore store = ShardedStore.open(root.path(first))) {
+      store.verify();
+      assertEquals(records.size(), store.size());
+    }
+    try (FollowingShardedStore store = FollowingShardedStore.open(rootDirectory)) {
+      checkAgainstReference(store, (byte) 1);
+      String second = ShardedStoreFetcher.fetch(build("job-2", true, (byte) 2).toUri(), conf, rootDirectory);
+      assertEquals("v0000000002", second);
+      assertTrue(Files.isRegularFile(root.path(second).resolve("shard-00000.varve")), "artifacts stay artifacts");
+      assertTrue(store.refresh());
+      assertEquals(second, store.version());
+      checkAgainstReference(store, (byte) 2);
+    }
+    assertEquals(List.of("v0000000001", "v0000000002"), root.versions());
+    assertNoStaging();
+  }
+
+  private void checkAgainstReference(FollowingShardedStore store, byte tag) {
+    assertEquals(SHARDS, store.shardCount());
+    for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+      assertArrayEquals(tagged(tag, e.getValue()), store.get(e.getKey().array()));
+    }
+    assertNull(store.get(new byte[25]), "keys are at most 24 bytes");
+    assertFalse(store.contains(new byte[25]));
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aMissingShardIsNamedAndNothingIsPublished(boolean artifacts) throws IOException {
+    Path source = build("job", artifacts, (byte) 1);
+    deleteRecursively(source.resolve(artifacts ? "shard-00001.varve" : "shard-00001"));
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "shard 1 of 4 (shard-00001) is missing");
+    assertNothingPublished();
+  }
+
+  @Test
+  void aTruncatedShardFileIsNamedAndNothingIsPublished() throws IOException {
+    Path source = build("job", false, (byte) 1);
+    truncate(source.resolve("shard-00002").resolve(StoreFile.DATA.fileName()), 100);
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "shard 2 of 4 (shard-00002): file data has");
+    assertMessage(e, "(truncated)");
+    assertNothingPublished();
+  }
+
+  @Test
+  void aTruncatedArtifactIsNamedAndNothingIsPublished() throws IOException {
+    Path source = build("job", true, (byte) 1);
+    truncate(source.resolve("shard-00002.varve"), 100);
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "shard 2 of 4 (shard-00002): the artifact is damaged or truncated");
+    assertNothingPublished();
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aDamagedMetaIsNamedAndNothingIsPublished(boolean artifacts) throws IOException {
+    Path source = build("job", artifacts, (byte) 1);
+    if (artifacts) {
+      Path artifact = source.resolve("shard-00003.varve");
+      flipByte(artifact, StoreArtifact.open(artifact).region(StoreFile.META.fileName()).offset() + 30);
+    } else {
+      flipByte(source.resolve("shard-00003").resolve(StoreFile.META.fileName()), 30);
+    }
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "shard 3 of 4 (shard-00003): the meta file is damaged");
+    assertNothingPublished();
+  }
+
+  @Test
+  void aDamagedDataByteIsFoundByTheFullChecksum() throws IOException {
+    Path source = build("job", false, (byte) 1);
+    Path data = source.resolve("shard-00000").resolve(StoreFile.DATA.fileName());
+    flipByte(data, Files.size(data) / 2);
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "shard 0 of 4 (shard-00000): file data is damaged");
+    assertNothingPublished();
+  }
+
+  @Test
+  void aSourceWithoutManifestIsAnUnfinishedBuild() throws IOException {
+    Path source = build("job", false, (byte) 1);
+    Files.delete(source.resolve(ShardManifest.FILE_NAME));
+    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, ShardManifest.FILE_NAME + ": not a sharded store, or its build did not finish");
+    assertNothingPublished();
+  }
+
+  @Test
+  void aFailedFetchKeepsTheVersionServedAndAKilledOnesStagingIsRemoved() throws IOException {
+    String first = ShardedStoreFetcher.fetch(build("good", false, (byte) 1).toUri(), conf, rootDirectory);
+    Path bad = build("bad", false, (byte) 2);
+    truncate(bad.resolve("shard-00003").resolve(StoreFile.INDEX.fileName()), 1);
+    assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(bad.toUri(), conf, rootDirectory));
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    assertEquals(first, root.current().orElseThrow());
+    assertEquals(List.of(first), root.versions());
+    Files.createDirectories(rootDirectory.resolve(".fetch-123456").resolve("shard-00000"));   // as a killed fetch leaves it
+    assertEquals("v0000000002", ShardedStoreFetcher.fetch(build("good-2", false, (byte) 3).toUri(), conf, rootDirectory));
+    assertNoStaging();
+  }
+
+  @Test
+  void fetchesIntoOneRootTakeTurns() throws Exception {
+    Path source = build("job", true, (byte) 1);
+    List<java.util.concurrent.Future<String>> fetches = new java.util.ArrayList<>();
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(3);
+    try {
+      for (int i = 0; i < 3; i++) {
+        fetches.add(threads.submit(() -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory)));
+      }
+      java.util.Set<String> names = new java.util.TreeSet<>();
+      for (java.util.concurrent.Future<String> fetch : fetches) {
+        names.add(fetch.get());
+      }
+      assertEquals(java.util.Set.of("v0000000001", "v0000000002", "v0000000003"), names);
+    } finally {
+      threads.shutdown();
+    }
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    assertEquals(List.of("v0000000001", "v0000000002", "v0000000003"), root.versions());
+    try (ShardedStore store = ShardedStore.open(root.path(root.current().orElseThrow()))) {
+      store.verify();
+    }
+    assertNoStaging();
+  }
+
+  private static void assertMessage(Exception e, String part) {
+    assertTrue(e.getMessage().contains(part), "expected '" + part + "' in: " + e.getMessage());
+  }
+
+  private void assertNothingPublished() throws IOException {
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    assertTrue(root.current().isEmpty(), "CURRENT written");
+    assertEquals(List.of(), root.versions());
+    assertNoStaging();
+  }
+
+  private void assertNoStaging() throws IOException {
+    try (Stream<Path> entries = Files.list(rootDirectory)) {
+      List<String> left = entries.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".fetch-")).toList();
+      assertEquals(List.of(), left, "staging left in the root");
+    }
+  }
+
+  private static void truncate(Path file, long bytes) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.truncate(channel.size() - bytes);
+    }
+  }
+
+  private static void flipByte(Path file, long position) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer one = ByteBuffer.allocate(1);
+      channel.read(one, position);
+      one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
+      channel.write(one, position);
+    }
+  }
+
+  private static void deleteRecursively(Path path) throws IOException {
+    try (Stream<Path> walk = Files.walk(path)) {
+      for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+}
