@@ -1,0 +1,97 @@
+package io.varve.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Spark build harness builds what it says on both sides (each build's output is opened and
+ * checked by the harness itself, which throws on a wrong answer), alternates their order and
+ * parses its options.
+ */
+class SparkBuildHarnessTest {
+  @TempDir Path temp;
+
+  @Test
+  void runsBothSidesInAlternatingOrderAndChecksTheirOutputs() throws IOException {
+    Assumptions.assumeTrue(SparkBuildHarness.sparkRuns(),
+        SparkBuildHarness.NO_SPARK_HERE + ": skipped on JDK " + Runtime.version());
+    Path work = temp.resolve("work");
+    SparkBuildHarness.Settings settings = SparkBuildHarness.Settings.parse(new String[] {
+        "--records", "20000", "--shards", "4", "--rounds", "2", "--warmup-records", "1000", "--checks", "2000",
+        "--work", work.toString(), "--conf", "spark.sql.shuffle.partitions=2"});
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    List<SparkBuildHarness.Round> rounds =
+        SparkBuildHarness.run(settings, new PrintStream(printed, true, StandardCharsets.UTF_8));
+    String output = printed.toString(StandardCharsets.UTF_8);
+    assertEquals(2, rounds.size(), output);
+    assertEquals(List.of("single", "spark"), rounds.get(0).builds().stream().map(SparkBuildHarness.Build::side).toList());
+    assertEquals(List.of("spark", "single"), rounds.get(1).builds().stream().map(SparkBuildHarness.Build::side).toList());
+    for (SparkBuildHarness.Round round : rounds) {
+      for (SparkBuildHarness.Build build : round.builds()) {
+        assertEquals(20_000, build.records());
+        assertTrue(build.nanos() > 0 && build.peakHeapBytes() > 0, build.toString());
+      }
+      assertTrue(round.ratio() > 0);
+    }
+    assertTrue(output.contains("summary: single"), output);
+    assertFalse(Files.exists(work), "the work directory is removed");
+  }
+
+  @Test
+  void runsTheSingleSideAloneWithoutSpark() throws IOException {
+    Path work = temp.resolve("work");
+    SparkBuildHarness.Settings settings = SparkBuildHarness.Settings.parse(new String[] {
+        "--records", "30000", "--rounds", "2", "--warmup-records", "0", "--sides", "single", "--work", work.toString()});
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    List<SparkBuildHarness.Round> rounds =
+        SparkBuildHarness.run(settings, new PrintStream(printed, true, StandardCharsets.UTF_8));
+    String output = printed.toString(StandardCharsets.UTF_8);
+    assertEquals(2, rounds.size(), output);
+    for (SparkBuildHarness.Round round : rounds) {
+      assertEquals(1, round.builds().size());
+      assertEquals(30_000, round.of("single").records());
+      assertTrue(Double.isNaN(round.ratio()));
+    }
+    assertFalse(output.contains("Spark session"), output);
+    assertFalse(Files.exists(work), "the work directory is removed");
+  }
+
+  @Test
+  void parsesOptionsWithTheirDefaults() {
+    SparkBuildHarness.Settings defaults = SparkBuildHarness.Settings.parse(new String[0]);
+    assertEquals(100_000_000L, defaults.records());
+    assertEquals(8, defaults.shards());
+    assertEquals(8, defaults.inputPartitions());
+    assertEquals("local[2]", defaults.master());
+    assertEquals(3, defaults.rounds());
+    assertEquals(0, defaults.memoryBudget());
+    assertEquals(List.of("single", "spark"), defaults.sides());
+    assertEquals(List.of("spark"), SparkBuildHarness.Settings.parse(new String[] {"--sides", "spark"}).sides());
+    assertThrows(IllegalArgumentException.class, () -> SparkBuildHarness.Settings.parse(new String[] {"--sides", "spark,spark"}));
+    assertThrows(IllegalArgumentException.class, () -> SparkBuildHarness.Settings.parse(new String[] {"--sides", "hadoop"}));
+    SparkBuildHarness.Settings set = SparkBuildHarness.Settings.parse(new String[] {
+        "--records", "1000000", "--shards", "64", "--master", "local[*]", "--memory-budget-mib", "32",
+        "--conf", "spark.serializer=org.apache.spark.serializer.KryoSerializer", "--conf", "a=b=c"});
+    assertEquals(1_000_000L, set.records());
+    assertEquals(64, set.inputPartitions());
+    assertEquals(32L << 20, set.memoryBudget());
+    assertEquals(Map.of("spark.serializer", "org.apache.spark.serializer.KryoSerializer", "a", "b=c"), set.sparkConf());
+    assertThrows(IllegalArgumentException.class, () -> SparkBuildHarness.Settings.parse(new String[] {"--shards", "0"}));
+    assertThrows(IllegalArgumentException.class, () -> SparkBuildHarness.Settings.parse(new String[] {"--records"}));
+    assertThrows(IllegalArgumentException.class, () -> SparkBuildHarness.Settings.parse(new String[] {"--nope", "1"}));
+  }
+}
