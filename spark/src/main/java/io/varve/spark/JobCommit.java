@@ -24,7 +24,7 @@ import org.apache.hadoop.fs.Path;
  *       a new version elsewhere), create {@code <output>/_temporary/<job>}, where tasks write
  *       their attempt directories;
  *   <li>{@link #publish}, once the job succeeded: rename the attempt Spark accepted for each shard
- *       to {@code <output>/shard-XXXXX}, write {@code _MANIFEST} into the job directory and rename
+ *       to {@code <output>/shard-XXXXX} (or its one file to {@code <output>/shard-XXXXX.varve}), write {@code _MANIFEST} into the job directory and rename
  *       it into the output last, then remove {@code _temporary};
  *   <li>{@link #abort}, on any failure before the manifest is in place: remove the shards renamed
  *       so far and {@code _temporary} (and the output directory if this job created it).
@@ -101,7 +101,9 @@ final class JobCommit {
 
   /**
    * Publishes the accepted attempts, one per shard, and the manifest last; then removes {@code
-   * _temporary}.
+   * _temporary}. A shard is published as {@code options}' {@link ShardFormat} names it: the attempt
+   * directory renamed to {@code shard-XXXXX}, or the artifact in it renamed to {@code
+   * shard-XXXXX.varve}.
    *
    * @throws IOException when an attempt is missing or its files' lengths differ from its report,
    *     or a rename fails; the caller then calls {@link #abort}
@@ -111,6 +113,7 @@ final class JobCommit {
     if (accepted.size() != shards) {
       throw new IOException(accepted.size() + " shards built, " + shards + " expected");
     }
+    ShardFormat format = options.shardFormat();
     List<ShardManifest.Shard> entries = new ArrayList<>(shards);
     for (int i = 0; i < shards; i++) {
       ShardAttempt attempt = accepted.get(i);
@@ -119,13 +122,15 @@ final class JobCommit {
       }
       Path from = new Path(attempt.attemptPath());
       long bytes = HadoopFiles.directoryBytes(fs, from);
-      if (bytes != attempt.bytes()) {
-        throw new IOException(from + " holds " + bytes + " bytes, its task built " + attempt.bytes());
+      if (bytes != attempt.copiedBytes()) {
+        throw new IOException(from + " holds " + bytes + " bytes, its task copied " + attempt.copiedBytes());
       }
       entries.add(attempt.entry());
     }
     for (int i = 0; i < shards; i++) {
-      rename(new Path(accepted.get(i).attemptPath()), new Path(output, entries.get(i).name()));
+      Path attempt = new Path(accepted.get(i).attemptPath());
+      String name = format.publishedName(i);
+      rename(format == ShardFormat.ARTIFACT ? new Path(attempt, name) : attempt, new Path(output, name));
     }
     ShardManifest manifest = new ShardManifest(options.seed(), options.keyMode(), System.currentTimeMillis(), entries);
     Path staged = new Path(jobDirectory, ShardManifest.FILE_NAME);
