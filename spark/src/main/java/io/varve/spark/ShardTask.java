@@ -40,11 +40,18 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
   private static final long serialVersionUID = 1L;
 
   private final String jobDirectory;
+  private final boolean jobCreatedOutput;
   private final Broadcast<SerializableConfiguration> configuration;
   private final VarveWriteOptions options;
 
-  ShardTask(String jobDirectory, Broadcast<SerializableConfiguration> configuration, VarveWriteOptions options) {
+  /**
+   * The task of the job whose directory is {@code jobDirectory} ({@link JobCommit#jobDirectory()});
+   * {@code jobCreatedOutput} as {@link JobCommit#createdOutput()}.
+   */
+  ShardTask(String jobDirectory, boolean jobCreatedOutput, Broadcast<SerializableConfiguration> configuration,
+      VarveWriteOptions options) {
     this.jobDirectory = jobDirectory;
+    this.jobCreatedOutput = jobCreatedOutput;
     this.configuration = configuration;
     this.options = options;
   }
@@ -86,13 +93,19 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
    */
   private long copy(List<java.nio.file.Path> files, Path attempt, TaskContext context) throws IOException {
     FileSystem fs = HadoopFiles.fileSystem(attempt, configuration.value().value());
+    Path job = attempt.getParent();
     // The driver removes the job directory once the job is over: a straggler must not bring it back.
-    if (!fs.exists(attempt.getParent())) {
-      throw new IOException("the job directory " + attempt.getParent() + " is gone: the job is over (committed or aborted)");
+    if (!JobCommit.running(fs, job)) {
+      throw jobOver(job);
     }
     try {
       if (!fs.mkdirs(attempt)) {
         throw new IOException("could not create the attempt directory " + attempt);
+      }
+      // mkdirs makes missing parents: if the job ended since the check, this task made its directory again.
+      if (!JobCommit.running(fs, job)) {
+        JobCommit.removeJobDirectory(fs, job, jobCreatedOutput);
+        throw jobOver(job);
       }
       Map<String, Long> lengths = new HashMap<>();
       long total = 0;
@@ -101,12 +114,12 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
           context.killTaskIfInterrupted();
         }
         String fileName = file.getFileName().toString();
-        // create() makes missing parents: once the driver removed the job directory (an aborted
-        // job), a task still copying must stop rather than bring the output back.
+        // Once the driver removed the job directory (the job committed or aborted), a task still
+        // copying stops here, and the non-recursive create below fails if the removal comes between.
         if (!fs.exists(attempt)) {
           throw new IOException("the attempt directory " + attempt + " is gone: the job is over (committed or aborted)");
         }
-        try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = fs.create(new Path(attempt, fileName), false)) {
+        try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = createInAttempt(fs, attempt, fileName)) {
           long length = in.transferTo(out);
           lengths.put(fileName, length);
           total += length;
@@ -125,6 +138,23 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
     } catch (IOException | RuntimeException | Error e) {
       HadoopFiles.deleteQuietly(fs, attempt, e);
       throw e;
+    }
+  }
+
+  private static IOException jobOver(Path job) {
+    return new IOException("the job directory " + job + " is gone: the job is over (committed or aborted)");
+  }
+
+  /** Creates {@code fileName} in {@code attempt}, never recreating the directory if it is gone. */
+  private static FSDataOutputStream createInAttempt(FileSystem fs, Path attempt, String fileName) throws IOException {
+    try {
+      return HadoopFiles.createInExistingDirectory(fs, new Path(attempt, fileName));
+    } catch (IOException e) {
+      if (fs.exists(attempt)) {
+        throw e;
+      }
+      throw new IOException("could not create " + fileName + " in the attempt directory " + attempt
+          + ", which is gone: the job is over (committed or aborted)", e);
     }
   }
 

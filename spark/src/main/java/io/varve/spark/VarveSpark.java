@@ -85,7 +85,7 @@ public final class VarveSpark {
       JavaRDD<ShardAttempt> attempts = rows.select(column(keyColumn), column(valueColumn)).javaRDD()
           .mapToPair(new RowRouting(keyColumn, keyEncoding, valueColumn, valueEncoding, options))
           .partitionBy(new ShardPartitioner(options.shards()))
-          .mapPartitionsWithIndex(new ShardTask(commit.jobDirectory().toString(), shipped, options), false)
+          .mapPartitionsWithIndex(new ShardTask(commit.jobDirectory().toString(), commit.createdOutput(), shipped, options), false)
           .setName("varve shards of " + commit.output());
       List<ShardAttempt> accepted = run(context, attempts, commit.output());
       return commit.publish(accepted, options);
