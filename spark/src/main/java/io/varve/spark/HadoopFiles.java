@@ -1,11 +1,16 @@
 package io.varve.spark;
 
 import java.io.IOException;
+import java.util.EnumSet;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
 
 /**
  * The Hadoop file system calls the job and its tasks share. Stateless; thread-safe.
@@ -20,6 +25,29 @@ final class HadoopFiles {
   static FileSystem fileSystem(Path path, Configuration conf) throws IOException {
     FileSystem fs = path.getFileSystem(conf);
     return fs instanceof LocalFileSystem local ? local.getRaw() : fs;
+  }
+
+  /**
+   * Creates the new file {@code file} in its directory, which must exist: through {@link
+   * FileSystem#createNonRecursive}, since {@code create} makes missing parents and would let a task
+   * still copying once the driver removed its job directory (the job committed or aborted) bring
+   * that directory back into the output. The overload with {@link CreateFlag}s, because Hadoop
+   * 3.4.1's {@code RawLocalFileSystem} (the {@code file:} scheme) makes missing parents in the one
+   * with an overwrite flag. On HDFS and the local file system a missing directory fails the call;
+   * S3A makes no such check (its directories are only key prefixes), and there the tasks' checks of
+   * their attempt directory remain the guard.
+   *
+   * @throws IOException when the directory is gone (a {@link java.io.FileNotFoundException} on HDFS
+   *     and the local file system without native code)
+   * @throws org.apache.hadoop.fs.FileAlreadyExistsException when the file exists
+   */
+  static FSDataOutputStream createInExistingDirectory(FileSystem fs, Path file) throws IOException {
+    Configuration conf = fs.getConf();
+    int bufferSize = conf.getInt(CommonConfigurationKeysPublic.IO_FILE_BUFFER_SIZE_KEY,
+        CommonConfigurationKeysPublic.IO_FILE_BUFFER_SIZE_DEFAULT);
+    FsPermission permission = FsPermission.getFileDefault().applyUMask(FsPermission.getUMask(conf));
+    return fs.createNonRecursive(file, permission, EnumSet.of(CreateFlag.CREATE), bufferSize, fs.getDefaultReplication(file),
+        fs.getDefaultBlockSize(file), null);
   }
 
   /** The total length of the files directly in {@code directory}. */

@@ -22,20 +22,31 @@ import org.apache.hadoop.fs.Path;
  * <ol>
  *   <li>{@link #start}: refuse an output that holds anything (a store is immutable: a re-run writes
  *       a new version elsewhere), create {@code <output>/_temporary/<job>}, where tasks write
- *       their attempt directories;
+ *       their attempt directories, and in it the file {@value #RUNNING};
  *   <li>{@link #publish}, once the job succeeded: rename the attempt Spark accepted for each shard
- *       to {@code <output>/shard-XXXXX}, write {@code _MANIFEST} into the job directory and rename
- *       it into the output last, then remove {@code _temporary};
+ *       to {@code <output>/shard-XXXXX} (or its one file to {@code <output>/shard-XXXXX.varve}),
+ *       write {@code _MANIFEST} into the job directory and rename it into the output last, then
+ *       remove {@code _temporary};
  *   <li>{@link #abort}, on any failure before the manifest is in place: remove the shards renamed
  *       so far and {@code _temporary} (and the output directory if this job created it).
  * </ol>
  *
  * <p>Readers treat a root without {@code _MANIFEST} as unfinished, so a job killed between 2 and 3
- * leaves nothing a reader opens. Not thread-safe: the driver's thread that runs the job uses it.
+ * leaves nothing a reader opens.
+ *
+ * <p>A task still running once the job is over (a straggler past the driver's wait, a speculative
+ * copy) must not bring the removed directories back: it creates its files non-recursively, and
+ * since {@code mkdirs} of its attempt directory makes missing parents, it checks {@value #RUNNING}
+ * afterwards: a job directory without it is one the task made again, which it removes with {@link
+ * #removeJobDirectory} as the driver would have. Not thread-safe: the driver's thread that runs the
+ * job uses it; the static methods are the tasks' and are stateless.
  */
 final class JobCommit {
   /** The directory of the jobs' temporary data in the output, as Hadoop's committers name it. */
   static final String TEMPORARY = "_temporary";
+
+  /** The file in the job directory from its creation to its removal: the job is running. */
+  static final String RUNNING = "_RUNNING";
 
   private final FileSystem fs;
   private final Path output;
@@ -68,7 +79,39 @@ final class JobCommit {
     if (!fs.mkdirs(jobDirectory)) {
       throw new IOException("could not create the job directory " + jobDirectory);
     }
-    return new JobCommit(fs, root, jobDirectory, !exists);
+    JobCommit commit = new JobCommit(fs, root, jobDirectory, !exists);
+    try {
+      HadoopFiles.createInExistingDirectory(fs, new Path(jobDirectory, RUNNING)).close();
+    } catch (IOException | RuntimeException e) {
+      commit.abort(e);
+      throw e;
+    }
+    return commit;
+  }
+
+  /** Whether the job of {@code jobDirectory} runs: the directory is the one its driver made, not one a task made again. */
+  static boolean running(FileSystem fs, Path jobDirectory) throws IOException {
+    return fs.exists(new Path(jobDirectory, RUNNING));
+  }
+
+  /**
+   * Removes {@code jobDirectory}, then {@code _temporary} if that left it empty (another job's
+   * directory stays), then, if {@code removeEmptyOutput}, the output if that left it empty.
+   */
+  static void removeJobDirectory(FileSystem fs, Path jobDirectory, boolean removeEmptyOutput) throws IOException {
+    fs.delete(jobDirectory, true);
+    Path temporary = jobDirectory.getParent();
+    if (deleteIfEmpty(fs, temporary) && removeEmptyOutput) {
+      deleteIfEmpty(fs, temporary.getParent());
+    }
+  }
+
+  /** Deletes the directory {@code directory} if it is empty; whether it is gone. */
+  private static boolean deleteIfEmpty(FileSystem fs, Path directory) throws IOException {
+    if (!fs.exists(directory)) {
+      return true;
+    }
+    return fs.listStatus(directory).length == 0 && fs.delete(directory, false);
   }
 
   private static void checkEmpty(FileSystem fs, Path root) throws IOException {
@@ -99,9 +142,16 @@ final class JobCommit {
     return jobDirectory;
   }
 
+  /** Whether this job created the output directory (and removes it again if it fails). */
+  boolean createdOutput() {
+    return createdOutput;
+  }
+
   /**
    * Publishes the accepted attempts, one per shard, and the manifest last; then removes {@code
-   * _temporary}.
+   * _temporary}. A shard is published as {@code options}' {@link ShardFormat} names it: the attempt
+   * directory renamed to {@code shard-XXXXX}, or the artifact in it renamed to {@code
+   * shard-XXXXX.varve}.
    *
    * @throws IOException when an attempt is missing or its files' lengths differ from its report,
    *     or a rename fails; the caller then calls {@link #abort}
@@ -111,6 +161,7 @@ final class JobCommit {
     if (accepted.size() != shards) {
       throw new IOException(accepted.size() + " shards built, " + shards + " expected");
     }
+    ShardFormat format = options.shardFormat();
     List<ShardManifest.Shard> entries = new ArrayList<>(shards);
     for (int i = 0; i < shards; i++) {
       ShardAttempt attempt = accepted.get(i);
@@ -119,23 +170,29 @@ final class JobCommit {
       }
       Path from = new Path(attempt.attemptPath());
       long bytes = HadoopFiles.directoryBytes(fs, from);
-      if (bytes != attempt.bytes()) {
-        throw new IOException(from + " holds " + bytes + " bytes, its task built " + attempt.bytes());
+      if (bytes != attempt.copiedBytes()) {
+        throw new IOException(from + " holds " + bytes + " bytes, its task copied " + attempt.copiedBytes());
       }
       entries.add(attempt.entry());
     }
     for (int i = 0; i < shards; i++) {
-      rename(new Path(accepted.get(i).attemptPath()), new Path(output, entries.get(i).name()));
+      Path attempt = new Path(accepted.get(i).attemptPath());
+      String name = format.publishedName(i);
+      rename(format == ShardFormat.ARTIFACT ? new Path(attempt, name) : attempt, new Path(output, name));
     }
     ShardManifest manifest = new ShardManifest(options.seed(), options.keyMode(), System.currentTimeMillis(), entries);
     Path staged = new Path(jobDirectory, ShardManifest.FILE_NAME);
-    try (FSDataOutputStream out = fs.create(staged, false)) {
+    try (FSDataOutputStream out = HadoopFiles.createInExistingDirectory(fs, staged)) {
       out.write(manifest.toBytes());
       out.hsync();
     }
     rename(staged, new Path(output, ShardManifest.FILE_NAME));
     published.clear();
-    removeTemporary(null);
+    try {
+      removeJobDirectory(fs, jobDirectory, false);
+    } catch (IOException | RuntimeException e) {
+      // After the manifest the store is complete: a leftover _temporary is litter, not a failure.
+    }
     return manifest;
   }
 
@@ -161,31 +218,10 @@ final class JobCommit {
       HadoopFiles.deleteQuietly(fs, path, failure);
     }
     published.clear();
-    removeTemporary(failure);
-    if (createdOutput) {
-      try {
-        if (fs.exists(output) && fs.listStatus(output).length == 0) {
-          fs.delete(output, false);
-        }
-      } catch (IOException | RuntimeException e) {
-        failure.addSuppressed(e);
-      }
-    }
-  }
-
-  /** Removes the job directory, and {@code _temporary} once empty (another job's directory stays). */
-  private void removeTemporary(Throwable failure) {
-    Path temporary = jobDirectory.getParent();
     try {
-      fs.delete(jobDirectory, true);
-      if (fs.exists(temporary) && fs.listStatus(temporary).length == 0) {
-        fs.delete(temporary, false);
-      }
+      removeJobDirectory(fs, jobDirectory, createdOutput);
     } catch (IOException | RuntimeException e) {
-      // After the manifest the store is complete: a leftover _temporary is litter, not a failure.
-      if (failure != null) {
-        failure.addSuppressed(e);
-      }
+      failure.addSuppressed(e);
     }
   }
 }

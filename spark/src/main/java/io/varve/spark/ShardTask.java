@@ -29,21 +29,29 @@ import scala.Tuple2;
 
 /**
  * One task: builds the shard of its partition in the executor's local directory (bounded memory,
- * spilling there), copies the store's files to an attempt directory of the output through the
- * Hadoop {@link FileSystem} API, checks the copy's lengths, and reports a {@link ShardAttempt}. A
- * failed attempt removes its attempt directory when it can; whatever it leaves is under the job's
- * {@code _temporary} directory, which the job removes. Serializable for Spark; each task runs its
- * own copy from one thread.
+ * spilling there), as a store directory or packed as one artifact ({@link ShardFormat}), copies
+ * its files to an attempt directory of the output through the Hadoop {@link FileSystem} API,
+ * checks the copy's lengths, and reports a {@link ShardAttempt}. A failed attempt removes its
+ * attempt directory when it can; whatever it leaves is under the job's {@code _temporary}
+ * directory, which the job removes. Serializable for Spark; each task runs its own copy from one
+ * thread.
  */
 final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byte[]>>, Iterator<ShardAttempt>> {
   private static final long serialVersionUID = 1L;
 
   private final String jobDirectory;
+  private final boolean jobCreatedOutput;
   private final Broadcast<SerializableConfiguration> configuration;
   private final VarveWriteOptions options;
 
-  ShardTask(String jobDirectory, Broadcast<SerializableConfiguration> configuration, VarveWriteOptions options) {
+  /**
+   * The task of the job whose directory is {@code jobDirectory} ({@link JobCommit#jobDirectory()});
+   * {@code jobCreatedOutput} as {@link JobCommit#createdOutput()}.
+   */
+  ShardTask(String jobDirectory, boolean jobCreatedOutput, Broadcast<SerializableConfiguration> configuration,
+      VarveWriteOptions options) {
     this.jobDirectory = jobDirectory;
+    this.jobCreatedOutput = jobCreatedOutput;
     this.configuration = configuration;
     this.options = options;
   }
@@ -57,41 +65,64 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
     Files.createDirectories(localRoot);
     java.nio.file.Path local = Files.createTempDirectory(localRoot, "varve-" + name + ".attempt-" + attemptId + "-");
     try {
-      java.nio.file.Path store = local.resolve(name);
-      ShardManifest.Shard entry = ShardedStoreBuilder.buildShard(store, options.router(), partition,
-          options.buildOptions(local), options.duplicates(), new Records(partition, records));
+      Records entries = new Records(partition, records);
+      ShardManifest.Shard entry;
+      List<java.nio.file.Path> files;
+      if (options.shardFormat() == ShardFormat.ARTIFACT) {
+        java.nio.file.Path artifact = local.resolve(options.shardFormat().publishedName(partition));
+        entry = ShardedStoreBuilder.buildShardArtifact(artifact, options.router(), partition, options.buildOptions(local),
+            options.duplicates(), entries);
+        files = List.of(artifact);
+      } else {
+        java.nio.file.Path store = local.resolve(name);
+        entry = ShardedStoreBuilder.buildShard(store, options.router(), partition, options.buildOptions(local),
+            options.duplicates(), entries);
+        files = files(store);
+      }
       Path attempt = new Path(jobDirectory, name + ".attempt-" + attemptId);
-      copy(store, attempt, context);
-      return List.of(ShardAttempt.of(partition, attempt.toString(), entry)).iterator();
+      long copied = copy(files, attempt, context);
+      return List.of(ShardAttempt.of(partition, attempt.toString(), copied, entry)).iterator();
     } finally {
       deleteLocal(local);
     }
   }
 
-  /** Copies the flat store directory {@code store} to the new directory {@code attempt} and checks the lengths. */
-  private void copy(java.nio.file.Path store, Path attempt, TaskContext context) throws IOException {
+  /**
+   * Copies the local {@code files} into the new directory {@code attempt}, checks the lengths, and
+   * returns their sum.
+   */
+  private long copy(List<java.nio.file.Path> files, Path attempt, TaskContext context) throws IOException {
     FileSystem fs = HadoopFiles.fileSystem(attempt, configuration.value().value());
+    Path job = attempt.getParent();
     // The driver removes the job directory once the job is over: a straggler must not bring it back.
-    if (!fs.exists(attempt.getParent())) {
-      throw new IOException("the job directory " + attempt.getParent() + " is gone: the job is over (committed or aborted)");
+    if (!JobCommit.running(fs, job)) {
+      throw jobOver(job);
     }
     try {
       if (!fs.mkdirs(attempt)) {
         throw new IOException("could not create the attempt directory " + attempt);
       }
+      // mkdirs makes missing parents: if the job ended since the check, this task made its directory again.
+      if (!JobCommit.running(fs, job)) {
+        JobCommit.removeJobDirectory(fs, job, jobCreatedOutput);
+        throw jobOver(job);
+      }
       Map<String, Long> lengths = new HashMap<>();
-      for (java.nio.file.Path file : files(store)) {
+      long total = 0;
+      for (java.nio.file.Path file : files) {
         if (context != null) {
           context.killTaskIfInterrupted();
         }
         String fileName = file.getFileName().toString();
-        // create() makes missing parents: once the driver removed the job directory (an aborted
-        // job), a task still copying must stop rather than bring the output back.
+        // Once the driver removed the job directory (the job committed or aborted), a task still
+        // copying stops here, and the non-recursive create below fails if the removal comes between.
         if (!fs.exists(attempt)) {
           throw new IOException("the attempt directory " + attempt + " is gone: the job is over (committed or aborted)");
         }
-        try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = fs.create(new Path(attempt, fileName), false)) {
-          lengths.put(fileName, in.transferTo(out));
+        try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = createInAttempt(fs, attempt, fileName)) {
+          long length = in.transferTo(out);
+          lengths.put(fileName, length);
+          total += length;
         }
       }
       for (FileStatus copied : fs.listStatus(attempt)) {
@@ -103,12 +134,31 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
       if (!lengths.isEmpty()) {
         throw new IOException(attempt + " lacks " + lengths.keySet() + " after the copy");
       }
+      return total;
     } catch (IOException | RuntimeException | Error e) {
       HadoopFiles.deleteQuietly(fs, attempt, e);
       throw e;
     }
   }
 
+  private static IOException jobOver(Path job) {
+    return new IOException("the job directory " + job + " is gone: the job is over (committed or aborted)");
+  }
+
+  /** Creates {@code fileName} in {@code attempt}, never recreating the directory if it is gone. */
+  private static FSDataOutputStream createInAttempt(FileSystem fs, Path attempt, String fileName) throws IOException {
+    try {
+      return HadoopFiles.createInExistingDirectory(fs, new Path(attempt, fileName));
+    } catch (IOException e) {
+      if (fs.exists(attempt)) {
+        throw e;
+      }
+      throw new IOException("could not create " + fileName + " in the attempt directory " + attempt
+          + ", which is gone: the job is over (committed or aborted)", e);
+    }
+  }
+
+  /** The files of the flat store directory {@code store}, by name. */
   private static List<java.nio.file.Path> files(java.nio.file.Path store) throws IOException {
     List<java.nio.file.Path> files = new ArrayList<>();
     try (Stream<java.nio.file.Path> list = Files.list(store)) {

@@ -34,8 +34,9 @@ import org.apache.spark.util.SerializableConfiguration;
  * <p>Each row goes to the shard its key's own hash names ({@link io.varve.core.shard.ShardRouter},
  * the store's XXH3-128 and seed), through a {@link ShardPartitioner} whose partition {@code i} is
  * shard {@code i}; one task per shard builds it in its executor's local directory (bounded memory,
- * spilling) and copies it through the Hadoop {@code FileSystem} API (file:, hdfs:, s3a:, ...) to an
- * attempt directory; the driver publishes the attempts Spark accepted and writes {@code _MANIFEST}
+ * spilling), as a store directory or as one {@code .varve} artifact ({@link
+ * VarveWriteOptions#shardFormat()}), and copies it through the Hadoop {@code FileSystem} API (file:,
+ * hdfs:, s3a:, ...) to an attempt directory; the driver publishes the attempts Spark accepted and writes {@code _MANIFEST}
  * last ({@link JobCommit}). A serving host opens the output with {@code ShardedStore.open}.
  *
  * <p>Columns: binary as is, string as UTF-8, long as 8 bytes big-endian; other types are refused
@@ -84,7 +85,7 @@ public final class VarveSpark {
       JavaRDD<ShardAttempt> attempts = rows.select(column(keyColumn), column(valueColumn)).javaRDD()
           .mapToPair(new RowRouting(keyColumn, keyEncoding, valueColumn, valueEncoding, options))
           .partitionBy(new ShardPartitioner(options.shards()))
-          .mapPartitionsWithIndex(new ShardTask(commit.jobDirectory().toString(), shipped, options), false)
+          .mapPartitionsWithIndex(new ShardTask(commit.jobDirectory().toString(), commit.createdOutput(), shipped, options), false)
           .setName("varve shards of " + commit.output());
       List<ShardAttempt> accepted = run(context, attempts, commit.output());
       return commit.publish(accepted, options);

@@ -11,13 +11,15 @@ import java.util.Optional;
 
 /**
  * How {@link VarveSpark#write} builds a sharded store: the shard count, the routing seed, what to
- * do with repeated keys and null values, and each task's build options. Serializable because every
- * task gets a copy; immutable and thread-safe.
+ * do with repeated keys and null values, each task's build options, and whether a shard is shipped
+ * as a directory or as one file. Serializable because every task gets a copy; immutable and
+ * thread-safe.
  *
  * <pre>{@code
  * VarveWriteOptions options = VarveWriteOptions.builder(64)
  *     .duplicates(DuplicatePolicy.LAST_WINS)
  *     .memoryBudget(128L << 20)
+ *     .shardFormat(ShardFormat.ARTIFACT)
  *     .build();
  * }</pre>
  */
@@ -38,6 +40,7 @@ public final class VarveWriteOptions implements Serializable {
   private final KeyMode.Kind keyModeKind;
   private final int signatureBits;
   private final String localDirectory;
+  private final ShardFormat shardFormat;
 
   private VarveWriteOptions(Builder builder) {
     this.shards = builder.shards;
@@ -48,6 +51,7 @@ public final class VarveWriteOptions implements Serializable {
     this.keyModeKind = builder.keyMode.kind();
     this.signatureBits = builder.keyMode.signatureBits();
     this.localDirectory = builder.localDirectory;
+    this.shardFormat = builder.shardFormat;
   }
 
   /**
@@ -99,6 +103,14 @@ public final class VarveWriteOptions implements Serializable {
     return Optional.ofNullable(localDirectory);
   }
 
+  /**
+   * How each shard is laid out in the output: a store directory (default {@link
+   * ShardFormat#DIRECTORY}) or a one-file artifact ({@link ShardFormat#ARTIFACT}).
+   */
+  public ShardFormat shardFormat() {
+    return shardFormat;
+  }
+
   /** The router of the store's keys. */
   ShardRouter router() {
     return ShardRouter.of(seed, shards);
@@ -112,7 +124,7 @@ public final class VarveWriteOptions implements Serializable {
   @Override
   public String toString() {
     return "VarveWriteOptions[shards=" + shards + ", seed=" + seed + ", duplicates=" + duplicates + ", nullValuesAsEmpty="
-        + nullValuesAsEmpty + ", memoryBudget=" + memoryBudget + ", keyMode=" + keyMode()
+        + nullValuesAsEmpty + ", memoryBudget=" + memoryBudget + ", keyMode=" + keyMode() + ", shardFormat=" + shardFormat
         + (localDirectory == null ? "" : ", localDirectory=" + localDirectory) + "]";
   }
 
@@ -125,6 +137,7 @@ public final class VarveWriteOptions implements Serializable {
     private long memoryBudget = DEFAULT_MEMORY_BUDGET;
     private KeyMode keyMode = KeyMode.FULL;
     private String localDirectory;
+    private ShardFormat shardFormat = ShardFormat.DIRECTORY;
 
     private Builder(int shards) {
       ShardRouter.checkShardCount(shards);
@@ -170,6 +183,16 @@ public final class VarveWriteOptions implements Serializable {
     /** The executor-local directory tasks build in (default: Spark's, see {@link VarveWriteOptions#localDirectory()}). */
     public Builder localDirectory(String directory) {
       this.localDirectory = Objects.requireNonNull(directory, "directory");
+      return this;
+    }
+
+    /**
+     * Ship each shard as a store directory (default) or, with {@link ShardFormat#ARTIFACT}, as the
+     * one file {@code shard-XXXXX.varve} that a serving host maps in place: each task packs its
+     * shard locally and copies one file through the Hadoop file system.
+     */
+    public Builder shardFormat(ShardFormat format) {
+      this.shardFormat = Objects.requireNonNull(format, "format");
       return this;
     }
 

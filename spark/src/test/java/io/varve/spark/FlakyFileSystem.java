@@ -3,13 +3,16 @@ package io.varve.spark;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 import org.apache.spark.TaskContext;
 
@@ -17,6 +20,12 @@ import org.apache.spark.TaskContext;
  * The local file system under the scheme {@code flaky:}, failing the calls a test asks it to: how
  * the tests make a task fail before, during or after writing its attempt, as a lost executor or a
  * flaky store would. Tests run Spark in local mode, so the rules (static) reach the tasks.
+ *
+ * <p>Files are created through {@code createNonRecursive} (the writer's way) or {@code create};
+ * both count the file, run {@link #before} and ask the rule as operation {@code "create"}, and
+ * {@code create}, like {@link RawLocalFileSystem}'s, makes missing parent directories: a writer
+ * that used it could bring back a directory its job removed, which a test catches. So does {@code
+ * mkdirs} (operation {@code "mkdirs"}), as every Hadoop file system's does.
  */
 public final class FlakyFileSystem extends RawLocalFileSystem {
   /** Decides whether a call fails. */
@@ -26,13 +35,23 @@ public final class FlakyFileSystem extends RawLocalFileSystem {
     boolean fails(String operation, Path path, int attempt);
   }
 
+  /** What happens just before a file or directory is created, beside the file system (a driver's abort, a pause). */
+  @FunctionalInterface
+  interface Action {
+    /** Runs before {@code operation} ({@code "create"} or {@code "mkdirs"}) of {@code path}, in a task's {@code attempt} (-1 outside a task). */
+    void run(String operation, Path path, int attempt) throws IOException;
+  }
+
   static volatile Rule rule = (operation, path, attempt) -> false;
+
+  static volatile Action before = (operation, path, attempt) -> {};
 
   /** The files each attempt directory's task tried to create, counted before the rule is asked. */
   static final Map<String, AtomicInteger> creates = new ConcurrentHashMap<>();
 
   static void reset() {
     rule = (operation, path, attempt) -> false;
+    before = (operation, path, attempt) -> {};
     creates.clear();
   }
 
@@ -46,20 +65,43 @@ public final class FlakyFileSystem extends RawLocalFileSystem {
     return "flaky";
   }
 
-  private static void check(String operation, Path path) throws IOException {
+  private static int attempt() {
     TaskContext context = TaskContext.get();
-    if (rule.fails(operation, path, context == null ? -1 : context.attemptNumber())) {
+    return context == null ? -1 : context.attemptNumber();
+  }
+
+  private static void check(String operation, Path path) throws IOException {
+    if (rule.fails(operation, path, attempt())) {
       throw new IOException("flaky: " + operation + " " + path + " fails");
     }
+  }
+
+  private static void creating(Path f) throws IOException {
+    if (f.getParent().getName().contains(".attempt-")) {
+      creates.computeIfAbsent(f.getParent().getName(), name -> new AtomicInteger()).incrementAndGet();
+    }
+    before.run("create", f, attempt());
+    check("create", f);
+  }
+
+  @Override
+  public boolean mkdirs(Path f) throws IOException {
+    before.run("mkdirs", f, attempt());
+    check("mkdirs", f);
+    return super.mkdirs(f);
+  }
+
+  @Override
+  public FSDataOutputStream createNonRecursive(Path f, FsPermission permission, EnumSet<CreateFlag> flags, int bufferSize,
+      short replication, long blockSize, Progressable progress) throws IOException {
+    creating(f);
+    return super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress);
   }
 
   @Override
   public FSDataOutputStream create(Path f, boolean overwrite, int bufferSize, short replication, long blockSize,
       Progressable progress) throws IOException {
-    if (f.getParent().getName().contains(".attempt-")) {
-      creates.computeIfAbsent(f.getParent().getName(), name -> new AtomicInteger()).incrementAndGet();
-    }
-    check("create", f);
+    creating(f);
     return super.create(f, overwrite, bufferSize, replication, blockSize, progress);
   }
 

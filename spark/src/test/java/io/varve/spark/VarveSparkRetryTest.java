@@ -26,6 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Task retries ({@code local[2,3]}: up to 3 attempts per task) against {@link FlakyFileSystem}: a
@@ -116,24 +118,27 @@ class VarveSparkRetryTest {
     assertComplete(temp.resolve("duplicate"));
   }
 
-  @Test
-  void aTaskFailingOnEveryAttemptPublishesNothing() {
+  @ParameterizedTest
+  @EnumSource(ShardFormat.class)
+  void aTaskFailingOnEveryAttemptPublishesNothing(ShardFormat format) {
     FlakyFileSystem.rule = (operation, path, attempt) -> operation.equals("create") && inShard(path, 5);
-    VarveWriteException e = assertThrows(VarveWriteException.class,
-        () -> VarveSpark.write(rows(), "k", "v", output("failed"), VarveWriteOptions.builder(SHARDS).build()));
+    VarveWriteException e = assertThrows(VarveWriteException.class, () -> VarveSpark.write(rows(), "k", "v", output("failed"),
+        VarveWriteOptions.builder(SHARDS).shardFormat(format).build()));
     assertTrue(e.getMessage().contains("flaky: create"), e.getMessage());
     assertEquals(3, attemptsOf(5), "three attempts of shard 5");
     assertFalse(Files.exists(temp.resolve("failed")), "no _MANIFEST, no shard, no _temporary, no directory");
   }
 
-  @Test
-  void aFailedPublishPublishesNothing() throws IOException {
-    // Every task succeeds; the driver's rename of the manifest fails: the shards renamed so far are removed.
+  @ParameterizedTest
+  @EnumSource(ShardFormat.class)
+  void aFailedPublishPublishesNothing(ShardFormat format) throws IOException {
+    // Every task succeeds; the driver's creation of the manifest fails: the shards renamed so far are removed.
     Path root = Files.createDirectories(temp.resolve("unpublished"));
     FlakyFileSystem.rule = (operation, path, attempt) -> attempt == -1 && operation.equals("create")
         && path.getName().equals(ShardManifest.FILE_NAME);
-    assertThrows(IOException.class,
-        () -> VarveSpark.write(rows(), "k", "v", output("unpublished"), VarveWriteOptions.builder(SHARDS).build()));
+    IOException e = assertThrows(IOException.class, () -> VarveSpark.write(rows(), "k", "v", output("unpublished"),
+        VarveWriteOptions.builder(SHARDS).shardFormat(format).build()));
+    assertTrue(e.getMessage().contains("flaky: create") && e.getMessage().contains(ShardManifest.FILE_NAME), e.getMessage());
     try (Stream<Path> files = Files.list(root)) {
       assertEquals(List.of(), files.toList(), "the empty directory it was given, emptied again");
     }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.DuplicatePolicy;
+import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
@@ -24,7 +25,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.spark.sql.Dataset;
@@ -125,6 +129,84 @@ class VarveSparkTest {
       expected.add(0, ShardManifest.FILE_NAME);
       assertEquals(expected, names, "no _temporary, no .crc files");
     }
+  }
+
+  @Test
+  void artifactShardsAnswerAsAHashMapAndAsALocalArtifactBuild() throws IOException {
+    long seed = 0x5EED_A27F_AC75L;
+    String seeded = String.format("seed %#x", seed);
+    System.out.println("VarveSparkTest.artifactShards: " + seeded);
+    Random random = new Random(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    List<Row> rows = new ArrayList<>();
+    while (expected.size() < 30_000) {
+      byte[] key = randomBytes(random, 1 + random.nextInt(24));
+      byte[] value = randomBytes(random, random.nextInt(41));
+      if (expected.putIfAbsent(ByteBuffer.wrap(key), value) == null) {
+        rows.add(RowFactory.create(key, value));
+      }
+    }
+    StructType schema = new StructType().add("k", DataTypes.BinaryType).add("v", DataTypes.BinaryType);
+    ShardManifest manifest = VarveSpark.write(spark.createDataFrame(rows, schema).repartition(3), "k", "v", output("artifacts"),
+        VarveWriteOptions.builder(8).seed(11).shardFormat(ShardFormat.ARTIFACT).build());
+
+    Path root = temp.resolve("artifacts");
+    Path local = temp.resolve("local-artifacts");
+    ShardManifest localManifest;
+    try (ShardedStoreBuilder builder = ShardedStoreBuilder.create(local, 8).seed(11).shardsAsArtifacts()) {
+      for (Row row : rows) {
+        builder.put((byte[]) row.get(0), (byte[]) row.get(1));
+      }
+      localManifest = builder.build().manifest();
+    }
+    assertEquals(fileNames(local), fileNames(root), "the root of ShardedStoreBuilder.shardsAsArtifacts()");
+    assertEquals(withoutMetaChecksums(localManifest), withoutMetaChecksums(manifest), "its manifest but for build times");
+    try (ShardedStore store = ShardedStore.open(root)) {
+      assertEquals(manifest, store.manifest());
+      assertEquals(expected.size(), store.size());
+      for (Map.Entry<ByteBuffer, byte[]> entry : expected.entrySet()) {
+        assertArrayEquals(entry.getValue(), store.get(entry.getKey().array()), seeded);
+      }
+      int absent = 0;
+      while (absent < 1000) {
+        byte[] key = randomBytes(random, 1 + random.nextInt(24));
+        if (!expected.containsKey(ByteBuffer.wrap(key))) {
+          assertNull(store.get(key), seeded);
+          absent++;
+        }
+      }
+      store.verify();
+    }
+  }
+
+  private static byte[] randomBytes(Random random, int length) {
+    byte[] bytes = new byte[length];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  private static List<String> fileNames(Path directory) throws IOException {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  /** The manifest's shards as (name, records, bytes, store seed): the meta checksums cover the build time too. */
+  private static List<List<Object>> withoutMetaChecksums(ShardManifest manifest) {
+    return manifest.shards().stream()
+        .map(shard -> List.<Object>of(shard.name(), shard.records(), shard.bytes(), shard.storeSeed()))
+        .toList();
+  }
+
+  @Test
+  void aFailedArtifactJobPublishesNothing() {
+    StructType schema = new StructType().add("k", DataTypes.StringType).add("v", DataTypes.StringType);
+    Dataset<Row> frame = spark.createDataFrame(
+        List.of(RowFactory.create("twice", "x"), RowFactory.create("once", "y"), RowFactory.create("twice", "z")), schema);
+    VarveWriteException e = assertThrows(VarveWriteException.class, () -> VarveSpark.write(frame, "k", "v",
+        output("dup-artifacts"), VarveWriteOptions.builder(4).shardFormat(ShardFormat.ARTIFACT).build()));
+    assertTrue(e.getMessage().contains("duplicate key") && e.getMessage().contains("twice"), e.getMessage());
+    assertFalse(Files.exists(temp.resolve("dup-artifacts")), "no _MANIFEST, no shard, no directory");
   }
 
   @Test
