@@ -25,9 +25,11 @@ record DataSourceOptions(String path, String keyColumn, String valueColumn, Varv
   static final String MEMORY_BUDGET = "memorybudget";
   static final String KEY_MODE = "keymode";
   static final String LOCAL_DIRECTORY = "localdirectory";
+  static final String SHARD_FORMAT = "shardformat";
 
   private static final Set<String> KNOWN =
-      Set.of(PATH, SHARDS, KEY_COLUMN, VALUE_COLUMN, SEED, DUPLICATES, NULL_VALUES_AS_EMPTY, MEMORY_BUDGET, KEY_MODE, LOCAL_DIRECTORY);
+      Set.of(PATH, SHARDS, KEY_COLUMN, VALUE_COLUMN, SEED, DUPLICATES, NULL_VALUES_AS_EMPTY, MEMORY_BUDGET, KEY_MODE, LOCAL_DIRECTORY,
+          SHARD_FORMAT);
 
   /**
    * Reads {@code options} (Spark's, any case).
@@ -40,7 +42,8 @@ record DataSourceOptions(String path, String keyColumn, String valueColumn, Varv
       String name = option.getKey().toLowerCase(Locale.ROOT);
       if (!KNOWN.contains(name)) {
         throw new IllegalArgumentException("format(\"varve\") has no option '" + option.getKey() + "'; its options are "
-            + "shards, keyColumn, valueColumn, seed, duplicates, nullValuesAsEmpty, memoryBudget, keyMode, localDirectory "
+            + "shards, keyColumn, valueColumn, seed, duplicates, nullValuesAsEmpty, memoryBudget, keyMode, localDirectory, "
+            + "shardFormat "
             + "and the path given to save()");
       }
       lower.put(name, option.getValue());
@@ -62,6 +65,9 @@ record DataSourceOptions(String path, String keyColumn, String valueColumn, Varv
     }
     if (lower.containsKey(KEY_MODE)) {
       builder.keyMode(keyMode(lower.get(KEY_MODE)));
+    }
+    if (lower.containsKey(SHARD_FORMAT)) {
+      builder.shardFormat(shardFormat(lower.get(SHARD_FORMAT)));
     }
     if (lower.containsKey(LOCAL_DIRECTORY)) {
       builder.localDirectory(lower.get(LOCAL_DIRECTORY));
@@ -115,6 +121,14 @@ record DataSourceOptions(String path, String keyColumn, String valueColumn, Varv
       case "fail" -> DuplicatePolicy.FAIL;
       case "last_wins", "last-wins", "lastwins" -> DuplicatePolicy.LAST_WINS;
       default -> throw malformed(DUPLICATES, text, "fail or last_wins");
+    };
+  }
+
+  private static ShardFormat shardFormat(String text) {
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "directory" -> ShardFormat.DIRECTORY;
+      case "artifact" -> ShardFormat.ARTIFACT;
+      default -> throw malformed(SHARD_FORMAT, text, "directory or artifact");
     };
   }
 

@@ -31,8 +31,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * <p>Options (names in any case): {@code shards} (required, 1 to 65536), {@code keyColumn}
  * (default {@code key}), {@code valueColumn} (default {@code value}), {@code seed}, {@code
  * duplicates} ({@code fail} or {@code last_wins}), {@code nullValuesAsEmpty}, {@code memoryBudget}
- * ({@code 64m}, {@code 1g}), {@code keyMode} ({@code full}, {@code none}, {@code signature:K}) and
- * {@code localDirectory}: those of {@link VarveWriteOptions}. An unknown option is refused.
+ * ({@code 64m}, {@code 1g}), {@code keyMode} ({@code full}, {@code none}, {@code signature:K}),
+ * {@code shardFormat} ({@code directory} or {@code artifact}) and {@code localDirectory}: those of
+ * {@link VarveWriteOptions}. An unknown option is refused.
  *
  * <p>Save modes: {@code ErrorIfExists} (the default) refuses an output that holds anything, and
  * {@code Ignore} leaves it as it is; {@code Overwrite} and {@code Append} are refused, since a

@@ -23,9 +23,9 @@ class DataSourceOptionsTest {
 
   @Test
   void everyOptionInAnyCase() {
-    DataSourceOptions options = DataSourceOptions.parse(Map.of("PATH", "hdfs:///x", "Shards", " 64 ", "keyColumn", "k",
+    DataSourceOptions options = DataSourceOptions.parse(pairs("PATH", "hdfs:///x", "Shards", " 64 ", "keyColumn", "k",
         "VALUECOLUMN", "v", "seed", "-7", "Duplicates", "LAST_WINS", "nullValuesAsEmpty", "TRUE", "memoryBudget", "128m",
-        "keymode", "signature:12", "localDirectory", "/tmp/x"));
+        "keymode", "signature:12", "localDirectory", "/tmp/x", "shardFormat", "Artifact"));
     VarveWriteOptions write = options.writeOptions();
     assertEquals("k", options.keyColumn());
     assertEquals("v", options.valueColumn());
@@ -36,6 +36,7 @@ class DataSourceOptionsTest {
     assertEquals(128L << 20, write.memoryBudget());
     assertEquals(KeyMode.signature(12), write.keyMode());
     assertEquals("/tmp/x", write.localDirectory().orElseThrow());
+    assertEquals(ShardFormat.ARTIFACT, write.shardFormat());
     assertEquals(KeyMode.NONE, DataSourceOptions.parse(Map.of("path", "p", "shards", "1", "keyMode", "none")).writeOptions().keyMode());
     assertEquals(KeyMode.FULL, DataSourceOptions.parse(Map.of("path", "p", "shards", "1", "keyMode", "Full")).writeOptions().keyMode());
   }
@@ -55,6 +56,15 @@ class DataSourceOptionsTest {
     refused(Map.of("path", "p", "shards", "2", "memoryBudget", "1k"), "memory");
     refused(Map.of("path", "p", "shards", "2", "keyMode", "signature:65"), "keymode expects signature:K with K from 1 to 64, got 'signature:65'");
     refused(Map.of("path", "p", "shards", "2", "keyMode", "partial"), "keymode expects full, none or signature:K");
+    refused(Map.of("path", "p", "shards", "2", "shardFormat", "zip"), "shardformat expects directory or artifact, got 'zip'");
+  }
+
+  private static Map<String, String> pairs(String... keysAndValues) {
+    Map<String, String> options = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      options.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return options;
   }
 
   private static void refused(Map<String, String> options, String expected) {

@@ -105,9 +105,11 @@ class VarveDataSourceTest {
         .option("SHARDS", "3").option("KeyColumn", "k").option("valuecolumn", "v")
         .option("duplicates", "last_wins").option("keyMode", "signature:40").option("memoryBudget", "8m")
         .option("nullValuesAsEmpty", "true").option("localDirectory", temp.resolve("local").toString())
+        .option("shardFormat", "artifact")
         .save(output("options"));
     try (ShardedStore store = ShardedStore.open(temp.resolve("options"))) {
       assertEquals(3, store.shardCount());
+      assertTrue(Files.isRegularFile(temp.resolve("options").resolve("shard-00002.varve")));
       assertEquals(KeyMode.signature(40), store.manifest().keyMode());
       assertEquals(101, store.size());
       assertArrayEquals(new byte[0], store.get(utf8("no value")));
