@@ -82,12 +82,13 @@ public final class VarveSpark {
     Broadcast<SerializableConfiguration> shipped = null;
     try {
       shipped = context.broadcast(new SerializableConfiguration(conf));
-      JavaRDD<ShardAttempt> attempts = rows.select(column(keyColumn), column(valueColumn)).javaRDD()
+      JavaRDD<byte[]> attempts = rows.select(column(keyColumn), column(valueColumn)).javaRDD()
           .mapToPair(new RowRouting(keyColumn, keyEncoding, valueColumn, valueEncoding, options))
           .partitionBy(new ShardPartitioner(options.shards()))
           .mapPartitionsWithIndex(new ShardTask(commit.jobDirectory().toString(), commit.createdOutput(), shipped, options), false)
+          .map(ShardAttempt::toBytes) // what every serializer passes: see ShardAttempt
           .setName("varve shards of " + commit.output());
-      List<ShardAttempt> accepted = run(context, attempts, commit.output());
+      List<ShardAttempt> accepted = run(context, attempts, commit.output()).stream().map(ShardAttempt::fromBytes).toList();
       return commit.publish(accepted, options);
     } catch (IOException | RuntimeException | Error e) {
       commit.abort(e);
@@ -107,8 +108,8 @@ public final class VarveSpark {
    * Runs the job: its result per partition is the attempt Spark accepted. Then waits until none of
    * its tasks runs, so that no straggler writes into the job directory once it is removed.
    */
-  private static List<ShardAttempt> run(JavaSparkContext context, JavaRDD<ShardAttempt> attempts, Path output) {
-    JavaFutureAction<List<ShardAttempt>> job = attempts.collectAsync();
+  private static List<byte[]> run(JavaSparkContext context, JavaRDD<byte[]> attempts, Path output) {
+    JavaFutureAction<List<byte[]>> job = attempts.collectAsync();
     try {
       return job.get();
     } catch (InterruptedException e) {
