@@ -22,6 +22,8 @@ class DataFileCursor extends RecordCursor {
     long start(long rank, long previousEnd) throws IOException;
   }
 
+  /** How messages name the data file. */
+  private final String source;
   private final InputStream payload;
   private final Starts starts;
   private final long count;
@@ -43,6 +45,7 @@ class DataFileCursor extends RecordCursor {
   private long recordStart;
 
   /**
+   * @param source how messages name the data file (its path, or an artifact's entry)
    * @param payload the payload, positioned at its first byte; read in large blocks
    * @param starts the records' starts, or null for fixed-size records
    * @param fixedKeyLength every key's length when {@code starts} is null
@@ -50,6 +53,7 @@ class DataFileCursor extends RecordCursor {
    * @param resources closed with the cursor
    */
   DataFileCursor(
+      String source,
       InputStream payload,
       long count,
       Starts starts,
@@ -59,6 +63,7 @@ class DataFileCursor extends RecordCursor {
       int checkBytes,
       RecordHasher hasher,
       Closeable resources) {
+    this.source = source;
     this.payload = payload;
     this.count = count;
     this.starts = starts;
@@ -110,7 +115,7 @@ class DataFileCursor extends RecordCursor {
     // For fixed sizes this is RecordFormat.fixedRecordOffset(read, ...), without its divisions.
     long start = fixed ? RecordFormat.alignedStart(position, fixedLength, pageBytes) : starts.start(read, position);
     if (start < position) {
-      throw new CorruptStoreException("record " + read + " starts at " + start + ", before the end of the previous one");
+      throw new CorruptStoreException(source + ": record " + read + " starts at " + start + ", before the end of the previous one");
     }
     int length;
     if (fixed) {
@@ -128,7 +133,7 @@ class DataFileCursor extends RecordCursor {
       long value = RecordFormat.decodeVarint(buffer, at + (int) (key >>> 32), available);
       long total = (key >>> 32) + (value >>> 32) + (int) key + (int) value + checkBytes;
       if (total > RecordFormat.MAX_LENGTH) {
-        throw new CorruptStoreException("record " + read + " claims " + total + " bytes");
+        throw new CorruptStoreException(source + ": record " + read + " claims " + total + " bytes");
       }
       length = (int) total;
       at = ensure(start, length);
@@ -138,7 +143,7 @@ class DataFileCursor extends RecordCursor {
       int checkAt = record.offset + record.length();
       CorruptStoreException.check(
           RecordChecksum.of(buffer, record.offset, record.length(), start) == RecordChecksum.read(buffer, checkAt),
-          "record " + read + " (at payload byte " + start + ") does not match its checksum (damaged)");
+          source + ": record " + read + " (at payload byte " + start + ") does not match its checksum (damaged)");
     }
     recordStart = start;
     position = start + length;
@@ -169,10 +174,10 @@ class DataFileCursor extends RecordCursor {
       }
       fill(length);
       if (bufferStart + limit < end && length > RecordFormat.MAX_HEADER_LENGTH) {
-        throw new CorruptStoreException("the data ends inside record " + read);
+        throw new CorruptStoreException(source + ": the data ends inside record " + read);
       }
       if (limit == 0 || start >= bufferStart + limit) {
-        throw new CorruptStoreException("the data ends before record " + read);
+        throw new CorruptStoreException(source + ": the data ends before record " + read);
       }
     }
     return (int) (start - bufferStart);

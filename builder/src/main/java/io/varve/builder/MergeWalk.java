@@ -1,9 +1,9 @@
 package io.varve.builder;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreMeta;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -17,7 +17,7 @@ final class MergeWalk {
   private final RecordCursor[] sources;
   private final boolean[] live;
   private final int batchSource;
-  private final List<Path> bases;
+  private final List<StoreFiles> bases;
   private final List<StoreMeta> baseMetas;
   private final boolean oldKeysKept;
   private final long seed;
@@ -37,7 +37,7 @@ final class MergeWalk {
    */
   MergeWalk(
       List<RecordCursor> sources,
-      List<Path> bases,
+      List<StoreFiles> bases,
       List<StoreMeta> baseMetas,
       long seed,
       StoreWriter writer,

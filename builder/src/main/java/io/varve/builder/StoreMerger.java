@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.hash.HashRange;
@@ -25,7 +26,10 @@ import java.util.function.LongFunction;
  * batch outputs are folded in: only the batch is sorted (in bounded memory, spilling like {@link
  * StoreBuilder}); the old stores are read once, sequentially, in their hash order, and merged with
  * it while the new data, offsets and index are written, in the same pass. The old stores are not
- * touched and stay readable; the new one appears complete at its directory, or not at all.
+ * touched and stay readable; the new one appears complete at its directory, or not at all. An old
+ * store is a store directory or a one-file artifact ({@code .varve}), read in place either way and
+ * checked alike; the new store is always a directory ({@link StoreArtifacts#pack} makes an
+ * artifact of it).
  *
  * <pre>{@code
  * try (StoreMerger merger = StoreMerger.create(Path.of("/data/stores/2026-11-23"))
@@ -71,7 +75,7 @@ import java.util.function.LongFunction;
  */
 public final class StoreMerger implements Closeable {
   private final Path target;
-  private final List<Path> bases = new ArrayList<>();
+  private final List<StoreFiles> bases = new ArrayList<>();
   private final List<StoreMeta> baseMetas = new ArrayList<>();
   private final BuildOptions.Builder settings;
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
@@ -112,16 +116,21 @@ public final class StoreMerger implements Closeable {
   }
 
   /**
-   * Adds an old store to merge, after those added before (which it overrides where keys repeat).
-   * Its meta is read and checked now.
+   * Adds an old store to merge, after those added before (which it overrides where keys repeat): a
+   * store directory, or a one-file artifact read in place. Its meta (and an artifact's ZIP
+   * directory) is read and checked now, its other files by {@link #merge()}.
    *
-   * @throws io.varve.core.format.CorruptStoreException if its meta is damaged
+   * @throws java.nio.file.NoSuchFileException if {@code store} is neither a directory nor a file,
+   *     or a directory without a meta file
+   * @throws io.varve.core.format.CorruptStoreException if its meta or an artifact's directory is
+   *     damaged, or a file is no artifact
    * @throws IllegalArgumentException if its hash seed or key mode differs from the first old store's
    */
   public StoreMerger base(Path store) throws IOException {
     checkConfigurable();
     Path directory = store.toAbsolutePath().normalize();
-    StoreMeta meta = StoreScan.readMeta(directory);
+    StoreFiles files = StoreFiles.of(directory);
+    StoreMeta meta = files.readMeta();
     if (!baseMetas.isEmpty() && meta.seed() != baseMetas.get(0).seed()) {
       throw new IllegalArgumentException(
           directory + " was built with hash seed " + meta.seed() + ", " + bases.get(0) + " with " + baseMetas.get(0).seed()
@@ -132,7 +141,7 @@ public final class StoreMerger implements Closeable {
           directory + " keeps keys as " + meta.keyMode() + ", " + bases.get(0) + " as " + baseMetas.get(0).keyMode()
               + ": stores merged into one must keep keys alike");
     }
-    bases.add(directory);
+    bases.add(files);
     baseMetas.add(meta);
     return this;
   }

@@ -1,7 +1,10 @@
 package io.varve.builder;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.ect.EctParameters;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
@@ -13,11 +16,12 @@ import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Gives an existing store another index without rewriting its data: dense (a rank per key, record
@@ -25,7 +29,9 @@ import java.util.Objects;
  * hard-linked into the new store directory (copied where links are not possible); two sequential
  * passes over it find the record starts and the key hashes, and the new index, offsets or blocks
  * and meta are written beside it. The new directory appears complete or not at all; the old store
- * is not changed.
+ * is not changed. The old store may be a one-file artifact ({@code .varve}), read in place and
+ * checked as a directory is; its data entry is copied out (it cannot be linked). The new store is
+ * always a directory ({@link StoreArtifacts#pack} makes an artifact of it).
  *
  * <pre>{@code
  * // 4 KiB blocks: a fraction of a bit per key in RAM, lookups search one block
@@ -50,7 +56,8 @@ public final class StoreReindexer {
   private StoreReindexer() {}
 
   /**
-   * Writes the store at {@code source} with a new index to {@code target} (which must not exist).
+   * Writes the store at {@code source} (a directory or an artifact) with a new index to the
+   * directory {@code target} (which must not exist).
    *
    * @param blockBytes {@link #DENSE}, or the block size of a sparse index
    * @param parameters the kind and knobs of the new index, or null for the store's when its index
@@ -71,11 +78,12 @@ public final class StoreReindexer {
   }
 
   /**
-   * Writes the store at {@code source} with the index {@code options} ask for to {@code target}
-   * (which must not exist): {@link BuildOptions#sparseBlockBytes()} and {@link
-   * BuildOptions#indexParameters()} as {@link #reindex(Path, Path, int, IndexParameters)} takes
-   * them; progress goes to {@link BuildOptions#listener()} ({@code INDEX}, then {@code PUBLISH}).
-   * The other options do not apply: the data is not rewritten.
+   * Writes the store at {@code source} (a directory or an artifact) with the index {@code options}
+   * ask for to the directory {@code target} (which must not exist): {@link
+   * BuildOptions#sparseBlockBytes()} and {@link BuildOptions#indexParameters()} as {@link
+   * #reindex(Path, Path, int, IndexParameters)} takes them; progress goes to {@link
+   * BuildOptions#listener()} ({@code INDEX}, then {@code PUBLISH}). The other options do not apply:
+   * the data is not rewritten.
    *
    * @return the new store's meta
    * @throws IllegalArgumentException if the block size does not suit the store
@@ -86,7 +94,8 @@ public final class StoreReindexer {
     Path from = source.toAbsolutePath().normalize();
     Path to = target.toAbsolutePath().normalize();
     StoreDirectory.checkNew(to);
-    StoreMeta meta = StoreScan.readMeta(from);
+    StoreFiles files = StoreFiles.of(from);
+    StoreMeta meta = files.readMeta();
     int blockBytes = options.sparseBlockBytes();
     boolean sameKind = meta.isSparse() == options.isSparse();
     IndexParameters knobs =
@@ -107,7 +116,7 @@ public final class StoreReindexer {
     }
     Path staging = StoreDirectory.staging(to);
     try {
-      StoreMeta written = writeIndexed(from, meta, staging, blockBytes, knobs, options.listener());
+      StoreMeta written = writeIndexed(files, meta, staging, blockBytes, knobs, options.listener());
       options.listener().progress(BuildListener.Phase.PUBLISH, written.recordCount(), written.recordCount());
       StoreDirectory.publish(staging, to);
       staging = null;
@@ -134,14 +143,15 @@ public final class StoreReindexer {
   }
 
   private static StoreMeta writeIndexed(
-      Path from, StoreMeta meta, Path staging, int blockBytes, IndexParameters knobs, BuildListener listener) throws IOException {
+      StoreFiles from, StoreMeta meta, Path staging, int blockBytes, IndexParameters knobs, BuildListener listener) throws IOException {
     long n = meta.recordCount();
     RecordHasher hasher = RecordHasher.xxh3(meta.seed());
-    linkOrCopy(from.resolve(StoreFile.DATA.fileName()), staging.resolve(StoreFile.DATA.fileName()));
+    // The scans below check what is linked or copied here: its size now, every byte as they read it.
+    linkOrCopy(from, from.listed(meta, StoreFile.DATA), staging.resolve(StoreFile.DATA.fileName()));
     List<StoreMeta.FileEntry> files = new ArrayList<>();
     files.add(meta.file(StoreFile.DATA));
     if (!meta.keyMode().keepsKeys()) {
-      linkOrCopy(from.resolve(StoreFile.HASHES.fileName()), staging.resolve(StoreFile.HASHES.fileName()));
+      linkOrCopy(from, from.listed(meta, StoreFile.HASHES), staging.resolve(StoreFile.HASHES.fileName()));
       files.add(meta.file(StoreFile.HASHES));
     }
     // Pass 1: where records start (blocks or offsets); pass 2 hashes keys for the index.
@@ -185,7 +195,7 @@ public final class StoreReindexer {
   }
 
   /** Reads the record starts of the store in order (one pass over its data, keys not hashed). */
-  private static void forEachStart(Path from, StoreMeta meta, StartSink sink) throws IOException {
+  private static void forEachStart(StoreFiles from, StoreMeta meta, StartSink sink) throws IOException {
     try (StoreScan scan = StoreScan.open(from, meta, (key, offset, length, result) -> {})) {
       while (scan.next()) {
         sink.add(scan.recordStart());
@@ -207,14 +217,27 @@ public final class StoreReindexer {
     }
   }
 
-  /** Hard-links {@code from} as {@code to}, or copies it where the file system cannot link. */
-  private static void linkOrCopy(Path from, Path to) throws IOException {
-    Objects.requireNonNull(from);
-    try {
-      Files.createLink(to, from);
-    } catch (UnsupportedOperationException | IOException cannotLink) {
-      Files.deleteIfExists(to);
-      Files.copy(from, to);
+  /**
+   * Hard-links a directory's file as {@code to}, or copies it where the file system cannot link; an
+   * artifact's entry is copied out of it. A copy is forced to disk before the store is published.
+   */
+  private static void linkOrCopy(StoreFiles from, FileRegion region, Path to) throws IOException {
+    if (!from.isArtifact()) {
+      try {
+        Files.createLink(to, region.file());
+        return;
+      } catch (UnsupportedOperationException | IOException cannotLink) {
+        Files.deleteIfExists(to);
+      }
+    }
+    try (FileChannel in = FileChannel.open(region.file(), StandardOpenOption.READ);
+        FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      for (long copied = 0; copied < region.length(); ) {
+        long n = in.transferTo(region.offset() + copied, region.length() - copied, out);
+        CorruptStoreException.check(n > 0, region + ": ends after " + copied + " of " + region.length() + " bytes (truncated)");
+        copied += n;
+      }
+      out.force(true);
     }
   }
 }

@@ -1,7 +1,9 @@
 package io.varve.builder;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.FileRegion;
 import io.varve.core.store.HashesReader;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
@@ -12,38 +14,40 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 
 /**
  * A sequential scan of a finished store's records in hash order, with their key hashes: what a
- * merge reads its old stores with. The data file is streamed once and checked as it goes: its
- * envelope and its size and checksum in {@code meta} before the first record, the checksum of
- * every byte after the last, so a damaged store fails the merge instead of spreading into the
- * new one (the offsets file is checked in full as it loads). A store without full keys gives the
- * hashes of its hash file instead (checked in full first). Holds the store's offsets in memory
- * (a few bits per record), or its blocks for a store with a sparse index. Not thread-safe.
+ * merge or a re-index reads its old store with, from a store directory or a one-file artifact read
+ * in place ({@link StoreFiles}). Every file the meta lists must be there with the size it records;
+ * the offsets or blocks are checked in full as they load (envelope, the meta's checksum); the data
+ * is streamed once and checked as it goes: its envelope and the meta's checksum before the first
+ * record, the checksum of every byte after the last, so a damaged store fails the merge instead of
+ * spreading into the new one. A store without full keys gives the hashes of its hash file instead
+ * (checked in full first). Messages name the file as {@link StoreFiles#nameOf} does. Holds the
+ * store's offsets in memory (a few bits per record), or its blocks for a store with a sparse index.
+ * Not thread-safe.
  */
 final class StoreScan extends DataFileCursor {
   private final StoreMeta meta;
-  private final Path dataPath;
+  private final FileRegion data;
   private final CRC32C crc;
   private final int storedChecksum;
 
   private StoreScan(
       StoreMeta meta,
       Starts starts,
-      Path dataPath,
-      InputStream data,
+      FileRegion data,
+      InputStream payload,
       CRC32C crc,
       int storedChecksum,
       RecordHasher hasher,
       java.io.Closeable hashes) {
     super(
-        data,
+        data.name(),
+        payload,
         meta.recordCount(),
         starts,
         meta.keyLength(),
@@ -51,81 +55,75 @@ final class StoreScan extends DataFileCursor {
         meta.pageBytes(),
         meta.checkBytes(),
         hasher,
-        () -> Closeables.closeAll(data, hashes));
+        () -> Closeables.closeAll(payload, hashes));
     this.meta = meta;
-    this.dataPath = dataPath;
+    this.data = data;
     this.crc = crc;
     this.storedChecksum = storedChecksum;
   }
 
-  /** Reads the meta of the store in {@code directory} (checked in full). */
-  static StoreMeta readMeta(Path directory) throws IOException {
-    return StoreMeta.read(directory.resolve(StoreFile.META.fileName()));
-  }
-
   /**
-   * Opens a scan of the store in {@code directory}, whose meta was read by {@link #readMeta}, hashing
-   * keys with {@code hasher} (which must be the store's: its seed orders the records).
+   * Opens a scan of the store whose files are {@code files} and whose meta ({@link
+   * StoreFiles#readMeta()}) is {@code meta}, hashing keys with {@code hasher} (which must be the
+   * store's: its seed orders the records).
+   *
+   * @throws CorruptStoreException naming the file on a defect found before the first record
    */
-  static StoreScan open(Path directory, StoreMeta meta, RecordHasher hasher) throws IOException {
+  static StoreScan open(StoreFiles files, StoreMeta meta, RecordHasher hasher) throws IOException {
     for (StoreMeta.FileEntry entry : meta.files()) {
-      Path file = directory.resolve(entry.name());
-      CorruptStoreException.check(Files.exists(file), file + ": missing, but the meta file lists it (damaged store)");
+      files.listed(entry);
     }
     Starts starts = null;
     if (meta.isSparse()) {
-      Path blocksPath = directory.resolve(StoreFile.BLOCKS.fileName());
       RecordBlocks blocks =
-          StoreFileReader.read(
-              blocksPath,
+          readChecked(
+              files,
+              meta,
               StoreFile.BLOCKS,
               (in, length) -> RecordBlocks.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes()));
       starts = meta.keyLength() < 0 ? new BlockStarts(blocks) : null;
     } else if (meta.keyLength() < 0) {
-      EliasFano offsets;
-      Path offsetsPath = directory.resolve(StoreFile.OFFSETS.fileName());
-      offsets = StoreFileReader.read(offsetsPath, StoreFile.OFFSETS, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
+      EliasFano offsets =
+          readChecked(files, meta, StoreFile.OFFSETS, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
       CorruptStoreException.check(
           offsets.size() == meta.recordCount() + 1 && offsets.get(meta.recordCount()) == meta.dataBytes(),
-          offsetsPath + ": does not hold " + meta.recordCount() + " records of " + meta.dataBytes() + " bytes");
+          files.nameOf(StoreFile.OFFSETS.fileName()) + ": does not hold " + meta.recordCount() + " records of "
+              + meta.dataBytes() + " bytes");
       starts = new EliasFanoStarts(offsets);
     }
     HashesReader keptHashes = null;
     if (!meta.keyMode().keepsKeys()) {
       // No keys to hash: the hashes come, in record order, from the store's hash file.
-      keptHashes = HashesReader.open(directory, meta);
+      keptHashes = HashesReader.open(files.listed(meta, StoreFile.HASHES), meta);
       hasher = RecordHasher.keptHashes(keptHashes);
     }
-    Path dataPath = directory.resolve(StoreFile.DATA.fileName());
-    FileChannel channel;
+    FileChannel channel = null;
     try {
-      channel = FileChannel.open(dataPath, StandardOpenOption.READ);
-    } catch (IOException | RuntimeException e) {
-      if (keptHashes != null) {
-        keptHashes.close();
-      }
-      throw e;
-    }
-    try {
-      int stored = StoreFileReader.checkEnvelope(channel, dataPath, StoreFile.DATA, meta.dataFormatVersion());
-      StoreMeta.FileEntry entry = meta.file(StoreFile.DATA);
+      FileRegion data = files.listed(meta, StoreFile.DATA);
       CorruptStoreException.check(
-          entry != null && entry.size() == channel.size() && entry.checksum() == stored,
-          dataPath + ": size or checksum differs from what meta records");
+          data.length() == meta.dataBytes() + StoreFile.DATA.envelopeLength(),
+          data + ": " + data.length() + " bytes do not hold a payload of " + meta.dataBytes());
+      channel = FileChannel.open(data.file(), StandardOpenOption.READ);
+      int stored = StoreFileReader.checkEnvelope(channel, data, StoreFile.DATA, meta.dataFormatVersion());
       CorruptStoreException.check(
-          channel.size() == meta.dataBytes() + StoreFile.DATA.envelopeLength(),
-          dataPath + ": " + channel.size() + " bytes do not hold a payload of " + meta.dataBytes());
-      channel.position(0);
+          stored == meta.file(StoreFile.DATA).checksum(), data + ": checksum differs from the meta file's");
+      channel.position(data.offset());
       CRC32C crc = new CRC32C();
       // The checksum covers everything before the footer: the stream ends there.
-      InputStream beforeFooter = new BoundedInputStream(Channels.newInputStream(channel), channel.size() - StoreFile.FOOTER_LENGTH);
+      InputStream beforeFooter = new BoundedInputStream(Channels.newInputStream(channel), data.length() - StoreFile.FOOTER_LENGTH);
       CheckedInputStream checked = new CheckedInputStream(beforeFooter, crc);
       checked.readNBytes(StoreFile.DATA.payloadOffset());
-      return new StoreScan(meta, starts, dataPath, checked, crc, stored, hasher, keptHashes);
+      return new StoreScan(meta, starts, data, checked, crc, stored, hasher, keptHashes);
     } catch (IOException | RuntimeException e) {
       Closeables.closeAll(channel, keptHashes);
       throw e;
     }
+  }
+
+  /** Reads the file of {@code kind} in full, checked against its envelope and the meta's checksum. */
+  private static <T> T readChecked(StoreFiles files, StoreMeta meta, StoreFile kind, StoreFileReader.PayloadParser<T> parser)
+      throws IOException {
+    return StoreFileReader.read(files.listed(meta, kind), kind, meta.file(kind).checksum(), parser);
   }
 
   StoreMeta meta() {
@@ -135,12 +133,12 @@ final class StoreScan extends DataFileCursor {
   @Override
   void finished() throws IOException {
     CorruptStoreException.check(
-        position() == meta.dataBytes(), dataPath + ": the records end at " + position() + ", not at " + meta.dataBytes());
+        position() == meta.dataBytes(), data + ": the records end at " + position() + ", not at " + meta.dataBytes());
     // Draining the stream passes the rest of what precedes the footer through the checksum.
-    CorruptStoreException.check(!drain(), dataPath + ": bytes after the last record");
+    CorruptStoreException.check(!drain(), data + ": bytes after the last record");
     long checksummed = crc.getValue();
     CorruptStoreException.check(
-        (int) checksummed == storedChecksum, dataPath + ": checksum mismatch (the data file is damaged)");
+        (int) checksummed == storedChecksum, data + ": checksum mismatch (the data file is damaged)");
   }
 
   /** The starts of a finished store's records, from its offsets. */

@@ -258,7 +258,8 @@ final class StoreWriter {
   }
 
   private RecordCursor readBack(RecordHasher hasher, java.io.Closeable extra) throws IOException {
-    java.io.InputStream in = Files.newInputStream(directory.resolve(StoreFile.DATA.fileName()));
+    Path dataFile = directory.resolve(StoreFile.DATA.fileName());
+    java.io.InputStream in = Files.newInputStream(dataFile);
     DataInputStream startsIn = null;
     try {
       in.skipNBytes(StoreFile.DATA.payloadOffset());
@@ -269,6 +270,7 @@ final class StoreWriter {
     }
     DataInputStream startsStream = startsIn;
     return new DataFileCursor(
+        dataFile.toString(),
         in,
         records,
         fixedSize ? null : (rank, previousEnd) -> startsStream.readLong(),

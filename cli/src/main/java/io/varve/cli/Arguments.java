@@ -115,6 +115,14 @@ public final class Arguments {
   }
 
   /**
+   * {@code dir} as a path to read a store from: a {@value StoreArtifact#SUFFIX} artifact file as it
+   * is (checked as it is read), else a directory checked as {@link #storeDirectory} does.
+   */
+  static Path storeDirectoryOrArtifact(String dir) throws IOException {
+    return isArtifact(dir) ? Path.of(dir) : storeDirectory(dir);
+  }
+
+  /**
    * Opens the store (a directory, or a {@value StoreArtifact#SUFFIX} artifact read in place),
    * without its index on request. A store without full keys cannot be opened so:
    * the request is at fault, not the store, so it is reported as bad usage (exit 2).

@@ -18,10 +18,10 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code varve merge BASE... --out DIR [--upserts FILE] [--deletes FILE]}: makes a new store from
- * old stores (oldest first, newest wins) and a batch of upserts and deletes read from TSV, CSV or
- * JSON-lines files, with {@link StoreMerger}. Upserts are applied before deletes, so a key in both
- * files ends deleted. Bad input stops the merge with the file and line and leaves no store. Not
- * thread-safe.
+ * old stores (directories or {@code .varve} artifacts; oldest first, newest wins) and a batch of
+ * upserts and deletes read from TSV, CSV or JSON-lines files, with {@link StoreMerger}. Upserts
+ * are applied before deletes, so a key in both files ends deleted. Bad input stops the merge with
+ * the file and line and leaves no store. Not thread-safe.
  */
 @Command(
     name = "merge",
@@ -33,7 +33,7 @@ import picocli.CommandLine.ParentCommand;
 final class MergeCommand implements Callable<Integer> {
   @ParentCommand Varve varve;
 
-  @Parameters(arity = "1..*", paramLabel = "BASE", description = "the old stores, oldest first")
+  @Parameters(arity = "1..*", paramLabel = "BASE", description = "the old stores (directories or .varve artifacts), oldest first")
   List<String> baseNames;
 
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "where to write the new store (must not exist)")
@@ -76,7 +76,7 @@ final class MergeCommand implements Callable<Integer> {
     Path target = Arguments.checkOutput(out);
     List<Path> bases = new ArrayList<>();
     for (String base : baseNames) {
-      bases.add(Arguments.storeDirectory(base));
+      bases.add(Arguments.storeDirectoryOrArtifact(base));
     }
 
     StoreMerger merger = StoreMerger.create(target).memoryBudget(budget);

@@ -20,8 +20,9 @@ import picocli.CommandLine.ParentCommand;
 /**
  * {@code varve reindex DIR --out OUT (--block-size N | --dense)}: writes a copy of a store with
  * another index, sparse over blocks of {@code N} bytes or dense, with {@link StoreReindexer}. The
- * data file is shared (hard-linked) rather than rewritten; the old store is left as it is, and the
- * new one appears complete at {@code OUT} or not at all. Not thread-safe.
+ * data file is shared (hard-linked; copied out of a {@code .varve} artifact) rather than rewritten;
+ * the old store is left as it is, and the new one appears complete at {@code OUT} or not at all.
+ * Not thread-safe.
  */
 @Command(
     name = "reindex",
@@ -33,7 +34,7 @@ import picocli.CommandLine.ParentCommand;
 final class ReindexCommand implements Callable<Integer> {
   @ParentCommand Varve varve;
 
-  @Parameters(index = "0", paramLabel = "DIR", description = "the store to re-index")
+  @Parameters(index = "0", paramLabel = "DIR", description = "the store to re-index (a directory or a .varve artifact)")
   String dir;
 
   @Option(names = "--out", required = true, paramLabel = "OUT", description = "where to write the re-indexed store")
@@ -58,7 +59,7 @@ final class ReindexCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     int blockBytes = Arguments.blockBytes(shape.blockSize, StoreReindexer.DENSE);
     IndexParameters knobs = index.parameters(shape.dense ? StoreBuilder.DEFAULT_ECT_INDEX : StoreReindexer.DEFAULT_SPARSE_INDEX);
-    Path source = Arguments.storeDirectory(dir);
+    Path source = Arguments.storeDirectoryOrArtifact(dir);
     Path target = Arguments.checkOutput(out);
     ProgressBar progress = ProgressBar.forTerminal(varve.err, "reindex");
     try (progress) {

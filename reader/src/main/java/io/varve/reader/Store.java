@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.ect.EctIndex;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;

@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.index.RankIndex;
@@ -11,7 +12,6 @@ import io.varve.core.store.StoreMeta;
 import io.varve.core.succinct.EliasFano;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -30,18 +30,12 @@ final class StoreOpener {
   /** {@link #open(Path, boolean, DataAccess)} with the data file opened by {@code memory}. */
   static Store open(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory) throws IOException {
     StoreFiles files = StoreFiles.of(path);
-    FileRegion metaRegion = files.find(StoreFile.META.fileName());
-    if (metaRegion == null && files.artifact() != null) {
-      throw new CorruptStoreException(path + ": the artifact holds no meta file (damaged)");
-    }
-    if (metaRegion == null) {
-      throw new NoSuchFileException(path.resolve(StoreFile.META.fileName()).toString(), null, "no meta file: not a store");
-    }
+    FileRegion metaRegion = files.metaRegion();
     StoreMeta meta = StoreMeta.read(metaRegion);
     long fileBytes = metaRegion.length();
     for (StoreMeta.FileEntry entry : meta.files()) {
       if (withIndex || !entry.name().equals(StoreFile.INDEX.fileName())) {
-        fileBytes += listed(files, entry).length();
+        fileBytes += files.listed(entry).length();
       }
     }
     if (!withIndex && !meta.keyMode().keepsKeys()) {
@@ -61,9 +55,9 @@ final class StoreOpener {
     EliasFano offsets = null;
     if (!meta.isFixedSize() && blocks == null) {
       offsets = readChecked(files, StoreFile.OFFSETS, meta, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
-      checkOffsets(offsets, meta, listed(files, meta.file(StoreFile.OFFSETS)));
+      checkOffsets(offsets, meta, files.listed(meta, StoreFile.OFFSETS));
     }
-    FileRegion data = listed(files, meta.file(StoreFile.DATA));
+    FileRegion data = files.listed(meta, StoreFile.DATA);
     long dataFileLength = StoreFile.DATA.envelopeLength() + meta.dataBytes();
     CorruptStoreException.check(
         meta.file(StoreFile.DATA).size() == dataFileLength,
@@ -74,21 +68,6 @@ final class StoreOpener {
     }
     RecordMemory memoryOfData = memory.open(data, access);
     return new Store(files, data, meta, index, offsets, blocks, memoryOfData, access, fileBytes);
-  }
-
-  /**
-   * The region of a file the meta lists, whose size must match: a listed file that is missing or of
-   * another size is a damaged store (a missing meta file, or directory, is no store at all).
-   */
-  static FileRegion listed(StoreFiles files, StoreMeta.FileEntry entry) throws IOException {
-    FileRegion region = files.find(entry.name());
-    if (region == null) {
-      throw new CorruptStoreException(files.origin().resolve(entry.name()) + ": missing, but the meta file lists it (damaged store)");
-    }
-    CorruptStoreException.check(
-        region.length() == entry.size(),
-        region + ": " + region.length() + " bytes, but the meta file says " + entry.size() + " (truncated or replaced?)");
-    return region;
   }
 
   private static RankIndex readIndex(StoreFiles files, StoreMeta meta, RecordBlocks blocks) throws IOException {
@@ -106,7 +85,7 @@ final class StoreOpener {
 
   private static <T> T readChecked(StoreFiles files, StoreFile kind, StoreMeta meta, StoreFileReader.PayloadParser<T> parser)
       throws IOException {
-    return StoreFileReader.read(listed(files, meta.file(kind)), kind, meta.file(kind).checksum(), parser);
+    return StoreFileReader.read(files.listed(meta, kind), kind, meta.file(kind).checksum(), parser);
   }
 
   private static void checkOffsets(EliasFano offsets, StoreMeta meta, FileRegion region) {

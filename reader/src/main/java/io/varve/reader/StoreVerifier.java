@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.hash.KeyHasher;
@@ -49,7 +50,7 @@ final class StoreVerifier {
       if ((kind == StoreFile.INDEX && !store.hasIndex()) || (kind == StoreFile.HASHES && !meta.keyMode().keepsKeys())) {
         continue; // not read without an index; HashesReader checks the hashes as it opens them below
       }
-      FileRegion region = StoreOpener.listed(files, entry);
+      FileRegion region = files.listed(entry);
       int checksum = StoreFileReader.verify(region, kind);
       CorruptStoreException.check(checksum == entry.checksum(), region + ": checksum differs from the meta file's");
     }
@@ -114,7 +115,7 @@ final class StoreVerifier {
    * rank the hash at the record, whose signature (if kept) must match it.
    */
   private void verifyByKeptHashes() throws IOException {
-    FileRegion hashes = StoreOpener.listed(store.files(), meta.file(StoreFile.HASHES));
+    FileRegion hashes = store.files().listed(meta, StoreFile.HASHES);
     long[] hash = new long[2];
     try (HashesReader in = HashesReader.open(hashes, meta)) {
       long previousHi = 0;
