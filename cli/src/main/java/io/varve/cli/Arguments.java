@@ -2,15 +2,19 @@ package io.varve.cli;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.shard.ShardManifest;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreFile;
+import io.varve.reader.ShardedStore;
 import io.varve.reader.Store;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Checks of the commands' file arguments before any work, so that a wrong path is reported as one
@@ -19,10 +23,19 @@ import java.util.regex.Pattern;
  * Stateless; thread-safe.
  */
 public final class Arguments {
+  /** The usage of the store parameter of the commands that read one (get, stats, verify, dump). */
+  static final String STORE_PARAMETER = "the store: a directory, a .varve artifact, or a sharded store's root (with its _MANIFEST)";
+
   /** The accepted forms of {@code --key-mode}, for usage messages. */
   static final String KEY_MODES = "full, none or signature:K with K from 1 to 64";
 
   private static final Pattern SIGNATURE = Pattern.compile("signature:([0-9]{1,2})");
+
+  /**
+   * What a sharded build leaves in its root before its manifest: shards as the builders name them
+   * (directories or artifacts), and the Spark writer's attempt directory.
+   */
+  private static final Pattern UNFINISHED_SHARDED_ENTRY = Pattern.compile("shard-[0-9]{5}(\\.varve)?|_temporary");
 
   private Arguments() {}
 
@@ -100,9 +113,57 @@ public final class Arguments {
       throw new IllegalArgumentException(dir + " is a file, not a store directory (nor a " + StoreArtifact.SUFFIX + " artifact)");
     }
     if (!Files.exists(path.resolve(StoreFile.META.fileName()))) {
+      if (Files.exists(path.resolve(ShardManifest.FILE_NAME))) {
+        throw new IllegalArgumentException(dir + " is a sharded store (it has a " + ShardManifest.FILE_NAME
+            + "), not one store: give one of its shards, such as " + path.resolve(ShardManifest.shardName(0)));
+      }
+      checkNotAnUnfinishedShardedStore(dir, path);
       throw new IllegalArgumentException(dir + " is not a varve store: it has no " + StoreFile.META.fileName() + " file");
     }
     return path;
+  }
+
+  /**
+   * Fails, saying so, if the directory {@code path} (which has no meta file) holds what a sharded
+   * build leaves before it writes its manifest: readers refuse such a root, as the library does
+   * (not a store yet, exit 2), rather than call it a directory of nothing.
+   */
+  private static void checkNotAnUnfinishedShardedStore(String dir, Path path) throws IOException {
+    List<String> found;
+    try (Stream<Path> entries = Files.list(path)) {
+      found = entries.map(p -> p.getFileName().toString()).filter(n -> UNFINISHED_SHARDED_ENTRY.matcher(n).matches()).sorted().toList();
+    }
+    if (!found.isEmpty()) {
+      String shown = found.size() <= 3 ? String.join(", ", found) : String.join(", ", found.subList(0, 3)) + " and " + (found.size() - 3) + " more";
+      throw new IllegalArgumentException(dir + " holds " + shown + " but no " + ShardManifest.FILE_NAME + ": a sharded build that did not"
+          + " finish (or a copy without its " + ShardManifest.FILE_NAME + "); rebuild it, or copy it again whole");
+    }
+  }
+
+  /**
+   * Whether {@code dir} is the root of a sharded store: a directory with a {@value
+   * ShardManifest#FILE_NAME} and no meta file (a single store's directory has one).
+   */
+  static boolean isShardedRoot(String dir) {
+    if (dir.isEmpty()) {
+      return false;
+    }
+    Path path = Path.of(dir);
+    return Files.isDirectory(path) && !Files.exists(path.resolve(StoreFile.META.fileName()))
+        && Files.exists(path.resolve(ShardManifest.FILE_NAME));
+  }
+
+  /**
+   * Opens the sharded store rooted at {@code dir} ({@link #isShardedRoot}), every shard checked
+   * against the manifest. Its shards open with their index: {@code --no-index} is for one store,
+   * which a shard is (bad usage, exit 2, naming one).
+   */
+  static ShardedStore openSharded(String dir, boolean withoutIndex) throws IOException {
+    if (withoutIndex) {
+      throw new IllegalArgumentException("--no-index opens one store, and " + dir + " is a sharded store: give one of its shards"
+          + " instead, such as " + Path.of(dir).resolve(ShardManifest.shardName(0)));
+    }
+    return ShardedStore.open(Path.of(dir));
   }
 
   /**

@@ -8,6 +8,7 @@ import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreFile;
+import io.varve.reader.ShardedStore;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -22,29 +23,50 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code varve stats DIR [--json]}: a store's sizes, key mode, index and user metadata, as text
- * or as one JSON object. Not thread-safe.
+ * or as one JSON object. A sharded store's root gives its manifest's facts, the sizes of all its
+ * shards summed, and how the records spread over the shards ({@link ShardedStats}). Not thread-safe.
  */
 @Command(
     name = "stats",
     mixinStandardHelpOptions = true,
     header = "Prints a store's sizes, key mode, index and metadata.",
     usageHelpWidth = 100,
-    description = "Prints records, key mode, sizes, bits per key of index and offsets (or blocks), memory, and the user metadata the store was built with.")
+    description = "Prints records, key mode, sizes, bits per key of index and offsets (or blocks), memory, and the user metadata the"
+        + " store was built with. For a sharded store: its manifest (shards, routing seed, key mode), the sizes of all shards"
+        + " summed, and the smallest, mean and largest shard.")
 final class StatsCommand implements Callable<Integer> {
   private static final JsonFactory JSON = new JsonFactory();
 
   @ParentCommand Varve varve;
 
-  @Parameters(index = "0", paramLabel = "DIR", description = "the store: a directory, or a .varve artifact")
+  @Parameters(index = "0", paramLabel = "DIR", description = Arguments.STORE_PARAMETER)
   String dir;
 
   @Option(
       names = "--json",
-      description = "one JSON object: the library's StoreStats.toJson() fields, keyMode, and metadata (an object of the user metadata's keys and values)")
+      description = "one JSON object: the library's StoreStats.toJson() fields, keyMode, and metadata (an object of the user"
+          + " metadata's keys and values); for a sharded store, sharded (its manifest, with every shard) instead of metadata")
   boolean json;
+
+  @Option(names = "--shards", description = "for a sharded store, also a line per shard: its records, bytes and file")
+  boolean eachShard;
 
   @Override
   public Integer call() throws IOException {
+    if (Arguments.isShardedRoot(dir)) {
+      try (ShardedStore store = Arguments.openSharded(dir, false)) {
+        ShardedStats stats = new ShardedStats(store);
+        if (json) {
+          varve.out.println(json(store.stats(), store.manifest().keyMode(), stats::writeJson));
+        } else {
+          stats.print(varve.out, eachShard);
+        }
+      }
+      return Varve.OK;
+    }
+    if (eachShard) {
+      throw new IllegalArgumentException("--shards is for a sharded store, and " + dir + " is one store");
+    }
     try (Store store = Arguments.openStore(dir, false)) {
       StoreStats stats = store.stats();
       if (json) {
@@ -62,6 +84,22 @@ final class StatsCommand implements Callable<Integer> {
    * (its meta), not sizes.
    */
   static String json(StoreStats stats, KeyMode keyMode, Map<String, String> metadata) throws IOException {
+    return json(stats, keyMode, out -> {
+      out.writeObjectFieldStart("metadata");
+      for (Map.Entry<String, String> entry : metadata.entrySet()) {
+        out.writeStringField(entry.getKey(), entry.getValue());
+      }
+      out.writeEndObject();
+    });
+  }
+
+  /** What a JSON object holds beyond the sizes and the key mode: written as fields of the object. */
+  interface JsonFields {
+    void writeTo(JsonGenerator out) throws IOException;
+  }
+
+  /** The stats as JSON, as {@link #json(StoreStats, KeyMode, Map)} writes them, with {@code rest} last. */
+  static String json(StoreStats stats, KeyMode keyMode, JsonFields rest) throws IOException {
     StringWriter text = new StringWriter();
     try (JsonParser sizes = JSON.createParser(stats.toJson());
         JsonGenerator out = JSON.createGenerator(text)) {
@@ -75,11 +113,7 @@ final class StatsCommand implements Callable<Integer> {
         out.copyCurrentStructure(sizes);
       }
       out.writeStringField("keyMode", keyMode.toString());
-      out.writeObjectFieldStart("metadata");
-      for (Map.Entry<String, String> entry : metadata.entrySet()) {
-        out.writeStringField(entry.getKey(), entry.getValue());
-      }
-      out.writeEndObject();
+      rest.writeTo(out);
       out.writeEndObject();
     }
     return text.toString();
@@ -111,6 +145,13 @@ final class StatsCommand implements Callable<Integer> {
           stats.indexBitsPerKey(),
           ((BlockedIndexParameters) store.meta().indexParameters()).keysPerBlock());
     }
+    printPositionsAndMemory(stats, out);
+    out.printf("  hash seed        %d%n", store.meta().seed());
+    store.meta().userMetadata().forEach((k, v) -> out.printf("  meta %-11s %s%n", k, v));
+  }
+
+  /** The lines after the index: offsets (or a sparse index's blocks), memory, files. */
+  static void printPositionsAndMemory(StoreStats stats, PrintStream out) {
     if (stats.blockBytes() != 0) {
       // A sparse index finds a key's block, not its record: the block size bounds what a lookup reads.
       out.printf("  sparse index     %d-byte blocks (a lookup searches one block)%n", stats.blockBytes());
@@ -123,12 +164,10 @@ final class StatsCommand implements Callable<Integer> {
       out.printf("  loaded           %,d bytes of records in memory outside the heap%n", stats.loadedBytes());
     }
     out.printf("  files            %,d bytes%n", stats.fileBytes());
-    out.printf("  hash seed        %d%n", store.meta().seed());
-    store.meta().userMetadata().forEach((k, v) -> out.printf("  meta %-11s %s%n", k, v));
   }
 
   /** What a store of {@code mode} answers for keys, in a phrase. */
-  private static String describe(KeyMode mode) {
+  static String describe(KeyMode mode) {
     return switch (mode.kind()) {
       case FULL -> "full";
       case SIGNATURE -> mode + " (absent keys found with probability 2^-" + mode.signatureBits() + ")";
@@ -145,7 +184,7 @@ final class StatsCommand implements Callable<Integer> {
     };
   }
 
-  private static double perKey(long bits, long records) {
+  static double perKey(long bits, long records) {
     return records == 0 ? 0 : bits / (double) records;
   }
 }

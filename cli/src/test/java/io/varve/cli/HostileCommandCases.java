@@ -27,8 +27,8 @@ import java.util.Map;
 final class HostileCommandCases {
   private static final String HELP = "'varve build --help' describes its options";
   private static final String UTF8_HINT = "the input must be UTF-8 text: convert it first";
-  private static final String DAMAGED = "damaged store: ";
-  private static final String REBUILD = "rebuild the store, or restore it from a copy";
+  static final String DAMAGED = "damaged store: ";
+  static final String REBUILD = "rebuild the store, or restore it from a copy";
   private static final String TSV = "a\t1\nb\t22\nc\t333\n";
 
   private HostileCommandCases() {}
@@ -53,13 +53,14 @@ final class HostileCommandCases {
     reindex(cases);
     readers(cases);
     artifacts(cases);
+    HostileShardedCases.add(cases);
     demos(cases);
     Map<String, byte[]> files = new LinkedHashMap<>();
     cases.forEach((name, c) -> files.put(name, c.toBytes()));
     return files;
   }
 
-  private static HostileCommandCase add(Map<String, HostileCommandCase> cases, String name, String why) {
+  static HostileCommandCase add(Map<String, HostileCommandCase> cases, String name, String why) {
     HostileCommandCase c = new HostileCommandCase().why(why);
     if (cases.put(name, c) != null) {
       throw new IllegalStateException("two cases named " + name);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.store.KeyMode;
@@ -114,9 +115,21 @@ class HostileCommandTest {
           builder.build();
         }
       }
+      case "sharded" -> {
+        String[] options = words[2].split(" ");
+        try (ShardedStoreBuilder builder = ShardedStoreBuilder.create(path, Integer.parseInt(options[0]))) {
+          if (options.length > 1 && options[1].equals("artifacts")) {
+            builder.shardsAsArtifacts();
+          }
+          builder.put(bytes("a"), bytes("1")).put(bytes("b"), bytes("22")).put(bytes("c"), bytes("333"));
+          builder.build();
+        }
+      }
       case "pack" -> StoreArtifacts.pack(path, dir.resolve(words[2]));
       case "dir" -> Files.createDirectories(path);
       case "delete" -> Files.delete(path);
+      case "delete-tree" -> FileTrees.deleteTree(path);
+      case "move" -> Files.move(path, dir.resolve(words[2]));
       case "truncate" -> {
         try (var channel = java.nio.channels.FileChannel.open(path, java.nio.file.StandardOpenOption.WRITE)) {
           channel.truncate(Long.parseLong(words[2]));

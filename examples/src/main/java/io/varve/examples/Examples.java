@@ -14,8 +14,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * Runs the library's examples: {@code quickstart} (the README's), {@code dedup} (the BufferHash
- * paper's dedup run over real files) and {@code index-demo} (an ECT index alone over generated
- * hashes). The {@code varve} command itself is the {@code cli/} module; the examples parse their
+ * paper's dedup run over real files), {@code index-demo} (an ECT index alone over generated
+ * hashes), {@code spark-job} (a Spark job in local mode that builds a sharded store from a real
+ * file) and {@code serve} (the serving host's side: the sharded store opened, keys looked up). The {@code varve} command itself is the {@code cli/} module; the examples parse their
  * arguments with picocli as it does, and answer mistakes and failures as it does ({@link
  * Varve#execute}).
  *
@@ -24,8 +25,9 @@ import picocli.CommandLine.Spec;
  * java -jar examples/target/varve-examples.jar quickstart
  * </pre>
  *
- * <p>Exit codes: 0 success, 2 bad usage or a missing file, 3 an I/O error. Not meant for
- * concurrent use: {@link #main} runs one example and exits.
+ * <p>Exit codes: 0 success, 1 an absent key or a damaged store ({@code serve}), 2 bad usage or a
+ * missing file, 3 an I/O error, 4 Spark cannot start on this Java ({@code spark-job}). Not meant
+ * for concurrent use: {@link #main} runs one example and exits.
  */
 @Command(
     name = "Examples",
@@ -34,12 +36,20 @@ import picocli.CommandLine.Spec;
     usageHelpWidth = 100,
     synopsisSubcommandLabel = "EXAMPLE",
     description = "Runs an example of the Varve library.",
-    subcommands = {Examples.QuickstartCommand.class, IndexDemo.class, DedupCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {
+      Examples.QuickstartCommand.class,
+      IndexDemo.class,
+      DedupCommand.class,
+      SparkJobCommand.class,
+      ServeCommand.class,
+      CommandLine.HelpCommand.class
+    },
     footer = {
       "",
       "'Examples EXAMPLE --help' describes an example's options.",
       "",
-      "Exit codes: 0 success, 2 bad usage or a missing file, 3 an I/O error"
+      "Exit codes: 0 success, 1 an absent key or a damaged store (serve), 2 bad usage or a missing file,",
+      "3 an I/O error, 4 Spark cannot start on this Java (spark-job)"
     })
 public final class Examples implements Callable<Integer> {
   final PrintStream out;
