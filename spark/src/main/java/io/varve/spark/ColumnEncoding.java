@@ -1,9 +1,7 @@
 package io.varve.spark;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.LongType;
@@ -20,25 +18,52 @@ import org.apache.spark.sql.types.StructType;
 enum ColumnEncoding {
   BINARY {
     @Override
-    byte[] bytes(Row row, int index) {
-      return (byte[]) row.get(index);
+    byte[] bytes(InternalRow row, int index) {
+      return row.getBinary(index);
+    }
+
+    @Override
+    Object shown(InternalRow row, int index) {
+      return row.getBinary(index);
     }
   },
   STRING {
     @Override
-    byte[] bytes(Row row, int index) {
-      return row.getString(index).getBytes(StandardCharsets.UTF_8);
+    byte[] bytes(InternalRow row, int index) {
+      return row.getUTF8String(index).getBytes();
+    }
+
+    @Override
+    Object shown(InternalRow row, int index) {
+      return row.getUTF8String(index).toString();
     }
   },
   LONG {
     @Override
-    byte[] bytes(Row row, int index) {
-      return ByteBuffer.allocate(Long.BYTES).putLong(row.getLong(index)).array();
+    byte[] bytes(InternalRow row, int index) {
+      long value = row.getLong(index);
+      byte[] bytes = new byte[Long.BYTES];
+      for (int i = 0; i < Long.BYTES; i++) {
+        bytes[i] = (byte) (value >>> (56 - 8 * i));
+      }
+      return bytes;
+    }
+
+    @Override
+    Object shown(InternalRow row, int index) {
+      return row.getLong(index);
     }
   };
 
-  /** The bytes of the non-null column {@code index} of {@code row}. */
-  abstract byte[] bytes(Row row, int index);
+  /**
+   * The bytes of the non-null column {@code index} of {@code row}, a row of Spark's internal form
+   * (read without the conversion to {@code Row}, which cost the writer much of its time): a fresh
+   * array, since Spark reuses the row.
+   */
+  abstract byte[] bytes(InternalRow row, int index);
+
+  /** The value of the non-null column {@code index} of {@code row}, for {@link #show}. */
+  abstract Object shown(InternalRow row, int index);
 
   /**
    * The encoding of column {@code column} of {@code schema}, which holds the {@code role} ("key" or

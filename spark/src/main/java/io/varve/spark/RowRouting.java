@@ -1,9 +1,8 @@
 package io.varve.spark;
 
 import io.varve.core.shard.ShardRouter;
-import java.nio.ByteBuffer;
 import org.apache.spark.api.java.function.PairFunction;
-import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
 import scala.Tuple2;
 
 /**
@@ -13,7 +12,7 @@ import scala.Tuple2;
  * Spark; each task deserializes its own copy, which builds its router on first use; not
  * thread-safe beyond that (Spark calls it from one thread per task).
  */
-final class RowRouting implements PairFunction<Row, Integer, byte[]> {
+final class RowRouting implements PairFunction<InternalRow, Integer, byte[]> {
   private static final long serialVersionUID = 1L;
   private static final byte[] EMPTY = new byte[0];
 
@@ -39,10 +38,10 @@ final class RowRouting implements PairFunction<Row, Integer, byte[]> {
 
   /** Routes a row whose column 0 is the key and column 1 the value. */
   @Override
-  public Tuple2<Integer, byte[]> call(Row row) {
+  public Tuple2<Integer, byte[]> call(InternalRow row) {
     if (row.isNullAt(0)) {
       throw new IllegalArgumentException("null key in column '" + keyColumn + "' (the row's value column '" + valueColumn
-          + "' holds " + ColumnEncoding.show(row.get(1)) + "): a store's keys are never null; filter or replace them first");
+          + "' holds " + (row.isNullAt(1) ? "null" : ColumnEncoding.show(valueEncoding.shown(row, 1))) + "): a store's keys are never null; filter or replace them first");
     }
     byte[] key = keyEncoding.bytes(row, 0);
     byte[] value;
@@ -51,14 +50,19 @@ final class RowRouting implements PairFunction<Row, Integer, byte[]> {
     } else if (nullValuesAsEmpty) {
       value = EMPTY;
     } else {
-      throw new IllegalArgumentException("null value in column '" + valueColumn + "' for key " + ColumnEncoding.show(row.get(0))
+      throw new IllegalArgumentException("null value in column '" + valueColumn + "' for key " + ColumnEncoding.show(keyEncoding.shown(row, 0))
           + " (column '" + keyColumn + "'): store it as empty with VarveWriteOptions.nullValuesAsEmpty(true), or filter it");
     }
     if (router == null) {
       router = ShardRouter.of(seed, shards);
     }
-    byte[] record = ByteBuffer.allocate(Integer.BYTES + key.length + value.length)
-        .putInt(key.length).put(key).put(value).array();
+    byte[] record = new byte[Integer.BYTES + key.length + value.length];
+    record[0] = (byte) (key.length >>> 24);
+    record[1] = (byte) (key.length >>> 16);
+    record[2] = (byte) (key.length >>> 8);
+    record[3] = (byte) key.length;
+    System.arraycopy(key, 0, record, Integer.BYTES, key.length);
+    System.arraycopy(value, 0, record, Integer.BYTES + key.length, value.length);
     return new Tuple2<>(router.shardOf(key), record);
   }
 }

@@ -34,7 +34,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaFutureAction;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -124,7 +124,7 @@ class ConcurrentAttemptTest {
       byte[] key = randomBytes(random, 1 + random.nextInt(20));
       byte[] value = randomBytes(random, random.nextInt(30));
       if (expected.putIfAbsent(ByteBuffer.wrap(key), value) == null) {
-        Tuple2<Integer, byte[]> record = routing.call(RowFactory.create(key, value));
+        Tuple2<Integer, byte[]> record = routing.call(new GenericInternalRow(new Object[] {key, value}));
         recordsOfShard.get(record._1()).add(record);
       }
     }

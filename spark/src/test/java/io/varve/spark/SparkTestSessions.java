@@ -35,6 +35,11 @@ final class SparkTestSessions {
     return builder.getOrCreate();
   }
 
+  /** Whether Spark can start on this JDK (see {@link #assumeSpark}). */
+  static boolean sparkStarts() {
+    return subjectSupported();
+  }
+
   /** Whether this JDK still answers {@code Subject.getSubject}, as Hadoop 3.4.1 needs (JDK 17 to 22). */
   @SuppressWarnings("removal")
   private static boolean subjectSupported() {
