@@ -11,7 +11,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkException;
 import org.apache.spark.SparkJobInfo;
 import org.apache.spark.SparkStageInfo;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaFutureAction;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
@@ -19,7 +18,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.JavaSparkStatusTracker;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.ShuffledRDD;
-import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -91,7 +89,7 @@ public final class VarveSpark {
       // Spark's internal rows, not Row objects: converting each row cost more than routing it.
       JavaPairRDD<Integer, byte[]> routed = rows.select(column(keyColumn), column(valueColumn)).queryExecution().toRdd().toJavaRDD()
           .mapToPair(new RowRouting(keyColumn, keyEncoding, valueColumn, valueEncoding, options));
-      JavaRDD<byte[]> attempts = byShard(routed, options.shards(), spark.sparkContext().getConf())
+      JavaRDD<byte[]> attempts = byShard(routed, options.shards())
           .mapPartitionsWithIndex(new ShardTask(commit.jobDirectory().toString(), commit.createdOutput(), shipped, options), false)
           .map(ShardAttempt::toBytes) // what every serializer passes: see ShardAttempt
           .setName("varve shards of " + commit.output());
@@ -109,19 +107,14 @@ public final class VarveSpark {
 
   /**
    * The routed records shuffled so that partition {@code i} holds shard {@code i}, serialized by
-   * Kryo whatever the session's serializer: the records are (shard, byte array) pairs, which Kryo
-   * writes without Java serialization's object streams (the default serializer made a local build
-   * of 8 + 8 byte records 1.6 to 1.9 times slower: docs/benchmarks/sharded).
+   * {@link ShardRecordSerializer} whatever the session's serializer: Java serialization's object
+   * streams made a local build of 8 + 8 byte records 2.4 times slower, Kryo's (without reference
+   * tracking) still took a sixth of its samples (docs/benchmarks/sharded).
    */
-  private static JavaPairRDD<Integer, byte[]> byShard(JavaPairRDD<Integer, byte[]> routed, int shards, SparkConf conf) {
+  private static JavaPairRDD<Integer, byte[]> byShard(JavaPairRDD<Integer, byte[]> routed, int shards) {
     ShuffledRDD<Integer, byte[], byte[]> shuffled =
         new ShuffledRDD<>(routed.rdd(), new ShardPartitioner(shards), SHARD_TAG, RECORD_TAG, RECORD_TAG);
-    // Registration is for the user's classes; these pairs need none (Spark registers both types).
-    // Nor do they repeat objects: without reference tracking, Kryo stops clearing its identity map
-    // after every record, which took a quarter of the job's time.
-    shuffled.setSerializer(new KryoSerializer(conf.clone()
-        .set("spark.kryo.registrationRequired", "false")
-        .set("spark.kryo.referenceTracking", "false")));
+    shuffled.setSerializer(new ShardRecordSerializer());
     return JavaPairRDD.fromRDD(shuffled, SHARD_TAG, RECORD_TAG);
   }
 

@@ -247,6 +247,19 @@ class VarveSparkTest {
     }
   }
 
+  /** Over 200 shards Spark's shuffle sorts and spills instead of writing one file per shard. */
+  @Test
+  void moreShardsThanSparksBypassThreshold() throws IOException {
+    ShardManifest manifest = VarveSpark.write(longKeys(20_000), "k", "v", output("many"), VarveWriteOptions.builder(300).build());
+    assertEquals(300, manifest.shardCount());
+    assertEquals(20_000, manifest.recordCount());
+    try (ShardedStore store = ShardedStore.open(temp.resolve("many"))) {
+      for (long i = 0; i < 20_000; i++) {
+        assertArrayEquals(utf8("value-" + i), store.get(longKey(i)));
+      }
+    }
+  }
+
   @Test
   void otherColumnTypesAreRefusedByName() {
     Dataset<Row> ints = spark.range(10).select(col("id").cast("int").as("id"), col("id").cast("double").as("score"));
