@@ -44,10 +44,13 @@ class KilledDriverTest {
       Path log = temp.resolve("driver-" + run + ".log");
       Process driver = startDriver(output, log);
       awaitLine(driver, log, "writing");
-      Thread.sleep(random.nextInt(3_000));
+      awaitPath(driver, log, output.resolve("_temporary")); // the job has started
+      Thread.sleep(random.nextInt(2_500));
+      boolean aliveAtKill = driver.isAlive();
       driver.destroyForcibly();
       assertTrue(driver.waitFor(60, TimeUnit.SECONDS));
       boolean published = Files.readString(log).contains("published");
+      assertTrue(aliveAtKill || published, "the driver died by itself: " + Files.readString(log));
       if (Files.exists(output.resolve(ShardManifest.FILE_NAME))) {
         outcomes.add("whole store" + (published ? " (after the driver's return)" : ""));
         try (ShardedStore store = ShardedStore.open(output)) {
@@ -85,6 +88,15 @@ class KilledDriverTest {
     command.add(output.toUri().toString());
     command.add(Long.toString(ROWS));
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  private static void awaitPath(Process driver, Path log, Path path) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!Files.exists(path)) {
+      assertTrue(driver.isAlive(), "the driver died before " + path + " appeared: " + Files.readString(log));
+      assertTrue(System.nanoTime() < deadline, "no " + path + " within 2 minutes: " + Files.readString(log));
+      Thread.sleep(5);
+    }
   }
 
   private static void awaitLine(Process driver, Path log, String line) throws Exception {
