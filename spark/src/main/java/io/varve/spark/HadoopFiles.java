@@ -23,7 +23,13 @@ final class HadoopFiles {
    * of Hadoop's checksummed local file system: every store file has its own CRC32C footer.
    */
   static FileSystem fileSystem(Path path, Configuration conf) throws IOException {
-    FileSystem fs = path.getFileSystem(conf);
+    FileSystem fs;
+    try {
+      fs = path.getFileSystem(conf);
+    } catch (UnsupportedOperationException e) {
+      throw new UnsupportedOperationException("the Hadoop client (3.4.1) cannot start on Java " + Runtime.version().feature()
+          + ": it calls Subject.getSubject, which Java 24 and later no longer support (HADOOP-19212); run it on Java 17 or 21", e);
+    }
     return fs instanceof LocalFileSystem local ? local.getRaw() : fs;
   }
 
