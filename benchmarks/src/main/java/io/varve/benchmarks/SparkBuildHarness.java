@@ -6,6 +6,7 @@ import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.reader.ShardedStore;
 import io.varve.reader.Store;
+import io.varve.spark.HadoopClient;
 import io.varve.spark.VarveSpark;
 import io.varve.spark.VarveWriteOptions;
 import java.io.IOException;
@@ -15,14 +16,12 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.AccessController;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import javax.security.auth.Subject;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -170,18 +169,9 @@ public final class SparkBuildHarness {
     }
   }
 
-  /**
-   * Whether this JDK still answers {@code Subject.getSubject}, as Hadoop 3.4.1 needs (JDK 17 to
-   * 22; 23 only with {@code -Djava.security.manager=allow}).
-   */
-  @SuppressWarnings("removal")
+  /** Whether Spark's Hadoop client starts in this JVM ({@link HadoopClient#startsHere}). */
   static boolean sparkRuns() {
-    try {
-      Subject.getSubject(AccessController.getContext());
-      return true;
-    } catch (UnsupportedOperationException e) {
-      return false;
-    }
+    return HadoopClient.startsHere();
   }
 
   /** Runs the warm-up and the timed rounds, printing to {@code out}; returns the timed rounds. */

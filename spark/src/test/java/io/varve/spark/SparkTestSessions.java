@@ -1,7 +1,5 @@
 package io.varve.spark;
 
-import java.security.AccessController;
-import javax.security.auth.Subject;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Assumptions;
 
@@ -18,7 +16,7 @@ final class SparkTestSessions {
 
   /** A new session on {@code master}, or null on a JDK where Spark cannot start (see {@link #assumeSpark}), with the extra {@code config} pairs (key, value, key, value, ...). */
   static SparkSession start(String master, String... config) {
-    if (!subjectSupported()) {
+    if (!HadoopClient.startsHere()) {
       return null;
     }
     SparkSession.Builder builder = SparkSession.builder()
@@ -37,18 +35,7 @@ final class SparkTestSessions {
 
   /** Whether Spark can start on this JDK (see {@link #assumeSpark}). */
   static boolean sparkStarts() {
-    return subjectSupported();
-  }
-
-  /** Whether this JDK still answers {@code Subject.getSubject}, as Hadoop 3.4.1 needs (JDK 17 to 22). */
-  @SuppressWarnings("removal")
-  private static boolean subjectSupported() {
-    try {
-      Subject.getSubject(AccessController.getContext());
-      return true;
-    } catch (UnsupportedOperationException e) {
-      return false;
-    }
+    return HadoopClient.startsHere();
   }
 
   /** Stops {@code spark} and forgets it, so that the next test class starts its own. */

@@ -1,8 +1,7 @@
 package io.varve.examples.spark;
 
-import java.security.AccessController;
 import java.util.Optional;
-import javax.security.auth.Subject;
+import io.varve.spark.HadoopClient;
 import org.apache.hadoop.util.VersionInfo;
 import org.apache.spark.sql.SparkSession;
 
@@ -16,23 +15,12 @@ public final class LocalSpark {
 
   /** Why Spark cannot start in this JVM, in a sentence that says what to do; empty where it can. */
   public static Optional<String> whyItCannotStart() {
-    if (subjectSupported()) {
+    if (HadoopClient.startsHere()) {
       return Optional.empty();
     }
     return Optional.of("Spark " + org.apache.spark.package$.MODULE$.SPARK_VERSION() + " runs Hadoop " + VersionInfo.getVersion()
         + ", whose UserGroupInformation calls Subject.getSubject, which Java " + Runtime.version().feature()
         + " no longer supports (HADOOP-19212): run the Spark job on Java 17 or 21");
-  }
-
-  /** Whether this JDK still answers {@code Subject.getSubject}, as Hadoop's client needs (JDK 17 to 22). */
-  @SuppressWarnings("removal")
-  private static boolean subjectSupported() {
-    try {
-      Subject.getSubject(AccessController.getContext());
-      return true;
-    } catch (UnsupportedOperationException e) {
-      return false;
-    }
   }
 
   /**
