@@ -107,6 +107,33 @@ final class DataFaults {
   }
 
   /**
+   * Gives a pending fault of this thread's reads of the mapping its chance to be thrown here (as
+   * the {@link InternalError} the store's lookups turn into {@link #fault}), so that an answer made
+   * of a faulted read (whose bytes are whatever the skipped instruction left) never leaves the
+   * store. Lookups whose record was checked in a heap copy ({@link RecordCopy}) need not: this
+   * costs a call into the JVM's runtime (tens of nanoseconds) and is kept for records read in the
+   * mapping and the end of batch work. Nothing to do when the records are in memory.
+   *
+   * <p>A fault in compiled code is delivered when the thread next returns from a call into the
+   * JVM's runtime, and a two-dimensional array whose sizes the compiler cannot see is always
+   * allocated by such a call (HotSpot's {@code OptoRuntime::multianewarray2_C}); a call into native
+   * code ({@code Thread.yield}) is not one. {@code LateFaultDeliveryTest} pins this.
+   */
+  void settleReads() {
+    if (mapped) {
+      runtimeCallResult = new byte[runtimeCallRows][0];
+    }
+  }
+
+  /** 0, not final: sizes the compiler can see would let it allocate the array without the runtime. */
+  @SuppressWarnings("FieldMayBeFinal")
+  private static int runtimeCallRows = 0;
+
+  /** Where the runtime call's array goes (plain: the call, not the array, is the point). */
+  @SuppressWarnings("unused")
+  private static Object runtimeCallResult;
+
+  /**
    * The JVM may still hold an error for another faulting read of the same lookup and deliver it at
    * its next check, in the caller's code: give it checks here, where it is known for what it is.
    * Returns how many it delivered here.

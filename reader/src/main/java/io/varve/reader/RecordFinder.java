@@ -18,8 +18,6 @@ import java.util.Arrays;
  * arrays).
  */
 abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.InBlock, RecordFinder.BinarySearch {
-  private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
-
   final KeyHasher hasher;
   final Records records;
   final KeyMatch keyMatch;
@@ -45,47 +43,81 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
     return new Indexed(hasher, records, keyMatch, index, hashRange);
   }
 
-  /** The position of the record of {@code key[offset, offset + length)}, or -1 when absent. */
-  final long position(byte[] key, int offset, int length) {
-    long[] hash = HASH.get();
+  /** The value of {@code key[offset, offset + length)}, or null when absent. */
+  final byte[] value(byte[] key, int offset, int length) {
+    RecordCopy scratch = RecordCopy.ofThisThread();
+    long[] hash = scratch.hash;
     hasher.hash(key, offset, length, hash);
-    return position(hash[0], hash[1], key, offset, length);
+    long position = position(hash[0], hash[1], key, offset, length, scratch);
+    return position < 0 ? null : records.valueBytes(position, scratch);
+  }
+
+  /**
+   * {@link #value} for a key whose hash is {@code hi:lo}, which the caller computed already (a
+   * sharded store, routing by the same hash).
+   */
+  final byte[] value(long hi, long lo, byte[] key) {
+    RecordCopy scratch = RecordCopy.ofThisThread();
+    long position = position(hi, lo, key, 0, key.length, scratch);
+    return position < 0 ? null : records.valueBytes(position, scratch);
+  }
+
+  /**
+   * Copies the value of {@code key[offset, offset + length)} to {@code target[targetOffset]} when
+   * it fits there; returns its length either way, or -1 when the key is absent.
+   */
+  final int copyValue(byte[] key, int offset, int length, byte[] target, int targetOffset) {
+    RecordCopy scratch = RecordCopy.ofThisThread();
+    long[] hash = scratch.hash;
+    hasher.hash(key, offset, length, hash);
+    long position = position(hash[0], hash[1], key, offset, length, scratch);
+    return position < 0 ? -1 : records.copyValue(position, target, targetOffset, scratch);
   }
 
   /** The rank of the record of {@code key[offset, offset + length)} in hash order, or -1 when absent. */
   final long rank(byte[] key, int offset, int length) {
-    long[] hash = HASH.get();
+    RecordCopy scratch = RecordCopy.ofThisThread();
+    long[] hash = scratch.hash;
     hasher.hash(key, offset, length, hash);
-    return rank(hash[0], hash[1], key, offset, length);
+    return rank(hash[0], hash[1], key, offset, length, scratch);
+  }
+
+  /** {@link #rank(byte[], int, int)} for a key whose hash is {@code hi:lo}. */
+  final long rank(long hi, long lo, byte[] key, int offset, int length) {
+    return rank(hi, lo, key, offset, length, RecordCopy.ofThisThread());
   }
 
   /**
-   * {@link #position(byte[], int, int)} for the key whose hash is {@code hi:lo}: the record at the
-   * hash's candidate rank, if it matches the key.
+   * The position of the record of {@code key[offset, offset + length)}, whose hash is {@code hi:lo},
+   * or -1 when absent: the record at the hash's candidate rank, if it matches the key. The record
+   * is then in {@code scratch}, this thread's.
    */
-  long position(long hi, long lo, byte[] key, int offset, int length) {
+  long position(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
     long rank = rankOfHash(hi, lo);
     if (rank < 0) {
       return -1;
     }
     long position = records.start(rank);
-    return keyMatch.matches(records, position, key, offset, length, lo) ? position : -1;
+    return keyMatch.matches(records, position, key, offset, length, lo, scratch) ? position : -1;
   }
 
-  /** {@link #rank(byte[], int, int)} for the key whose hash is {@code hi:lo}. */
-  long rank(long hi, long lo, byte[] key, int offset, int length) {
+  /** {@link #position(long, long, byte[], int, int, RecordCopy)}, answering the record's rank. */
+  long rank(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
     long rank = rankOfHash(hi, lo);
-    return rank >= 0 && keyMatch.matches(records, records.start(rank), key, offset, length, lo) ? rank : -1;
+    return rank >= 0 && keyMatch.matches(records, records.start(rank), key, offset, length, lo, scratch) ? rank : -1;
   }
 
   /** The candidate rank of hash {@code hi:lo} (the record there is not compared), or -1. */
   abstract long rankOfHash(long hi, long lo);
 
-  /** {@code values[i] = value of keys[i]} or null, for {@code i} in {@code [0, keys.length)}. */
-  void findAll(byte[][] keys, byte[][] values) {
+  /**
+   * {@code values[i] = value of keys[i]} or null, for {@code i} in {@code [0, keys.length)};
+   * {@code hashes}, when not null, holds each key's hash ({@code hi, lo} at {@code 2i, 2i + 1}),
+   * computed already by the caller.
+   */
+  void findAll(byte[][] keys, long[] hashes, byte[][] values) {
     for (int i = 0; i < keys.length; i++) {
-      long position = position(keys[i], 0, keys[i].length);
-      values[i] = position < 0 ? null : records.valueBytes(position);
+      values[i] = hashes == null ? value(keys[i], 0, keys[i].length) : value(hashes[2 * i], hashes[2 * i + 1], keys[i]);
     }
   }
 
@@ -142,18 +174,24 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
      * another.
      */
     @Override
-    void findAll(byte[][] keys, byte[][] values) {
+    void findAll(byte[][] keys, long[] hashes, byte[][] values) {
       long[] lo = new long[GROUP];
       long[] mappedHi = new long[GROUP];
       long[] mappedLo = new long[GROUP];
       long[] ranks = new long[GROUP];
-      long[] hash = new long[2];
+      RecordCopy scratch = RecordCopy.ofThisThread();
+      long[] hash = scratch.hash;
       for (int from = 0; from < keys.length; from += GROUP) {
         int count = Math.min(GROUP, keys.length - from);
         int outside = 0; // bit i: key i's hash lies outside the store's range
         for (int i = 0; i < count; i++) {
           byte[] key = keys[from + i];
-          hasher.hash(key, 0, key.length, hash);
+          if (hashes == null) {
+            hasher.hash(key, 0, key.length, hash);
+          } else {
+            hash[0] = hashes[2 * (from + i)];
+            hash[1] = hashes[2 * (from + i) + 1];
+          }
           lo[i] = hash[1];
           if (hashRange.contains(hash[0], hash[1])) {
             mappedHi[i] = hashRange.mapHi(hash[0], hash[1]);
@@ -178,7 +216,9 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
           long position = ranks[i];
           byte[] key = keys[from + i];
           values[from + i] =
-              position >= 0 && keyMatch.matches(records, position, key, 0, key.length, lo[i]) ? records.valueBytes(position) : null;
+              position >= 0 && keyMatch.matches(records, position, key, 0, key.length, lo[i], scratch)
+                  ? records.valueBytes(position, scratch)
+                  : null;
         }
         if (touched == Long.MIN_VALUE) {
           // Never true (at most 16 bytes are summed): it only keeps the touches, which bring the
@@ -196,6 +236,9 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
    * (one larger than a block) is searched in the mapping.
    */
   static final class InBlock extends RecordFinder {
+    /** Compares the records past the block's copy, which lie in the mapping. */
+    private static final KeyMatch FULL_KEY = KeyMatch.of(io.varve.core.store.KeyMode.FULL);
+
     /** A copy of the block a lookup searches. */
     private static final ThreadLocal<byte[]> BLOCK = ThreadLocal.withInitial(() -> new byte[0]);
 
@@ -211,12 +254,12 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
     }
 
     @Override
-    long position(long hi, long lo, byte[] key, int offset, int length) {
+    long position(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
       return search(blockOf(hi, lo), key, offset, length, true);
     }
 
     @Override
-    long rank(long hi, long lo, byte[] key, int offset, int length) {
+    long rank(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
       return search(blockOf(hi, lo), key, offset, length, false);
     }
 
@@ -260,6 +303,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
         int checkAt = keyAt + keyLength + Records.valueLength(lengths);
         if (keyLength == length && Arrays.equals(block, keyAt, keyAt + keyLength, key, offset, offset + length)) {
           records.checkCopy(block, p, checkAt, start + p);
+          records.holdCopy(block, p, checkAt + records.checkBytes - p, start + p, lengths);
           return wantPosition ? start + p : checkedRank(firstRank, rank, start, start + p);
         }
         p = checkAt + records.checkBytes;
@@ -267,8 +311,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
       long position = start + p;
       for (; rank < end; rank++) {
         long lengths = records.lengthsAt(position);
-        if (records.keyEquals(position, lengths, key, offset, length)) {
-          records.check(position, lengths);
+        if (FULL_KEY.matches(records, position, key, offset, length, 0)) {
           return wantPosition ? position : checkedRank(firstRank, rank, start, position);
         }
         position = records.end(position, lengths);
@@ -315,7 +358,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
     /** The rank of the record whose key has hash {@code hi:lo}; -1 if none. */
     @Override
     long rankOfHash(long hi, long lo) {
-      long[] hash = HASH.get(); // the key's own hash is in hi:lo by now
+      long[] hash = RecordCopy.ofThisThread().hash; // the key's own hash is in hi:lo by now
       long low = 0;
       long high = records.recordCount - 1;
       while (low <= high) {

@@ -9,6 +9,7 @@ import io.varve.core.succinct.EliasFano;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * A store's records as its data file lays them out: where record {@code rank} starts, its key and
@@ -99,9 +100,88 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
 
   /**
    * Throws {@link CorruptStoreException} unless the record at {@code position} (of {@code
-   * lengths}) matches the checksum that follows it; nothing to check in stores without checksums.
+   * lengths}) matches the checksum that follows it. The record is checked in this thread's {@link
+   * RecordCopy}, which then holds it for the reads that follow; a record too large to copy, or one
+   * of a store without checksums, is read in the mapping, and its reads are settled here ({@link
+   * DataFaults#settleReads}).
    */
   final void check(long position, long lengths) {
+    if (copyChecked(position, lengths) == null) {
+      checkInMapping(position, lengths);
+      faults.settleReads();
+    }
+  }
+
+  /**
+   * The record at {@code position} (of {@code lengths}, as read from the mapping) copied into this
+   * thread's {@link RecordCopy} and checked there: its header must give the same lengths and its
+   * bytes must match their checksum. Null, with nothing copied, in a store without checksums or
+   * for a record of {@link RecordCopy#LIMIT} bytes or more.
+   */
+  final RecordCopy copyChecked(long position, long lengths) {
+    return copyChecked(position, lengths, RecordCopy.ofThisThread());
+  }
+
+  /** {@link #copyChecked(long, long)} into {@code copy}, this thread's. */
+  final RecordCopy copyChecked(long position, long lengths, RecordCopy copy) {
+    if (checkBytes == 0) {
+      return null;
+    }
+    long size = end(position, lengths) - position;
+    if (size >= RecordCopy.LIMIT) {
+      return null;
+    }
+    byte[] bytes = copy.room((int) size + Long.BYTES);
+    // Word by word: faster than a bulk copy for records this short. The last word may reach up to
+    // seven bytes past the record, which the file always holds (see WithOffsets#start).
+    for (int i = 0; i < size; i += Long.BYTES) {
+      LITTLE_ENDIAN_LONG.set(bytes, i, data.readLittleEndianLong(position + i));
+    }
+    int header = headerLength(lengths);
+    int checkAt = (int) size - checkBytes;
+    if ((header > 0 && lengthsOfHeader(bytes, checkAt) != lengths)
+        || RecordChecksum.of(bytes, 0, checkAt, position - dataStart) != RecordChecksum.read(bytes, checkAt)) {
+      throw faults.damagedRecord(position);
+    }
+    copy.hold(this, position, lengths, header);
+    return copy;
+  }
+
+  /**
+   * Keeps the checked record copied at {@code block[p, p + size)} (a block a search copied) as this
+   * thread's {@link RecordCopy} of the record at {@code position}.
+   */
+  final void holdCopy(byte[] block, int p, int size, long position, long lengths) {
+    RecordCopy copy = RecordCopy.ofThisThread();
+    System.arraycopy(block, p, copy.room(size), 0, size);
+    copy.hold(this, position, lengths, headerLength(lengths));
+  }
+
+  /** The lengths in the variable-size header at {@code bytes[0, limit)}, or -1 when it is not one. */
+  private static long lengthsOfHeader(byte[] bytes, int limit) {
+    long key = decodeVarint(bytes, 0, limit);
+    if (key < 0) {
+      return -1;
+    }
+    long value = decodeVarint(bytes, (int) (key >>> 32), limit);
+    return value < 0 ? -1 : (key & 0xFFFF_FFFFL) << 32 | (value & 0xFFFF_FFFFL);
+  }
+
+  /** {@link RecordFormat#decodeVarint} that answers -1 instead of throwing. */
+  private static long decodeVarint(byte[] bytes, int position, int limit) {
+    long value = 0;
+    for (int i = 0; i < 5 && position + i < limit; i++) {
+      int b = bytes[position + i] & 0xFF;
+      value |= (long) (b & 0x7F) << (7 * i);
+      if (b < 0x80) {
+        return value > Integer.MAX_VALUE ? -1 : (long) (i + 1) << 32 | value;
+      }
+    }
+    return -1;
+  }
+
+  /** {@link #check} of the record where it lies in the mapping. */
+  private void checkInMapping(long position, long lengths) {
     if (checkBytes == 0) {
       return;
     }
@@ -147,31 +227,63 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
     return signature;
   }
 
+  /** The key of the checked record at {@code position} ({@link #check}). */
   final byte[] keyBytes(long position) {
-    long lengths = lengthsAt(position);
+    RecordCopy copy = RecordCopy.ofThisThread();
+    if (copy.holds(this, position)) {
+      return Arrays.copyOfRange(copy.bytes, copy.keyStart(), copy.valueStart());
+    }
+    long lengths = settledLengthsAt(position);
     byte[] key = new byte[keyLength(lengths)];
     data.read(keyStart(position, lengths), key, 0, key.length);
+    faults.settleReads();
     return key;
   }
 
+  /** The value of the checked record at {@code position} ({@link #check}). */
   final byte[] valueBytes(long position) {
-    long lengths = lengthsAt(position);
+    return valueBytes(position, RecordCopy.ofThisThread());
+  }
+
+  /** {@link #valueBytes(long)} with this thread's {@code copy}. */
+  final byte[] valueBytes(long position, RecordCopy copy) {
+    if (copy.holds(this, position)) {
+      int from = copy.valueStart();
+      return Arrays.copyOfRange(copy.bytes, from, from + valueLength(copy.lengths));
+    }
+    long lengths = settledLengthsAt(position);
     byte[] value = new byte[valueLength(lengths)];
     data.read(keyStart(position, lengths) + keyLength(lengths), value, 0, value.length);
+    faults.settleReads();
     return value;
   }
 
   /**
-   * Copies the value of the record at {@code position} to {@code target[offset]} when it fits
-   * there; returns its length either way.
+   * Copies the value of the checked record at {@code position} to {@code target[offset]} when it
+   * fits there; returns its length either way. {@code copy} is this thread's.
    */
-  final int copyValue(long position, byte[] target, int offset) {
-    long lengths = lengthsAt(position);
+  final int copyValue(long position, byte[] target, int offset, RecordCopy copy) {
+    if (copy.holds(this, position)) {
+      int length = valueLength(copy.lengths);
+      if (length <= target.length - offset) {
+        System.arraycopy(copy.bytes, copy.valueStart(), target, offset, length);
+      }
+      return length;
+    }
+    long lengths = settledLengthsAt(position);
     int length = valueLength(lengths);
     if (length <= target.length - offset) {
       data.read(keyStart(position, lengths) + keyLength(lengths), target, offset, length);
+      faults.settleReads();
     }
     return length;
+  }
+
+  /** {@link #lengthsAt}, settled before anything is sized by them (a record not in the thread's copy). */
+  private long settledLengthsAt(long position) {
+    long lengths = lengthsAt(position);
+    faults.settleReads();
+    return lengths;
   }
 
   /** Records of one size, {@code RecordFormat#fixedRecordOffset} apart: nothing to read to find one. */

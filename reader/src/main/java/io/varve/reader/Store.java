@@ -164,8 +164,7 @@ public final class Store implements Closeable {
     int slot = guard.slot();
     try {
       guard.enter(slot);
-      long position = finder.position(key, 0, key.length);
-      return position < 0 ? null : records.valueBytes(position);
+      return finder.value(key, 0, key.length);
     } catch (InternalError fault) {
       throw faults.fault(fault);
     } finally {
@@ -181,8 +180,7 @@ public final class Store implements Closeable {
     int slot = guard.slot();
     try {
       guard.enter(slot);
-      long position = finder.position(hi, lo, key, 0, key.length);
-      return position < 0 ? null : records.valueBytes(position);
+      return finder.value(hi, lo, key);
     } catch (InternalError fault) {
       throw faults.fault(fault);
     } finally {
@@ -215,8 +213,7 @@ public final class Store implements Closeable {
     int slot = guard.slot();
     try {
       guard.enter(slot);
-      long position = finder.position(key, keyOffset, keyLength);
-      return position < 0 ? -1 : records.copyValue(position, target, targetOffset);
+      return finder.copyValue(key, keyOffset, keyLength, target, targetOffset);
     } catch (InternalError fault) {
       throw faults.fault(fault);
     } finally {
@@ -237,10 +234,19 @@ public final class Store implements Closeable {
     if (values.length < keys.length) {
       throw new IllegalArgumentException("values has " + values.length + " slots for " + keys.length + " keys");
     }
+    getAll(keys, null, values);
+  }
+
+  /**
+   * {@link #getAll(byte[][], byte[][])} for keys whose hashes with this store's seed the caller
+   * computed already ({@code hi, lo} of key {@code i} at {@code hashes[2i, 2i + 1]}; null: none).
+   */
+  void getAll(byte[][] keys, long[] hashes, byte[][] values) {
     int slot = guard.slot();
     try {
       guard.enter(slot);
-      finder.findAll(keys, values);
+      finder.findAll(keys, hashes, values);
+      faults.settleReads();
     } catch (InternalError fault) {
       throw faults.fault(fault);
     } finally {

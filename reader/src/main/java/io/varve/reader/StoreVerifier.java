@@ -62,6 +62,7 @@ final class StoreVerifier {
       try {
         guard.enter(slot);
         checkRecordLayout();
+        records.faults.settleReads();
       } catch (InternalError fault) {
         throw records.faults.fault(fault);
       } finally {
@@ -136,6 +137,7 @@ final class StoreVerifier {
             throw new CorruptStoreException(directory + ": record " + i + " is not found by its key's hash");
           }
         }
+        records.faults.settleReads();
       } catch (InternalError fault) {
         throw records.faults.fault(fault);
       } finally {

@@ -2,6 +2,7 @@ package io.varve.reader;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.format.FileRegion;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -48,6 +49,51 @@ class LateFaultDeliveryTest {
             + (outcome == THROWN_AT_THE_READ ? "thrown at the read" : "pending after the read, " + outcome + " delivered by absorbLateFaults"));
     assertTrue(outcome == THROWN_AT_THE_READ || outcome == 1, "absorbLateFaults delivered " + outcome + " errors");
     assertTrue(nothingLeftPending(), "an error was still pending after absorbLateFaults");
+  }
+
+  /**
+   * The lookups that read their record in the mapping (a record too large for {@link RecordCopy},
+   * a store without checksums, the end of {@code getAll}) settle their reads with {@link
+   * DataFaults#settleReads}, whose call into the runtime must deliver the pending fault there. Its
+   * own read-then-settle method, so that no call site shared with the test above (whose first
+   * calls go through the runtime) delivers the error first.
+   */
+  @Test
+  void aFaultPendingFromCompiledCodeIsDeliveredWhereALookupSettlesItsReads() throws IOException {
+    Path file = temp.resolve("mapped");
+    Files.write(file, new byte[PAGES * 4096]);
+    MappedByteBuffer mapping;
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, PAGES * 4096L);
+    }
+    DataFaults faults = new DataFaults(temp, FileRegion.whole(file, PAGES * 4096L), DataAccess.MAPPED, new LookupGuard("store"));
+    for (int round = 0; round < 20_000; round++) {
+      readThenSettle(mapping, round % PAGES, faults);
+    }
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.truncate(4096);
+    }
+    int outcome = readThenSettle(mapping, PAGES / 2, faults);
+    System.out.println(
+        "LateFaultDeliveryTest: "
+            + (outcome == THROWN_AT_THE_READ ? "thrown at the read" : "pending after the read, " + outcome + " delivered by settleReads"));
+    assertTrue(outcome == THROWN_AT_THE_READ || outcome == 1, "settleReads delivered " + outcome + " errors");
+    assertTrue(nothingLeftPending(), "an error was still pending after settleReads");
+  }
+
+  /** Reads a page, then settles: 1 when settleReads delivered an error, 0 when not, or THROWN_AT_THE_READ. */
+  private static int readThenSettle(MappedByteBuffer mapping, int page, DataFaults faults) {
+    try {
+      sink += sumPage(mapping, page);
+    } catch (InternalError atTheRead) {
+      return THROWN_AT_THE_READ;
+    }
+    try {
+      faults.settleReads();
+      return 0;
+    } catch (InternalError delivered) {
+      return 1;
+    }
   }
 
   private static final int THROWN_AT_THE_READ = -1;
