@@ -41,7 +41,6 @@ import java.util.List;
 public final class ShardedStore implements Closeable {
   private final Path root;
   private final ShardManifest manifest;
-  private final ShardRouter router;
   private final Store[] shards;
   /** Hashes keys with the routing seed, for routing and for the shards built with it. */
   private final KeyHasher hasher;
@@ -54,7 +53,6 @@ public final class ShardedStore implements Closeable {
   private ShardedStore(Path root, ShardManifest manifest, Store[] shards) {
     this.root = root;
     this.manifest = manifest;
-    this.router = manifest.router();
     this.shards = shards;
     this.hasher = KeyHasher.withSeed(manifest.seed());
     this.hashedWithRoutingSeed = new boolean[shards.length];
@@ -154,7 +152,9 @@ public final class ShardedStore implements Closeable {
 
   /** The shard {@code key} is routed to, in {@code [0, shardCount())}. */
   public int shardOf(byte[] key) {
-    return router.shardOf(key);
+    long[] hash = HASH.get();
+    hasher.hash(key, 0, key.length, hash);
+    return ShardRouter.shardOfHash(hash[1], shards.length);
   }
 
   /** The value of {@code key}, or null when the store does not hold it. */
@@ -196,14 +196,20 @@ public final class ShardedStore implements Closeable {
     }
     checkOpen();
     if (shards.length == 1) {
-      getAllIn(0, keys, values);
+      getAllIn(0, keys, null, values);
       return;
     }
+    // Each key hashed once: its hash routes it and is handed to its shard's lookup.
+    long[] hashes = new long[2 * keys.length];
+    long[] hash = HASH.get();
     // A counting sort of the keys' positions by shard: start[s] is where shard s's group begins.
     int[] shardOfKey = new int[keys.length];
     int[] start = new int[shards.length + 1];
     for (int i = 0; i < keys.length; i++) {
-      shardOfKey[i] = router.shardOf(keys[i]);
+      hasher.hash(keys[i], 0, keys[i].length, hash);
+      hashes[2 * i] = hash[0];
+      hashes[2 * i + 1] = hash[1];
+      shardOfKey[i] = ShardRouter.shardOfHash(hash[1], shards.length);
       start[shardOfKey[i] + 1]++;
     }
     for (int s = 0; s < shards.length; s++) {
@@ -220,20 +226,26 @@ public final class ShardedStore implements Closeable {
         continue;
       }
       byte[][] groupKeys = new byte[n][];
+      long[] groupHashes = hashedWithRoutingSeed[s] ? new long[2 * n] : null;
       for (int j = 0; j < n; j++) {
-        groupKeys[j] = keys[order[start[s] + j]];
+        int k = order[start[s] + j];
+        groupKeys[j] = keys[k];
+        if (groupHashes != null) {
+          groupHashes[2 * j] = hashes[2 * k];
+          groupHashes[2 * j + 1] = hashes[2 * k + 1];
+        }
       }
       byte[][] groupValues = new byte[n][];
-      getAllIn(s, groupKeys, groupValues);
+      getAllIn(s, groupKeys, groupHashes, groupValues);
       for (int j = 0; j < n; j++) {
         values[order[start[s] + j]] = groupValues[j];
       }
     }
   }
 
-  private void getAllIn(int shard, byte[][] keys, byte[][] values) {
+  private void getAllIn(int shard, byte[][] keys, long[] hashes, byte[][] values) {
     try {
-      shards[shard].getAll(keys, values);
+      shards[shard].getAll(keys, hashes, values);
     } catch (StoreClosedException e) {
       throw closedException();
     }
