@@ -5,10 +5,13 @@ import static org.apache.spark.sql.functions.concat;
 import static org.apache.spark.sql.functions.lit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.shard.ShardManifest;
+import io.varve.core.store.StoreRoot;
+import io.varve.reader.FollowingShardedStore;
 import io.varve.reader.ShardedStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -69,6 +72,40 @@ class VarveSparkHdfsTest {
 
   private static Dataset<Row> rows() {
     return spark.range(0, ROWS, 1, 2).select(col("id").as("k"), concat(lit("v"), col("id").cast("string")).as("v"));
+  }
+
+  /**
+   * One-file shards on HDFS, then the serving host's path: {@link ShardedStoreFetcher} downloads
+   * them into a local {@link StoreRoot}, checks them against the manifest and publishes the version,
+   * which a {@link FollowingShardedStore} serves, each shard's artifact mapped in place.
+   */
+  @Test
+  void artifactShardsOnHdfsAreFetchedPublishedAndFollowed() throws IOException {
+    String uri = cluster.getURI() + "/stores/users-artifacts/v=1";
+    ShardManifest manifest =
+        VarveSpark.write(rows(), "k", "v", uri, VarveWriteOptions.builder(4).shardFormat(ShardFormat.ARTIFACT).build());
+    FileSystem fs = cluster.getFileSystem();
+    List<String> names =
+        Arrays.stream(fs.listStatus(new org.apache.hadoop.fs.Path("/stores/users-artifacts/v=1")))
+            .map(FileStatus::getPath)
+            .map(org.apache.hadoop.fs.Path::getName)
+            .sorted()
+            .toList();
+    assertEquals(List.of("_MANIFEST", "shard-00000.varve", "shard-00001.varve", "shard-00002.varve", "shard-00003.varve"), names);
+
+    Path rootDirectory = temp.resolve("serving-root");
+    String version = ShardedStoreFetcher.fetch(java.net.URI.create(uri), cluster.getFileSystem().getConf(), rootDirectory);
+    try (FollowingShardedStore store = FollowingShardedStore.open(rootDirectory)) {
+      assertEquals(version, store.version());
+      for (long i = 0; i < ROWS; i++) {
+        assertArrayEquals(("v" + i).getBytes(StandardCharsets.UTF_8), store.get(ByteBuffer.allocate(8).putLong(i).array()));
+      }
+      assertNull(store.get(ByteBuffer.allocate(8).putLong(ROWS).array()));
+    }
+    try (ShardedStore store = ShardedStore.open(StoreRoot.open(rootDirectory).path(version))) {
+      assertEquals(manifest, store.manifest());
+      store.verify();
+    }
   }
 
   @Test
