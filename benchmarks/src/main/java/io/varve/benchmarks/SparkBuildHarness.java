@@ -1,5 +1,8 @@
 package io.varve.benchmarks;
 
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
 import io.varve.builder.BuildOptions;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.shard.ShardManifest;
@@ -52,7 +55,9 @@ import org.apache.spark.sql.types.StructType;
  * Options: {@code --records N} (10^8), {@code --shards S} (8), {@code --rounds R} (3), {@code
  * --master M} ({@code local[2]}), {@code --input-partitions P} (the shard count), {@code
  * --memory-budget-mib B} (each side's default unless set: 256 MiB for the single build, 64 MiB per
- * Spark task), {@code --warmup-records W} (an untimed round of each side first; 200,000; 0 for
+ * Spark task), {@code --input rows|columns} (rows: binary columns through Spark's row encoder, as
+ * before; columns: long columns from SQL expressions, as a columnar source gives them; see {@link
+ * Input}), {@code --warmup-records W} (an untimed round of each side first; 200,000; 0 for
  * none), {@code --checks K} (sampled keys per check; 10,000), {@code --work DIR} (outputs and
  * Spark's local directory; deleted at the end), {@code --conf key=value} (a Spark setting,
  * repeatable), {@code --sides single,spark} (both; one alone for a clean peak RSS under {@code
@@ -90,7 +95,7 @@ public final class SparkBuildHarness {
 
   /** The harness's settings: see the class comment for each option and its default. */
   record Settings(long records, int shards, int rounds, String master, int inputPartitions, long memoryBudget,
-      long warmupRecords, int checks, Path work, Map<String, String> sparkConf, List<String> sides) {
+      long warmupRecords, int checks, Path work, Map<String, String> sparkConf, List<String> sides, Input input) {
     /** The sides a run can have: the single-process builder and the Spark writer. */
     static final List<String> SIDES = List.of("single", "spark");
 
@@ -107,6 +112,7 @@ public final class SparkBuildHarness {
       Path work = Path.of(System.getProperty("java.io.tmpdir"), "varve-spark-build");
       Map<String, String> conf = new LinkedHashMap<>();
       List<String> sides = SIDES;
+      Input input = Input.ROWS;
       for (int i = 0; i < args.length; i++) {
         String name = args[i];
         if (i + 1 == args.length) {
@@ -123,6 +129,7 @@ public final class SparkBuildHarness {
           case "--warmup-records" -> warmupRecords = Long.parseLong(value);
           case "--checks" -> checks = Integer.parseInt(value);
           case "--work" -> work = Path.of(value);
+          case "--input" -> input = Input.parse(value);
           case "--sides" -> {
             sides = List.of(value.split(","));
             if (sides.isEmpty() || !SIDES.containsAll(sides) || sides.stream().distinct().count() != sides.size()) {
@@ -144,8 +151,64 @@ public final class SparkBuildHarness {
       }
       ShardRouter.checkShardCount(shards);
       return new Settings(records, shards, rounds, master, inputPartitions > 0 ? inputPartitions : shards,
-          memoryBudget, warmupRecords, checks, work, conf, sides);
+          memoryBudget, warmupRecords, checks, work, conf, sides, input);
     }
+  }
+
+  /**
+   * How the Spark side's records reach the writer; the single side builds the same records. Both
+   * are 8-byte keys and 8-byte values, key {@code i * 0x9E3779B97F4A7C15} (distinct, spread) and
+   * value {@code i}.
+   */
+  enum Input {
+    /**
+     * Two binary columns made by a Java map function through Spark's row encoder, as little-endian
+     * bytes ({@link StoreLookupBenchmark#key}, {@link StoreLookupBenchmark#value}).
+     */
+    ROWS,
+    /**
+     * Two long columns made by SQL expressions, which the writer stores as 8 big-endian bytes: the
+     * rows a columnar source (Parquet, ORC) hands the writer, with no encoder in between.
+     */
+    COLUMNS;
+
+    static Input parse(String value) {
+      return switch (value) {
+        case "rows" -> ROWS;
+        case "columns" -> COLUMNS;
+        default -> throw new IllegalArgumentException("--input takes rows or columns: " + value);
+      };
+    }
+
+    byte[] key(long i) {
+      return this == ROWS ? StoreLookupBenchmark.key(i) : bigEndian(i * KEY_MIX);
+    }
+
+    byte[] value(long i) {
+      return this == ROWS ? StoreLookupBenchmark.value(i) : bigEndian(i);
+    }
+
+    /** What the writer stores for a long column; built as cheaply as {@link StoreLookupBenchmark#key} is. */
+    private static byte[] bigEndian(long value) {
+      byte[] bytes = new byte[Long.BYTES];
+      for (int j = 0; j < Long.BYTES; j++) {
+        bytes[j] = (byte) (value >>> (8 * (Long.BYTES - 1 - j)));
+      }
+      return bytes;
+    }
+
+    /** The Spark side's rows of records {@code [0, n)} in {@code partitions} partitions. */
+    Dataset<Row> rows(SparkSession spark, long n, int partitions) {
+      Dataset<Long> ids = spark.range(0, n, 1, partitions);
+      if (this == ROWS) {
+        return ids.map(new GeneratedRecord(), Encoders.row(SCHEMA));
+      }
+      // The product wraps as Java's does: the session runs with spark.sql.ansi.enabled=false.
+      return ids.select(col("id").multiply(lit(KEY_MIX)).as("k"), col("id").as("v"));
+    }
+
+    /** {@link StoreLookupBenchmark#key}'s multiplier. */
+    private static final long KEY_MIX = 0x9E3779B97F4A7C15L;
   }
 
   /** One side's timed build: {@code records} in {@code nanos}, with its phase's peaks (-1 where unknown). */
@@ -178,10 +241,12 @@ public final class SparkBuildHarness {
   static List<Round> run(Settings settings, PrintStream out) throws IOException {
     WorkDirectory.deleteTree(settings.work());
     Files.createDirectories(settings.work());
-    out.printf("SparkBuildHarness: %,d records of 8 + 8 bytes, %s; Spark %s into %d shards (%d input partitions), %d rounds;"
+    out.printf("SparkBuildHarness: %,d records of 8 + 8 bytes, %s; Spark %s into %d shards (%d input partitions, %s), %d rounds;"
             + " memory budget %s; JDK %s, %d processors%n",
         settings.records(), String.join(" and ", settings.sides()), settings.master(), settings.shards(),
-        settings.inputPartitions(), settings.rounds(),
+        settings.inputPartitions(),
+        settings.input() == Input.ROWS ? "binary columns from a map function" : "long columns from SQL expressions",
+        settings.rounds(),
         settings.memoryBudget() > 0 ? (settings.memoryBudget() >> 20) + " MiB each side (per Spark task)"
             : "defaults (single " + (BuildOptions.DEFAULT_MEMORY_BUDGET >> 20) + " MiB, Spark "
                 + (VarveWriteOptions.DEFAULT_MEMORY_BUDGET >> 20) + " MiB per task)",
@@ -252,7 +317,8 @@ public final class SparkBuildHarness {
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "localhost")
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.local.dir", settings.work().resolve("spark-local").toString());
+        .config("spark.local.dir", settings.work().resolve("spark-local").toString())
+        .config("spark.sql.ansi.enabled", "false");
     settings.sparkConf().forEach(builder::config);
     return builder.getOrCreate();
   }
@@ -265,8 +331,9 @@ public final class SparkBuildHarness {
         : BuildOptions.DEFAULTS;
     Phase phase = Phase.begin();
     try (StoreBuilder builder = StoreBuilder.create(target, options)) {
+      Input input = settings.input();
       for (long i = 0; i < n; i++) {
-        builder.put(StoreLookupBenchmark.key(i), StoreLookupBenchmark.value(i));
+        builder.put(input.key(i), input.value(i));
       }
       builder.build();
     }
@@ -287,7 +354,7 @@ public final class SparkBuildHarness {
       options.memoryBudget(settings.memoryBudget());
     }
     Phase phase = Phase.begin();
-    Dataset<Row> rows = spark.range(0, n, 1, settings.inputPartitions()).map(new GeneratedRecord(), Encoders.row(SCHEMA));
+    Dataset<Row> rows = settings.input().rows(spark, n, settings.inputPartitions());
     ShardManifest manifest = VarveSpark.write(rows, "k", "v", output.toUri().toString(), options.build());
     Build build = phase.end("spark", n);
     check(manifest.recordCount() == n, "the Spark build's manifest counts " + manifest.recordCount() + " records, not " + n);
@@ -315,10 +382,10 @@ public final class SparkBuildHarness {
     SplittableRandom random = new SplittableRandom(BenchmarkData.LOOKUP_SEED);
     for (int c = 0; c < settings.checks(); c++) {
       long i = random.nextLong(n);
-      byte[] value = get.apply(StoreLookupBenchmark.key(i));
-      check(Arrays.equals(StoreLookupBenchmark.value(i), value), "record " + i + " answers " + Arrays.toString(value));
+      byte[] value = get.apply(settings.input().key(i));
+      check(Arrays.equals(settings.input().value(i), value), "record " + i + " answers " + Arrays.toString(value));
     }
-    check(get.apply(StoreLookupBenchmark.key(n)) == null, "key " + n + " is no record but is found");
+    check(get.apply(settings.input().key(n)) == null, "key " + n + " is no record but is found");
   }
 
   private static void check(boolean condition, String message) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,6 +50,27 @@ class SparkBuildHarnessTest {
     }
     assertTrue(output.contains("summary: single"), output);
     assertFalse(Files.exists(work), "the work directory is removed");
+  }
+
+  /** Long columns from SQL expressions: both sides build the same records, which the checks compare. */
+  @Test
+  void buildsTheSameRecordsFromLongColumns() throws IOException {
+    Assumptions.assumeTrue(SparkBuildHarness.sparkRuns(),
+        SparkBuildHarness.NO_SPARK_HERE + ": skipped on JDK " + Runtime.version());
+    Path work = temp.resolve("work");
+    SparkBuildHarness.Settings settings = SparkBuildHarness.Settings.parse(new String[] {
+        "--records", "20000", "--shards", "4", "--rounds", "1", "--warmup-records", "0", "--checks", "2000",
+        "--input", "columns", "--work", work.toString(), "--conf", "spark.sql.shuffle.partitions=2"});
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    List<SparkBuildHarness.Round> rounds =
+        SparkBuildHarness.run(settings, new PrintStream(printed, true, StandardCharsets.UTF_8));
+    String output = printed.toString(StandardCharsets.UTF_8);
+    assertEquals(20_000, rounds.get(0).of("spark").records(), output);
+    assertTrue(output.contains("long columns from SQL expressions"), output);
+    SparkBuildHarness.Input columns = SparkBuildHarness.Input.COLUMNS;
+    assertEquals(ByteBuffer.wrap(new byte[] {0, 0, 0, 0, 0, 0, 0, 7}), ByteBuffer.wrap(columns.value(7)));
+    assertEquals(ByteBuffer.allocate(8).putLong(0, 7 * 0x9E3779B97F4A7C15L), ByteBuffer.wrap(columns.key(7)));
+    assertThrows(IllegalArgumentException.class, () -> SparkBuildHarness.Settings.parse(new String[] {"--input", "json"}));
   }
 
   @Test

@@ -19,7 +19,10 @@ package io.varve.reader;
 final class RecordCopy {
   private static final ThreadLocal<RecordCopy> THREADS = ThreadLocal.withInitial(RecordCopy::new);
 
-  /** Records this large or larger are read from the mapping, whose lookups then settle their reads. */
+  /**
+   * Records this large or larger are read from the mapping, whose lookups then settle their reads.
+   * It also bounds each thread's copy, which grows to the largest smaller record the thread reads.
+   */
   static final int LIMIT = 64 * 1024;
 
   /** The looked-up key's hash, {@code hi, lo}. */
