@@ -1,6 +1,7 @@
 package io.varve.bcms;
 
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The plain count-min sketch: {@code depth} rows of {@code width} saturating counters; an update
@@ -23,7 +24,8 @@ import java.nio.file.Path;
  *
  * <p>Not thread-safe: updates, merges, flushes and close must be confined to one thread or
  * synchronized externally. Estimates from several threads at once are safe while nothing updates
- * or closes the sketch. Close releases the mapping; later calls throw {@link IllegalStateException}.
+ * or closes the sketch. Close releases the mapping once no call is inside it (a call racing close
+ * on another thread is refused or finishes first); later calls throw {@link IllegalStateException}.
  */
 public final class CountMinSketch extends HashedSketch {
   private final SketchParameters parameters;
@@ -34,7 +36,13 @@ public final class CountMinSketch extends HashedSketch {
   private final Counters counters;
   private final SketchFileHandle file;
   private long totalWeight;
-  private boolean closed;
+  private volatile boolean closed;
+  /**
+   * Calls reading or writing a file sketch's mapping now: close unmaps only once none is left, so
+   * that a call on another thread (which the contract forbids, and which crashed the JVM when the
+   * mapping went under it: CloseUnderLoadTest) is refused or finishes first.
+   */
+  private final AtomicInteger inFlight = new AtomicInteger();
 
   private CountMinSketch(SketchParameters parameters, Counters counters, SketchFileHandle file, long totalWeight) {
     super(parameters);
@@ -112,6 +120,19 @@ public final class CountMinSketch extends HashedSketch {
 
   @Override
   void updateHash(long itemHash, long weight) {
+    if (file == null) {
+      updateOpen(itemHash, weight);
+      return;
+    }
+    inFlight.incrementAndGet(); // before the check, which close's wait pairs with
+    try {
+      updateOpen(itemHash, weight);
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private void updateOpen(long itemHash, long weight) {
     ensureOpen();
     Weights.check(weight);
     if (weight == 0) {
@@ -139,6 +160,18 @@ public final class CountMinSketch extends HashedSketch {
 
   @Override
   long estimateHash(long itemHash) {
+    if (file == null) {
+      return estimateOpen(itemHash);
+    }
+    inFlight.incrementAndGet(); // before the check, which close's wait pairs with
+    try {
+      return estimateOpen(itemHash);
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private long estimateOpen(long itemHash) {
     ensureOpen();
     long min = Long.MAX_VALUE;
     for (int row = 0; row < depth && min > 0; row++) {
@@ -234,12 +267,32 @@ public final class CountMinSketch extends HashedSketch {
     }
     flushThenRelease(() -> {
       closed = true;
-      counters.release();
+      if (callsDrained()) {
+        counters.release();
+      } // else the collector unmaps it once the last call lets go
       if (file != null) {
         file.close();
       }
     });
   }
+
+  /**
+   * Waits, after {@code closed} is set, until no call is inside the mapping: each call counts
+   * itself before it checks {@code closed}, so one that counted later is refused. Gives up after a
+   * second (a thread stopped inside a call): false, and the mapping is then not released here.
+   */
+  private boolean callsDrained() {
+    long deadline = System.nanoTime() + GIVE_UP_NANOS;
+    while (inFlight.get() != 0) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      Thread.onSpinWait();
+    }
+    return true;
+  }
+
+  private static final long GIVE_UP_NANOS = 1_000_000_000L;
 
   private void ensureOpen() {
     if (closed) {
