@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -28,16 +29,13 @@ class SparkBuildHarnessTest {
 
   @Test
   void runsBothSidesInAlternatingOrderAndChecksTheirOutputs() throws IOException {
-    Assumptions.assumeTrue(SparkBuildHarness.sparkRuns(),
-        SparkBuildHarness.NO_SPARK_HERE + ": skipped on JDK " + Runtime.version());
+    assumeSpark();
     Path work = temp.resolve("work");
-    SparkBuildHarness.Settings settings = SparkBuildHarness.Settings.parse(new String[] {
+    Run run = run(work,
         "--records", "20000", "--shards", "4", "--rounds", "2", "--warmup-records", "1000", "--checks", "2000",
-        "--work", work.toString(), "--conf", "spark.sql.shuffle.partitions=2"});
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    List<SparkBuildHarness.Round> rounds =
-        SparkBuildHarness.run(settings, new PrintStream(printed, true, StandardCharsets.UTF_8));
-    String output = printed.toString(StandardCharsets.UTF_8);
+        "--conf", "spark.sql.shuffle.partitions=2");
+    List<SparkBuildHarness.Round> rounds = run.rounds();
+    String output = run.output();
     assertEquals(2, rounds.size(), output);
     assertEquals(List.of("single", "spark"), rounds.get(0).builds().stream().map(SparkBuildHarness.Build::side).toList());
     assertEquals(List.of("spark", "single"), rounds.get(1).builds().stream().map(SparkBuildHarness.Build::side).toList());
@@ -55,16 +53,13 @@ class SparkBuildHarnessTest {
   /** Long columns from SQL expressions: both sides build the same records, which the checks compare. */
   @Test
   void buildsTheSameRecordsFromLongColumns() throws IOException {
-    Assumptions.assumeTrue(SparkBuildHarness.sparkRuns(),
-        SparkBuildHarness.NO_SPARK_HERE + ": skipped on JDK " + Runtime.version());
+    assumeSpark();
     Path work = temp.resolve("work");
-    SparkBuildHarness.Settings settings = SparkBuildHarness.Settings.parse(new String[] {
+    Run run = run(work,
         "--records", "20000", "--shards", "4", "--rounds", "1", "--warmup-records", "0", "--checks", "2000",
-        "--input", "columns", "--work", work.toString(), "--conf", "spark.sql.shuffle.partitions=2"});
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    List<SparkBuildHarness.Round> rounds =
-        SparkBuildHarness.run(settings, new PrintStream(printed, true, StandardCharsets.UTF_8));
-    String output = printed.toString(StandardCharsets.UTF_8);
+        "--input", "columns", "--conf", "spark.sql.shuffle.partitions=2");
+    List<SparkBuildHarness.Round> rounds = run.rounds();
+    String output = run.output();
     assertEquals(20_000, rounds.get(0).of("spark").records(), output);
     assertTrue(output.contains("long columns from SQL expressions"), output);
     SparkBuildHarness.Input columns = SparkBuildHarness.Input.COLUMNS;
@@ -76,12 +71,10 @@ class SparkBuildHarnessTest {
   @Test
   void runsTheSingleSideAloneWithoutSpark() throws IOException {
     Path work = temp.resolve("work");
-    SparkBuildHarness.Settings settings = SparkBuildHarness.Settings.parse(new String[] {
-        "--records", "30000", "--rounds", "2", "--warmup-records", "0", "--sides", "single", "--work", work.toString()});
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    List<SparkBuildHarness.Round> rounds =
-        SparkBuildHarness.run(settings, new PrintStream(printed, true, StandardCharsets.UTF_8));
-    String output = printed.toString(StandardCharsets.UTF_8);
+    Run run = run(work,
+        "--records", "30000", "--rounds", "2", "--warmup-records", "0", "--sides", "single");
+    List<SparkBuildHarness.Round> rounds = run.rounds();
+    String output = run.output();
     assertEquals(2, rounds.size(), output);
     for (SparkBuildHarness.Round round : rounds) {
       assertEquals(1, round.builds().size());
@@ -90,6 +83,25 @@ class SparkBuildHarnessTest {
     }
     assertFalse(output.contains("Spark session"), output);
     assertFalse(Files.exists(work), "the work directory is removed");
+  }
+
+  private static void assumeSpark() {
+    Assumptions.assumeTrue(SparkBuildHarness.sparkRuns(),
+        SparkBuildHarness.NO_SPARK_HERE + ": skipped on JDK " + Runtime.version());
+  }
+
+  /** What a harness run returned and printed. */
+  private record Run(List<SparkBuildHarness.Round> rounds, String output) {}
+
+  /** Runs the harness with {@code options} and {@code --work work}. */
+  private static Run run(Path work, String... options) throws IOException {
+    String[] args = Arrays.copyOf(options, options.length + 2);
+    args[options.length] = "--work";
+    args[options.length + 1] = work.toString();
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    List<SparkBuildHarness.Round> rounds =
+        SparkBuildHarness.run(SparkBuildHarness.Settings.parse(args), new PrintStream(printed, true, StandardCharsets.UTF_8));
+    return new Run(rounds, printed.toString(StandardCharsets.UTF_8));
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.varve.core.hash.HashRange;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
+import io.varve.core.store.KeyMode;
 import io.varve.core.store.RecordBlocks;
 import java.util.Arrays;
 
@@ -237,7 +238,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
    */
   static final class InBlock extends RecordFinder {
     /** Compares the records past the block's copy, which lie in the mapping. */
-    private static final KeyMatch FULL_KEY = KeyMatch.of(io.varve.core.store.KeyMode.FULL);
+    private static final KeyMatch FULL_KEY = KeyMatch.of(KeyMode.FULL);
 
     /** A copy of the block a lookup searches. */
     private static final ThreadLocal<byte[]> BLOCK = ThreadLocal.withInitial(() -> new byte[0]);
@@ -255,12 +256,12 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
 
     @Override
     long position(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
-      return search(blockOf(hi, lo), key, offset, length, true);
+      return search(blockOf(hi, lo), key, offset, length, true, scratch);
     }
 
     @Override
     long rank(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
-      return search(blockOf(hi, lo), key, offset, length, false);
+      return search(blockOf(hi, lo), key, offset, length, false, scratch);
     }
 
     @Override
@@ -274,7 +275,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
     }
 
     /** Searches block {@code b} for a key; returns the record's position (or its rank), or -1 when absent. */
-    private long search(long b, byte[] key, int offset, int length, boolean wantPosition) {
+    private long search(long b, byte[] key, int offset, int length, boolean wantPosition, RecordCopy scratch) {
       if (b < 0) {
         return -1;
       }
@@ -303,7 +304,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
         int checkAt = keyAt + keyLength + Records.valueLength(lengths);
         if (keyLength == length && Arrays.equals(block, keyAt, keyAt + keyLength, key, offset, offset + length)) {
           records.checkCopy(block, p, checkAt, start + p);
-          records.holdCopy(block, p, checkAt + records.checkBytes - p, start + p, lengths);
+          records.holdCopy(block, p, checkAt + records.checkBytes - p, start + p, lengths, scratch);
           return wantPosition ? start + p : checkedRank(firstRank, rank, start, start + p);
         }
         p = checkAt + records.checkBytes;
@@ -311,7 +312,7 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
       long position = start + p;
       for (; rank < end; rank++) {
         long lengths = records.lengthsAt(position);
-        if (FULL_KEY.matches(records, position, key, offset, length, 0)) {
+        if (FULL_KEY.matches(records, position, key, offset, length, 0, scratch)) {
           return wantPosition ? position : checkedRank(firstRank, rank, start, position);
         }
         position = records.end(position, lengths);

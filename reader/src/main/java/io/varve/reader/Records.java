@@ -148,11 +148,10 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
   }
 
   /**
-   * Keeps the checked record copied at {@code block[p, p + size)} (a block a search copied) as this
-   * thread's {@link RecordCopy} of the record at {@code position}.
+   * Keeps the checked record copied at {@code block[p, p + size)} (a block a search copied) in
+   * {@code copy}, this thread's, as the record at {@code position}.
    */
-  final void holdCopy(byte[] block, int p, int size, long position, long lengths) {
-    RecordCopy copy = RecordCopy.ofThisThread();
+  final void holdCopy(byte[] block, int p, int size, long position, long lengths, RecordCopy copy) {
     System.arraycopy(block, p, copy.room(size), 0, size);
     copy.hold(this, position, lengths, headerLength(lengths));
   }

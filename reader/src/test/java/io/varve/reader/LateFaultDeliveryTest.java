@@ -29,26 +29,15 @@ class LateFaultDeliveryTest {
   @Test
   void aFaultPendingFromCompiledCodeIsDeliveredWhereTheStoreAbsorbsIt() throws IOException {
     Path file = temp.resolve("mapped");
-    Files.write(file, new byte[PAGES * 4096]);
-    MappedByteBuffer mapping;
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, PAGES * 4096L);
-    }
+    MappedByteBuffer mapping = mapZeros(file);
     // Compiled, as a busy server's lookups are, with the absorbing call warm too: the first call
     // of a method from interpreted code goes through the runtime, which would deliver the error
     // before absorbLateFaults could.
     for (int round = 0; round < 20_000; round++) {
       readThenAbsorb(mapping, round % PAGES, round % 100 == 0);
     }
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      channel.truncate(4096);
-    }
-    int outcome = readThenAbsorb(mapping, PAGES / 2, true);
-    System.out.println(
-        "LateFaultDeliveryTest: "
-            + (outcome == THROWN_AT_THE_READ ? "thrown at the read" : "pending after the read, " + outcome + " delivered by absorbLateFaults"));
-    assertTrue(outcome == THROWN_AT_THE_READ || outcome == 1, "absorbLateFaults delivered " + outcome + " errors");
-    assertTrue(nothingLeftPending(), "an error was still pending after absorbLateFaults");
+    truncateToOnePage(file);
+    checkDelivered(readThenAbsorb(mapping, PAGES / 2, true), "absorbLateFaults");
   }
 
   /**
@@ -61,24 +50,39 @@ class LateFaultDeliveryTest {
   @Test
   void aFaultPendingFromCompiledCodeIsDeliveredWhereALookupSettlesItsReads() throws IOException {
     Path file = temp.resolve("mapped");
-    Files.write(file, new byte[PAGES * 4096]);
-    MappedByteBuffer mapping;
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, PAGES * 4096L);
-    }
+    MappedByteBuffer mapping = mapZeros(file);
     DataFaults faults = new DataFaults(temp, FileRegion.whole(file, PAGES * 4096L), DataAccess.MAPPED, new LookupGuard("store"));
     for (int round = 0; round < 20_000; round++) {
       readThenSettle(mapping, round % PAGES, faults);
     }
+    truncateToOnePage(file);
+    checkDelivered(readThenSettle(mapping, PAGES / 2, faults), "settleReads");
+  }
+
+  /** A file of PAGES zero pages at {@code file}, mapped. */
+  private static MappedByteBuffer mapZeros(Path file) throws IOException {
+    Files.write(file, new byte[PAGES * 4096]);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      return channel.map(FileChannel.MapMode.READ_ONLY, 0, PAGES * 4096L);
+    }
+  }
+
+  private static void truncateToOnePage(Path file) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.truncate(4096);
     }
-    int outcome = readThenSettle(mapping, PAGES / 2, faults);
+  }
+
+  /**
+   * {@code outcome} of the read past the cut: thrown at the read, or pending and delivered once by
+   * {@code trigger}, with nothing left pending after it.
+   */
+  private static void checkDelivered(int outcome, String trigger) {
     System.out.println(
         "LateFaultDeliveryTest: "
-            + (outcome == THROWN_AT_THE_READ ? "thrown at the read" : "pending after the read, " + outcome + " delivered by settleReads"));
-    assertTrue(outcome == THROWN_AT_THE_READ || outcome == 1, "settleReads delivered " + outcome + " errors");
-    assertTrue(nothingLeftPending(), "an error was still pending after settleReads");
+            + (outcome == THROWN_AT_THE_READ ? "thrown at the read" : "pending after the read, " + outcome + " delivered by " + trigger));
+    assertTrue(outcome == THROWN_AT_THE_READ || outcome == 1, trigger + " delivered " + outcome + " errors");
+    assertTrue(nothingLeftPending(), "an error was still pending after " + trigger);
   }
 
   /** Reads a page, then settles: 1 when settleReads delivered an error, 0 when not, or THROWN_AT_THE_READ. */
