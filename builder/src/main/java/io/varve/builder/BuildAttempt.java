@@ -24,7 +24,8 @@ final class BuildAttempt {
       KeyMode keyMode,
       int pageBytes,
       DuplicatePolicy duplicates,
-      LongFunction<RecordHasher> hashers) {
+      LongFunction<RecordHasher> hashers,
+      ShardCheck shard) {
     /** The knobs of the dense index written first (the final one, unless the store is to be sparse). */
     IndexParameters denseIndex() {
       return options.isSparse() ? StoreBuilder.DEFAULT_INDEX : options.indexParameters().orElse(StoreBuilder.DEFAULT_INDEX);
@@ -39,6 +40,8 @@ final class BuildAttempt {
   private final int attempt;
   private final RecordHasher hasher;
   private final long[] hash = new long[2];
+  /** Null unless this is a shard's first attempt: the router's seed is the first seed's. */
+  private final ShardCheck shardCheck;
   private final ExternalHashSort sort;
   /** The range of the hashes put under this seed: it maps them for the index. */
   private final HashRange.Tracker hashes = new HashRange.Tracker();
@@ -56,6 +59,7 @@ final class BuildAttempt {
     this.seed = seed;
     this.attempt = attempt;
     this.hasher = plan.hashers().apply(seed);
+    this.shardCheck = attempt == 1 ? plan.shard() : null;
     this.sort = new ExternalHashSort(plan.options().memoryBudget(), hasher, plan.duplicates(), this::temporaryDirectory);
   }
 
@@ -75,6 +79,9 @@ final class BuildAttempt {
 
   void add(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
     hasher.hash(key, keyOffset, keyLength, hash);
+    if (shardCheck != null) {
+      shardCheck.check(hash[1], key, keyOffset, keyLength);
+    }
     hashes.add(hash[0], hash[1]);
     sort.add(hash[0], hash[1], key, keyOffset, keyLength, value, valueOffset, valueLength);
     records++;

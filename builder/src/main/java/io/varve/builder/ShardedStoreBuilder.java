@@ -231,6 +231,23 @@ public final class ShardedStoreBuilder implements Closeable {
   }
 
   /**
+   * The records of one shard, put into the builder {@link #buildShard} hands over: a task that holds
+   * its records as array slices puts them without making an entry per record. The builder checks
+   * each key's route on the hash it computes anyway. Call {@code put} only; the build is the caller's.
+   */
+  @FunctionalInterface
+  public interface ShardRecords {
+    /** Puts every record of the shard into {@code builder}. */
+    void putAll(StoreBuilder builder) throws IOException;
+
+    /** The records of {@code entries}. */
+    static ShardRecords of(Iterator<? extends Map.Entry<byte[], byte[]>> entries) {
+      Objects.requireNonNull(entries, "entries");
+      return builder -> builder.putAll(entries);
+    }
+  }
+
+  /**
    * Builds shard {@code shard} of a sharded store routed by {@code router} as a store directory at
    * {@code directory} (which must not exist; its parent must) from {@code records}, and describes
    * it for the manifest: what a task of a distributed job calls for the shard it was given. Every
@@ -248,18 +265,22 @@ public final class ShardedStoreBuilder implements Closeable {
       DuplicatePolicy duplicates,
       Iterator<? extends Map.Entry<byte[], byte[]>> records)
       throws IOException {
+    return buildShard(directory, router, shard, options, duplicates, ShardRecords.of(records));
+  }
+
+  /** {@link #buildShard(Path, ShardRouter, int, BuildOptions, DuplicatePolicy, Iterator)} from records put by {@code records}. */
+  public static ShardManifest.Shard buildShard(
+      Path directory,
+      ShardRouter router,
+      int shard,
+      BuildOptions options,
+      DuplicatePolicy duplicates,
+      ShardRecords records)
+      throws IOException {
     Objects.checkIndex(shard, router.shardCount());
-    try (StoreBuilder builder = StoreBuilder.create(directory, options).duplicates(duplicates).seed(router.seed())) {
-      while (records.hasNext()) {
-        Map.Entry<byte[], byte[]> record = records.next();
-        byte[] key = record.getKey();
-        int routed = router.shardOf(key);
-        if (routed != shard) {
-          throw new IllegalArgumentException("key " + DuplicateKeyException.describe(key) + " routes to shard " + routed
-              + " of " + router.shardCount() + ", not " + shard + ": partition the records with ShardRouter.shardOf");
-        }
-        builder.put(key, record.getValue());
-      }
+    Objects.requireNonNull(records, "records");
+    try (StoreBuilder builder = StoreBuilder.create(directory, options).duplicates(duplicates).shard(router, shard)) {
+      records.putAll(builder);
       builder.build();
     }
     return ShardManifest.describe(directory, directory.getFileName().toString());
@@ -281,6 +302,18 @@ public final class ShardedStoreBuilder implements Closeable {
       BuildOptions options,
       DuplicatePolicy duplicates,
       Iterator<? extends Map.Entry<byte[], byte[]>> records)
+      throws IOException {
+    return buildShardArtifact(artifact, router, shard, options, duplicates, ShardRecords.of(records));
+  }
+
+  /** {@link #buildShardArtifact(Path, ShardRouter, int, BuildOptions, DuplicatePolicy, Iterator)} from records put by {@code records}. */
+  public static ShardManifest.Shard buildShardArtifact(
+      Path artifact,
+      ShardRouter router,
+      int shard,
+      BuildOptions options,
+      DuplicatePolicy duplicates,
+      ShardRecords records)
       throws IOException {
     if (!StoreArtifact.isArtifactName(artifact)) {
       throw new IllegalArgumentException(artifact + ": a shard artifact's name ends in " + StoreArtifact.SUFFIX);

@@ -4,6 +4,7 @@ import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.index.IndexParameters;
+import io.varve.core.shard.ShardRouter;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
@@ -92,6 +93,7 @@ public final class StoreBuilder implements Closeable {
   private DuplicatePolicy duplicatePolicy = DuplicatePolicy.FAIL;
   private long seed;
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
+  private ShardCheck shard;
 
   /** The settings checked together when the build starts (first put, or build): null before. */
   private BuildOptions options;
@@ -275,6 +277,16 @@ public final class StoreBuilder implements Closeable {
     return this;
   }
 
+  /**
+   * Package-private: makes this the build of shard {@code shard} of {@code router}: the router's
+   * seed, and every put checks on the key's hash that the key routes to the shard.
+   */
+  StoreBuilder shard(ShardRouter router, int shard) {
+    checkConfigurable();
+    this.shard = new ShardCheck(shard, router.shardCount());
+    return seed(router.seed());
+  }
+
   /** Adds a record (the arrays are copied; empty keys and values are allowed). */
   public StoreBuilder put(byte[] key, byte[] value) throws IOException {
     return put(key, 0, key.length, value, 0, value.length);
@@ -403,7 +415,7 @@ public final class StoreBuilder implements Closeable {
     int pageBytes = checked.pageAlignment().orElse(BuildOptions.DEFAULT_PAGE_ALIGNMENT);
     options = checked;
     startNanos = System.nanoTime();
-    attempt = new BuildAttempt(new BuildAttempt.Plan(target, checked, keyMode, pageBytes, duplicatePolicy, hashers), seed, 1);
+    attempt = new BuildAttempt(new BuildAttempt.Plan(target, checked, keyMode, pageBytes, duplicatePolicy, hashers, shard), seed, 1);
   }
 
   private void checkConfigurable() {

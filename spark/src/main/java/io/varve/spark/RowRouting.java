@@ -6,8 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import scala.Tuple2;
 
 /**
- * Turns a row of (key, value) into (its shard, one record array) for the shuffle: one array per
- * record, {@code keyLength:int32 key value}, is cheaper to shuffle than a pair of arrays. Null keys,
+ * Turns a row of (key, value) into (its shard, its {@link ShuffleRecord}) for the shuffle. Null keys,
  * and null values unless allowed as empty, fail the task with the column named. Serializable for
  * Spark; each task deserializes its own copy, which builds its router on first use; not
  * thread-safe beyond that (Spark calls it from one thread per task).
@@ -56,13 +55,6 @@ final class RowRouting implements PairFunction<InternalRow, Integer, byte[]> {
     if (router == null) {
       router = ShardRouter.of(seed, shards);
     }
-    byte[] record = new byte[Integer.BYTES + key.length + value.length];
-    record[0] = (byte) (key.length >>> 24);
-    record[1] = (byte) (key.length >>> 16);
-    record[2] = (byte) (key.length >>> 8);
-    record[3] = (byte) key.length;
-    System.arraycopy(key, 0, record, Integer.BYTES, key.length);
-    System.arraycopy(value, 0, record, Integer.BYTES + key.length, value.length);
-    return new Tuple2<>(router.shardOf(key), record);
+    return new Tuple2<>(router.shardOf(key), ShuffleRecord.of(key, value));
   }
 }

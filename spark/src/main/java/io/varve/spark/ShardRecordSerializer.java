@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.Serializable;
+import java.io.StreamCorruptedException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import org.apache.spark.serializer.DeserializationStream;
@@ -15,14 +16,15 @@ import scala.reflect.ClassTag;
 
 /**
  * The serializer of the writer's shuffle, whose records are (shard, record array) pairs ({@link
- * RowRouting}): each pair is {@code shard:int32 length:int32 record[length]}, with no class names,
- * no object references and no per-record state, which made a build faster than Kryo's (and Java
- * serialization's) object streams. It only writes keys and values as the shuffle does; other uses
+ * RowRouting}): each pair is {@code shard:varint length:varint record[length]} (varints as in
+ * {@link ShuffleRecord}), with no class names, no object references and no per-record state, which
+ * made a build faster than Kryo's (and Java serialization's) object streams. It only writes keys and values as the shuffle does; other uses
  * are refused. Serializable for Spark; its streams are not thread-safe (Spark gives each its own
  * thread).
  */
 final class ShardRecordSerializer extends Serializer implements Serializable {
   private static final long serialVersionUID = 1L;
+  private static final int BUFFER_BYTES = 32 << 10;
 
   @Override
   public SerializerInstance newInstance() {
@@ -63,7 +65,8 @@ final class ShardRecordSerializer extends Serializer implements Serializable {
   /** Writes a key (the shard) and then its value (the record), as the shuffle writer calls it. */
   private static final class PairOutput extends SerializationStream {
     private final OutputStream out;
-    private final byte[] header = new byte[2 * Integer.BYTES];
+    private final byte[] header = new byte[2 * ShuffleRecord.MAX_VARINT_BYTES];
+    private int shard;
 
     PairOutput(OutputStream out) {
       this.out = out;
@@ -71,16 +74,16 @@ final class ShardRecordSerializer extends Serializer implements Serializable {
 
     @Override
     public <T> SerializationStream writeKey(T key, ClassTag<T> tag) {
-      putInt(header, 0, (Integer) key);
+      shard = (Integer) key;
       return this;
     }
 
     @Override
     public <T> SerializationStream writeValue(T value, ClassTag<T> tag) {
       byte[] record = (byte[]) value;
-      putInt(header, Integer.BYTES, record.length);
+      int headerLength = ShuffleRecord.putVarint(header, ShuffleRecord.putVarint(header, 0, shard), record.length);
       try {
-        out.write(header);
+        out.write(header, 0, headerLength);
         out.write(record);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -110,22 +113,18 @@ final class ShardRecordSerializer extends Serializer implements Serializable {
         throw new UncheckedIOException(e);
       }
     }
-
-    private static void putInt(byte[] target, int at, int value) {
-      target[at] = (byte) (value >>> 24);
-      target[at + 1] = (byte) (value >>> 16);
-      target[at + 2] = (byte) (value >>> 8);
-      target[at + 3] = (byte) value;
-    }
   }
 
   /**
-   * Reads what {@link PairOutput} wrote; the end of the stream before a key is an {@link
-   * EOFException}, which ends Spark's key-value iterator.
+   * Reads what {@link PairOutput} wrote, through a buffer of its own (Spark's streams cost a call
+   * per read); the end of the stream before a key is an {@link EOFException}, which ends Spark's
+   * key-value iterator.
    */
   private static final class PairInput extends DeserializationStream {
     private final InputStream in;
-    private final byte[] header = new byte[2 * Integer.BYTES];
+    private final byte[] buffer = new byte[BUFFER_BYTES];
+    private int position;
+    private int limit;
     private int length;
 
     PairInput(InputStream in) {
@@ -135,39 +134,63 @@ final class ShardRecordSerializer extends Serializer implements Serializable {
     @Override
     @SuppressWarnings("unchecked")
     public <T> T readKey(ClassTag<T> tag) {
-      int read;
-      try {
-        read = in.readNBytes(header, 0, header.length); // one call: byte-wise reads of Spark's streams were a hot spot
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      if (read == 0) {
+      if (position == limit && !fill()) {
         throw sneaky(new EOFException()); // the end, between two pairs: Spark's iterator stops here
       }
-      if (read < header.length) {
-        throw new UncheckedIOException(new EOFException("a shuffle block of the varve writer ends inside a record's header"));
-      }
-      Integer shard = intAt(0);
-      length = intAt(Integer.BYTES);
+      Integer shard = readVarint();
+      length = readVarint();
       return (T) shard;
-    }
-
-    private int intAt(int at) {
-      return (header[at] & 0xFF) << 24 | (header[at + 1] & 0xFF) << 16 | (header[at + 2] & 0xFF) << 8 | (header[at + 3] & 0xFF);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public <T> T readValue(ClassTag<T> tag) {
-      try {
-        byte[] record = new byte[length];
-        if (in.readNBytes(record, 0, length) < length) {
-          throw new EOFException("a shuffle block of the varve writer ends inside a record");
+      byte[] record = new byte[length];
+      int copied = 0;
+      while (copied < length) {
+        if (position == limit && !fill()) {
+          throw cut("inside a record");
         }
-        return (T) record;
+        int chunk = Math.min(length - copied, limit - position);
+        System.arraycopy(buffer, position, record, copied, chunk);
+        position += chunk;
+        copied += chunk;
+      }
+      return (T) record;
+    }
+
+    private int readVarint() {
+      int value = 0;
+      for (int shift = 0; shift < 7 * ShuffleRecord.MAX_VARINT_BYTES; shift += 7) {
+        if (position == limit && !fill()) {
+          throw cut("inside a record's header");
+        }
+        byte next = buffer[position++];
+        value |= (next & 0x7F) << shift;
+        if (next >= 0) {
+          if (value < 0) {
+            break;
+          }
+          return value;
+        }
+      }
+      throw new UncheckedIOException(new StreamCorruptedException("a shuffle block of the varve writer holds a malformed header"));
+    }
+
+    /** Reads more into the empty buffer; false at the end of the stream. */
+    private boolean fill() {
+      try {
+        int read = in.read(buffer, 0, buffer.length);
+        position = 0;
+        limit = Math.max(read, 0);
+        return read > 0;
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+
+    private static UncheckedIOException cut(String where) {
+      return new UncheckedIOException(new EOFException("a shuffle block of the varve writer ends " + where));
     }
 
     @Override

@@ -1,13 +1,12 @@
 package io.varve.spark;
 
 import io.varve.builder.ShardedStoreBuilder;
+import io.varve.builder.StoreBuilder;
 import io.varve.core.shard.ShardManifest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,6 +19,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.spark.SparkFiles;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.Function2;
@@ -30,8 +30,8 @@ import scala.Tuple2;
 /**
  * One task: builds the shard of its partition in the executor's local directory (bounded memory,
  * spilling there), as a store directory or packed as one artifact ({@link ShardFormat}), copies
- * its files to an attempt directory of the output through the Hadoop {@link FileSystem} API,
- * checks the copy's lengths, and reports a {@link ShardAttempt}. A failed attempt removes its
+ * its files to an attempt directory of the output through the Hadoop {@link FileSystem} API (moves
+ * them, on the local file system), checks their lengths there, and reports a {@link ShardAttempt}. A failed attempt removes its
  * attempt directory when it can; whatever it leaves is under the job's {@code _temporary}
  * directory, which the job removes. Serializable for Spark; each task runs its own copy from one
  * thread.
@@ -65,7 +65,7 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
     Files.createDirectories(localRoot);
     java.nio.file.Path local = Files.createTempDirectory(localRoot, "varve-" + name + ".attempt-" + attemptId + "-");
     try {
-      Records entries = new Records(partition, records);
+      ShardedStoreBuilder.ShardRecords entries = builder -> putAll(partition, records, builder);
       ShardManifest.Shard entry;
       List<java.nio.file.Path> files;
       if (options.shardFormat() == ShardFormat.ARTIFACT) {
@@ -80,7 +80,7 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
         files = files(store);
       }
       Path attempt = new Path(jobDirectory, name + ".attempt-" + attemptId);
-      long copied = copy(files, attempt, context);
+      long copied = transfer(files, attempt, context);
       return List.of(ShardAttempt.of(partition, attempt.toString(), copied, entry)).iterator();
     } finally {
       deleteLocal(local);
@@ -89,9 +89,10 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
 
   /**
    * Copies the local {@code files} into the new directory {@code attempt}, checks the lengths, and
-   * returns their sum.
+   * returns their sum. On the local file system it moves them instead: a rename when the executor's
+   * directory is on the output's device, which spares writing every shard twice.
    */
-  private long copy(List<java.nio.file.Path> files, Path attempt, TaskContext context) throws IOException {
+  private long transfer(List<java.nio.file.Path> files, Path attempt, TaskContext context) throws IOException {
     FileSystem fs = HadoopFiles.fileSystem(attempt, configuration.value().value());
     Path job = attempt.getParent();
     // The driver removes the job directory once the job is over: a straggler must not bring it back.
@@ -119,11 +120,17 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
         if (!fs.exists(attempt)) {
           throw new IOException("the attempt directory " + attempt + " is gone: the job is over (committed or aborted)");
         }
-        try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = createInAttempt(fs, attempt, fileName)) {
-          long length = in.transferTo(out);
-          lengths.put(fileName, length);
-          total += length;
+        long length = Files.size(file);
+        if (fs instanceof RawLocalFileSystem local && "file".equals(local.getUri().getScheme())) {
+          // No REPLACE_EXISTING, and a missing attempt directory fails the move: never recreated.
+          Files.move(file, local.pathToFile(new Path(attempt, fileName)).toPath());
+        } else {
+          try (InputStream in = Files.newInputStream(file); FSDataOutputStream out = createInAttempt(fs, attempt, fileName)) {
+            length = in.transferTo(out);
+          }
         }
+        lengths.put(fileName, length);
+        total += length;
       }
       for (FileStatus copied : fs.listStatus(attempt)) {
         Long length = lengths.remove(copied.getPath().getName());
@@ -182,33 +189,18 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
     }
   }
 
-  /** The partition's shuffled records as the builder's entries, each checked to belong here. */
-  private static final class Records implements Iterator<Map.Entry<byte[], byte[]>> {
-    private final int partition;
-    private final Iterator<Tuple2<Integer, byte[]>> records;
-
-    Records(int partition, Iterator<Tuple2<Integer, byte[]>> records) {
-      this.partition = partition;
-      this.records = records;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return records.hasNext();
-    }
-
-    @Override
-    public Map.Entry<byte[], byte[]> next() {
-      Tuple2<Integer, byte[]> record = records.next();
-      if (record._1() != partition) {
-        throw new IllegalStateException("a record of shard " + record._1() + " in partition " + partition + ": not partitioned by ShardPartitioner");
+  /** Puts the partition's shuffled records ({@link ShuffleRecord}s) into its shard's builder. */
+  private static void putAll(int partition, Iterator<Tuple2<Integer, byte[]>> records, StoreBuilder builder) throws IOException {
+    while (records.hasNext()) {
+      Tuple2<Integer, byte[]> shuffled = records.next();
+      if (shuffled._1() != partition) {
+        throw new IllegalStateException("a record of shard " + shuffled._1() + " in partition " + partition + ": not partitioned by ShardPartitioner");
       }
-      ByteBuffer bytes = ByteBuffer.wrap(record._2());
-      byte[] key = new byte[bytes.getInt()];
-      bytes.get(key);
-      byte[] value = new byte[bytes.remaining()];
-      bytes.get(value);
-      return new AbstractMap.SimpleImmutableEntry<>(key, value);
+      byte[] record = shuffled._2();
+      int keyOffset = ShuffleRecord.keyOffset(record);
+      int keyLength = ShuffleRecord.keyLength(record, keyOffset);
+      int valueOffset = keyOffset + keyLength;
+      builder.put(record, keyOffset, keyLength, record, valueOffset, record.length - valueOffset);
     }
   }
 }

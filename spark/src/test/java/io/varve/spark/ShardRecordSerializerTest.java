@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,7 +41,11 @@ class ShardRecordSerializerTest {
   }
 
   private static List<Tuple2<Object, Object>> read(byte[] bytes) {
-    DeserializationStream in = new ShardRecordSerializer().newInstance().deserializeStream(new ByteArrayInputStream(bytes));
+    return read(new ByteArrayInputStream(bytes));
+  }
+
+  private static List<Tuple2<Object, Object>> read(InputStream stream) {
+    DeserializationStream in = new ShardRecordSerializer().newInstance().deserializeStream(stream);
     List<Tuple2<Object, Object>> pairs = new ArrayList<>();
     Iterator<Tuple2<Object, Object>> iterator = in.asKeyValueIterator();
     while (iterator.hasNext()) {
@@ -62,26 +67,56 @@ class ShardRecordSerializerTest {
       random.nextBytes(record);
       pairs.add(new Tuple2<>(random.nextInt(65_536), record));
     }
-    List<Tuple2<Object, Object>> back = read(write(pairs));
+    byte[] written = write(pairs);
+    assertSame(pairs, read(written));
+    assertSame(pairs, read(new TrickleInputStream(written, 7)));
+    assertTrue(read(new byte[0]).isEmpty(), "an empty block holds no pair");
+  }
+
+  private static void assertSame(List<Tuple2<Integer, byte[]>> pairs, List<Tuple2<Object, Object>> back) {
     assertEquals(pairs.size(), back.size());
     for (int i = 0; i < pairs.size(); i++) {
       assertEquals(pairs.get(i)._1(), back.get(i)._1(), "shard of pair " + i);
       assertArrayEquals(pairs.get(i)._2(), (byte[]) back.get(i)._2(), "record of pair " + i);
     }
-    assertTrue(read(new byte[0]).isEmpty(), "an empty block holds no pair");
+  }
+
+  /** Hands out at most {@code most} bytes a read, as a decompressing stream may. */
+  private static final class TrickleInputStream extends ByteArrayInputStream {
+    private final int most;
+
+    TrickleInputStream(byte[] bytes, int most) {
+      super(bytes);
+      this.most = most;
+    }
+
+    @Override
+    public synchronized int read(byte[] target, int offset, int length) {
+      return super.read(target, offset, Math.min(length, most));
+    }
+  }
+
+  @Test
+  void aMalformedHeaderIsAnError() {
+    byte[] endless = new byte[12];
+    Arrays.fill(endless, (byte) 0xFF);
+    assertThrows(UncheckedIOException.class, () -> read(endless));
+    byte[] tooLong = {0, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F};
+    assertThrows(UncheckedIOException.class, () -> read(tooLong), "a length past Integer.MAX_VALUE");
   }
 
   @Test
   void aBlockCutInsideAPairIsAnErrorNotAnEnd() {
-    byte[] bytes = write(List.of(new Tuple2<>(3, new byte[] {1, 2, 3}), new Tuple2<>(4, new byte[] {4, 5})));
+    byte[] bytes = write(List.of(new Tuple2<>(3, new byte[] {1, 2, 3}), new Tuple2<>(300, new byte[200])));
+    int firstPair = write(List.of(new Tuple2<>(3, new byte[] {1, 2, 3}))).length;
     for (int cut = 1; cut < bytes.length; cut++) {
-      if (cut == 11) {
+      if (cut == firstPair) {
         continue; // between the two pairs: a clean end
       }
       byte[] cutBytes = Arrays.copyOf(bytes, cut);
       assertThrows(UncheckedIOException.class, () -> read(cutBytes), "cut at " + cut);
     }
-    assertEquals(1, read(Arrays.copyOf(bytes, 11)).size());
+    assertEquals(1, read(Arrays.copyOf(bytes, firstPair)).size());
   }
 
   @Test
