@@ -19,7 +19,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code synthetic:KEY_BYTES:VALUE_BYTES:RECORDS}, e.g. {@code synthetic:8:8:10000000};
  *   <li>{@code tsv:NAME:PATH}: rows of a tab-separated file with a header line, keyed by its first
- *       column, the value being the column named {@code summary} (a package-registry listing).
+ *       column, the value being the column named {@code summary}, possibly followed by a note in
+ *       parentheses (a package-registry listing).
  *       Rows with a key seen before replace it.
  * </ul>
  *
@@ -69,6 +70,20 @@ public final class Dataset {
         new SyntheticRecords(keyBytes, valueBytes, 0, records + half, updatedFrom));
   }
 
+  /**
+   * The column named {@code summary}, or {@code summary} followed by a note in parentheses (npm's
+   * listing: {@code summary (words in [tested here: ...] ...)}); -1 when none.
+   */
+  private static int summaryColumn(String[] columns) {
+    for (int c = 0; c < columns.length; c++) {
+      String column = columns[c].strip();
+      if (column.equals("summary") || column.startsWith("summary (")) {
+        return c;
+      }
+    }
+    return -1;
+  }
+
   private static Dataset tsv(String spec, String name, Path file) throws IOException {
     Map<String, String> rows = new LinkedHashMap<>();
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -76,9 +91,9 @@ public final class Dataset {
       if (header == null) {
         throw new IOException(file + ": empty, expected a header line");
       }
-      int valueColumn = List.of(header.split("\t", -1)).indexOf("summary");
+      int valueColumn = summaryColumn(header.split("\t", -1));
       if (valueColumn < 0) {
-        throw new IOException(file + ": no column named 'summary' in the header '" + header + "'");
+        throw new IOException(file + ": no column named 'summary' (or 'summary (a note)') in the header '" + header + "'");
       }
       for (String line; (line = in.readLine()) != null; ) {
         String[] fields = line.split("\t", -1);

@@ -74,6 +74,23 @@ class DatasetTest {
     assertThrows(IllegalArgumentException.class, () -> new SyntheticRecords(4, 8, 0, 10, 10));
   }
 
+  /** npm's listing names its column {@code summary (words in [tested here: ...] ...)}: a note after the name. */
+  @Test
+  void theSummaryColumnMayCarryANoteAndIsFoundByName(@org.junit.jupiter.api.io.TempDir java.nio.file.Path temp) throws Exception {
+    java.nio.file.Path file = temp.resolve("npm.tsv");
+    java.nio.file.Files.writeString(file, "name\tversion\tdownloads_a_month\tsummary (words in [tested here: ...] are notes)\n"
+        + "left-pad\t1.3.0\t9\tpads strings ✓\nempty\t1\t0\t\nshort\t1\t0\n", StandardCharsets.UTF_8);
+    RecordSet records = Dataset.parse("tsv:npm:" + file).base();
+    assertEquals(3, records.size());
+    assertEquals("pads strings ✓", new String(records.value(0), StandardCharsets.UTF_8));
+    assertEquals("", new String(records.value(1), StandardCharsets.UTF_8));
+    assertEquals("", new String(records.value(2), StandardCharsets.UTF_8));
+    java.nio.file.Path none = temp.resolve("none.tsv");
+    java.nio.file.Files.writeString(none, "name\tsummaries\tsummary_of\nx\ty\tz\n", StandardCharsets.UTF_8);
+    java.io.IOException e = assertThrows(java.io.IOException.class, () -> Dataset.parse("tsv:none:" + none));
+    assertTrue(e.getMessage().contains("summary"), e.getMessage());
+  }
+
   private static Set<String> keys(RecordSet records) throws Exception {
     Set<String> keys = new HashSet<>();
     records.forEach((k, v) -> keys.add(new String(k, StandardCharsets.ISO_8859_1)));
