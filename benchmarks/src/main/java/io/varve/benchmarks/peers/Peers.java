@@ -8,7 +8,15 @@ public final class Peers {
   private static final List<Peer> ALL =
       List.of(VarvePeer.MAPPED, new MphTablePeer(), new Sux4jPeer(), new PalDbPeer(), new SparkeyPeer(), new RocksDbPeer());
 
+  /** Layouts measured beside the peers but not in the comparison: issue 23's {@link PagedPrototype}. */
+  private static final List<Peer> PROTOTYPES = List.of(new PagedPrototype());
+
   private Peers() {}
+
+  /** The prototypes {@link #byName} also knows, which the comparison does not run. */
+  public static List<Peer> prototypes() {
+    return PROTOTYPES;
+  }
 
   /** Every system, Varve first. */
   public static List<Peer> all() {
@@ -17,7 +25,7 @@ public final class Peers {
 
   /** The system called {@code name} (case-insensitive), or one of their {@link Peer#warmVariants}. */
   public static Peer byName(String name) {
-    for (Peer peer : ALL) {
+    for (Peer peer : java.util.stream.Stream.concat(ALL.stream(), PROTOTYPES.stream()).toList()) {
       if (peer.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
         return peer;
       }

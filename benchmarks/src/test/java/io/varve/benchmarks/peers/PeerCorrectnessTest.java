@@ -26,7 +26,7 @@ class PeerCorrectnessTest {
   @TempDir Path temp;
 
   static Stream<Arguments> systemsAndDatasets() throws Exception {
-    return Peers.all().stream()
+    return Stream.concat(Peers.all().stream(), Peers.prototypes().stream())
         .flatMap(peer -> Stream.of(Arguments.of(peer.name(), "synthetic"), Arguments.of(peer.name(), "tsv")));
   }
 

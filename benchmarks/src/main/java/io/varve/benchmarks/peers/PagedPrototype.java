@@ -1,0 +1,343 @@
+package io.varve.benchmarks.peers;
+
+import io.varve.core.hash.KeyHasher;
+import net.openhft.chronicle.core.Jvm;
+import net.openhft.chronicle.core.UnsafeMemory;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Issue 23's prototype of a page-addressed layout, measured beside the peers before any format is
+ * fixed: records in hash order packed into 4 KiB pages, a key's page found from its hash through
+ * an in-memory table of each page's first hash, the record inside the page through a header of
+ * hash fragments. No per-record offsets in memory and no rank step on the lookup path.
+ *
+ * <pre>
+ * pages  = page*                                    (file "pages", 4096 bytes each)
+ * page   = count:u16 (fragment:u16 offset:u16)[count] record[count] padding
+ * record = keyLength:varint valueLength:varint key value
+ * firsts = records:u64 hi32:u32[pageCount]          (file "firsts", big-endian: the top 32 bits of each page's first hash)
+ * </pre>
+ *
+ * Hashes are XXH3-128 with seed 0, in unsigned {@code (hi, lo)} order; a fragment is the low 16
+ * bits of {@code lo}; a page's offsets are from its start; all little-endian. A lookup guesses the
+ * page by interpolation ({@code hi32 * pageCount / 2^32}), walks the table to the last page whose
+ * first {@code hi32} is not above the key's (the previous page too when they are equal: a page
+ * can start inside a run of equal {@code hi32}), scans the fragments, and compares the key of each
+ * match. A prototype: records must fit in one page, the pages file in 2 GiB, and the build sorts
+ * in memory. Stateless; thread-safe; its readers too.
+ */
+final class PagedPrototype implements Peer {
+  static final int PAGE_BYTES = 4096;
+  private static final String PAGES = "pages";
+  private static final String FIRSTS = "firsts";
+  private static final KeyHasher HASHER = KeyHasher.withSeed(0);
+
+  @Override
+  public String name() {
+    return "Paged";
+  }
+
+  @Override
+  public void build(RecordSet records, Path dir) throws Exception {
+    int n = Math.toIntExact(records.size());
+    long[] hi = new long[n];
+    long[] lo = new long[n];
+    long[] hash = new long[2];
+    for (int j = 0; j < n; j++) {
+      HASHER.hash(records.key(j), hash);
+      hi[j] = hash[0];
+      lo[j] = hash[1];
+    }
+    Integer[] order = new Integer[n];
+    Arrays.setAll(order, j -> j);
+    Arrays.sort(order, (a, b) -> KeyHasher.compare(hi[a], lo[a], hi[b], lo[b]));
+    Files.createDirectories(dir);
+    PageWriter pages = new PageWriter();
+    try (OutputStream out = Files.newOutputStream(dir.resolve(PAGES))) {
+      for (int j : order) {
+        byte[] key = records.key(j);
+        byte[] value = records.value(j);
+        if (!pages.fits(key, value)) {
+          pages.flush(out);
+        }
+        pages.add((int) (hi[j] >>> 32), (short) lo[j], key, value);
+      }
+      pages.flush(out);
+    }
+    try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(dir.resolve(FIRSTS)))) {
+      out.writeLong(n);
+      for (int p = 0; p < pages.firsts.length(); p++) {
+        out.writeInt(pages.firsts.get(p));
+      }
+    }
+  }
+
+  /** Fills one page at a time. Not thread-safe. */
+  private static final class PageWriter {
+    private final ByteBuffer page = ByteBuffer.allocate(PAGE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final short[] fragments = new short[PAGE_BYTES / 4];
+    private final byte[][] keys = new byte[PAGE_BYTES / 4][];
+    private final byte[][] values = new byte[PAGE_BYTES / 4][];
+    private int count;
+    private int recordBytes;
+    private int first;
+    final IntList firsts = new IntList();
+
+    boolean fits(byte[] key, byte[] value) {
+      int bytes = 2 + 4 * (count + 1) + recordBytes + recordBytes(key, value);
+      if (count == 0 && bytes > PAGE_BYTES) {
+        throw new IllegalArgumentException("the prototype keeps a record in one page: " + (key.length + value.length) + " bytes");
+      }
+      return bytes <= PAGE_BYTES;
+    }
+
+    void add(int hi32, short fragment, byte[] key, byte[] value) {
+      if (count == 0) {
+        first = hi32;
+      }
+      fragments[count] = fragment;
+      keys[count] = key;
+      values[count] = value;
+      count++;
+      recordBytes += recordBytes(key, value);
+    }
+
+    void flush(OutputStream out) throws IOException {
+      if (count == 0) {
+        return;
+      }
+      Arrays.fill(page.array(), (byte) 0);
+      page.putShort(0, (short) count);
+      int offset = 2 + 4 * count;
+      for (int i = 0; i < count; i++) {
+        page.putShort(2 + 4 * i, fragments[i]);
+        page.putShort(2 + 4 * i + 2, (short) offset);
+        page.position(offset);
+        putVarint(page, keys[i].length);
+        putVarint(page, values[i].length);
+        page.put(keys[i]).put(values[i]);
+        offset = page.position();
+      }
+      out.write(page.array());
+      firsts.add(first);
+      count = 0;
+      recordBytes = 0;
+    }
+
+    private static int recordBytes(byte[] key, byte[] value) {
+      return varintBytes(key.length) + varintBytes(value.length) + key.length + value.length;
+    }
+  }
+
+  private static int varintBytes(int value) {
+    return value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : 3;
+  }
+
+  private static void putVarint(ByteBuffer target, int value) {
+    while ((value & ~0x7F) != 0) {
+      target.put((byte) (value & 0x7F | 0x80));
+      value >>>= 7;
+    }
+    target.put((byte) value);
+  }
+
+  /** A growable list of ints. Not thread-safe. */
+  private static final class IntList {
+    private int[] values = new int[1024];
+    private int size;
+
+    void add(int value) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = value;
+    }
+
+    int get(int i) {
+      return values[i];
+    }
+
+    int length() {
+      return size;
+    }
+  }
+
+  @Override
+  public Reader open(Path dir) throws Exception {
+    Path firstsFile = dir.resolve(FIRSTS);
+    int[] firsts = new int[Math.toIntExact((Files.size(firstsFile) - Long.BYTES) / Integer.BYTES)];
+    long records;
+    try (InputStream file = Files.newInputStream(firstsFile); DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(file))) {
+      records = in.readLong();
+      for (int p = 0; p < firsts.length; p++) {
+        firsts[p] = in.readInt();
+      }
+    }
+    MappedByteBuffer pages;
+    try (FileChannel channel = FileChannel.open(dir.resolve(PAGES), StandardOpenOption.READ)) {
+      pages = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+    }
+    pages.order(ByteOrder.LITTLE_ENDIAN);
+    return new PagedReader(firsts, pages, records);
+  }
+
+  /**
+   * Lookups in the pages, read as the store's reader reads its mapping (Chronicle's unsafe memory
+   * at the mapping's address, bounds checked once). Thread-safe: absolute reads only.
+   */
+  private static final class PagedReader implements Reader {
+    private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
+    private static final UnsafeMemory MEMORY = UnsafeMemory.MEMORY;
+    private final int[] firsts;
+    @SuppressWarnings("unused") // keeps the mapping alive
+    private final ByteBuffer pages;
+    private final long address;
+    /** The mean number of records in a page, and of bytes a record takes in it: where to read first. */
+    private final int recordsPerPage;
+    private final int recordBytes;
+    /** Written only if the early reads sum to a sentinel: the JIT cannot drop reads whose sum may be stored. */
+    @SuppressWarnings("unused")
+    private static long touchSink;
+
+    private static final long TOUCH_SENTINEL = 0x7A6E_D5EE_D000_0001L;
+
+    PagedReader(int[] firsts, ByteBuffer pages, long records) {
+      this.firsts = firsts;
+      this.pages = pages;
+      this.recordsPerPage = firsts.length == 0 ? 1 : (int) Math.max(1, records / firsts.length);
+      this.recordBytes = (int) Math.max(1, (PAGE_BYTES - 2 - 4L * recordsPerPage) / recordsPerPage);
+      if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+        throw new UnsupportedOperationException("the prototype reads its little-endian pages in the native order");
+      }
+      this.address = Jvm.address(pages);
+      if (pages.capacity() != (long) firsts.length * PAGE_BYTES) {
+        throw new IllegalStateException("the pages file holds " + pages.capacity() + " bytes for " + firsts.length + " pages");
+      }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      int pageCount = firsts.length;
+      if (pageCount == 0) {
+        return null;
+      }
+      long[] hash = HASH.get();
+      HASHER.hash(key, hash);
+      long hi32 = hash[0] >>> 32;
+      short fragment = (short) hash[1];
+      int page = (int) ((hi32 * pageCount) >>> 32);
+      while (page + 1 < pageCount && Integer.toUnsignedLong(firsts[page + 1]) <= hi32) {
+        page++;
+      }
+      while (page > 0 && Integer.toUnsignedLong(firsts[page]) > hi32) {
+        page--;
+      }
+      byte[] value = search(page, hi32, key, fragment);
+      while (value == null && page > 0 && Integer.toUnsignedLong(firsts[page]) == hi32) {
+        value = search(--page, hi32, key, fragment);
+      }
+      return value;
+    }
+
+    /**
+     * Searches one page from the entry where the key's hash falls between the page's first hash
+     * and the next page's (hashes are uniform, so the records are spread evenly), outwards. Before
+     * the page's count is read, the lines of the count, of the probable entry and of the probable
+     * record are all read, so that their cache misses overlap.
+     */
+    private byte[] search(int page, long hi32, byte[] key, short fragment) {
+      long base = address + (long) page * PAGE_BYTES;
+      long first = Integer.toUnsignedLong(firsts[page]);
+      long span = Math.max(1, (page + 1 < firsts.length ? Integer.toUnsignedLong(firsts[page + 1]) : 1L << 32) - first);
+      long within = Math.max(0, hi32 - first); // below the first page's first hash: absent
+      int likely = (int) (within * recordsPerPage / span);
+      long likelyEntry = base + 2 + 4L * Math.min(likely, recordsPerPage - 1);
+      long likelyRecord = Math.min(base + PAGE_BYTES - Long.BYTES, base + 2 + 4L * recordsPerPage + (long) likely * recordBytes);
+      long touched = MEMORY.readLong(Math.min(likelyEntry, base + PAGE_BYTES - Long.BYTES)) + MEMORY.readLong(likelyRecord);
+      int count = MEMORY.readShort(base) & 0xFFFF;
+      if (touched == TOUCH_SENTINEL) {
+        touchSink = touched; // almost never
+      }
+      if (count == 0) {
+        return null;
+      }
+      int start = (int) Math.min(count - 1, within * count / span);
+      for (int step = 0; step < 2 * count; step++) {
+        int i = (step & 1) == 0 ? start + (step >>> 1) : start - 1 - (step >>> 1);
+        if (i < 0 || i >= count) {
+          continue;
+        }
+        long entry = base + 2 + 4L * i;
+        if (MEMORY.readShort(entry) != fragment) {
+          continue;
+        }
+        long at = base + (MEMORY.readShort(entry + 2) & 0xFFFF);
+        int keyLength = 0;
+        int shift = 0;
+        byte b;
+        do {
+          b = MEMORY.readByte(at++);
+          keyLength |= (b & 0x7F) << shift;
+          shift += 7;
+        } while (b < 0);
+        int valueLength = 0;
+        shift = 0;
+        do {
+          b = MEMORY.readByte(at++);
+          valueLength |= (b & 0x7F) << shift;
+          shift += 7;
+        } while (b < 0);
+        if (keyLength == key.length && sameKey(at, key)) {
+          byte[] value = new byte[valueLength];
+          MEMORY.readBytes(at + keyLength, value, 0, valueLength);
+          return value;
+        }
+      }
+      return null;
+    }
+
+    private static boolean sameKey(long at, byte[] key) {
+      int i = 0;
+      for (; i + Long.BYTES <= key.length; i += Long.BYTES) {
+        if (MEMORY.readLong(at + i) != (long) LONGS.get(key, i)) {
+          return false;
+        }
+      }
+      for (; i < key.length; i++) {
+        if (MEMORY.readByte(at + i) != key[i]) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    @Override
+    public long indexBytes() {
+      return (long) firsts.length * Integer.BYTES;
+    }
+
+    @Override
+    public List<FileRange> pageCacheIndex() {
+      return List.of();
+    }
+
+    @Override
+    public void close() {}
+  }
+}
