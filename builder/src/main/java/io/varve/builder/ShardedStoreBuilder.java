@@ -233,7 +233,7 @@ public final class ShardedStoreBuilder implements Closeable {
   /**
    * The records of one shard, put into the builder {@link #buildShard} hands over: a task that holds
    * its records as array slices puts them without making an entry per record. The builder checks
-   * each key's route on the hash it computes anyway. Call {@code put} only; the build is the caller's.
+   * each key's route on the hash it computes anyway. Only put: {@code buildShard} builds.
    */
   @FunctionalInterface
   public interface ShardRecords {

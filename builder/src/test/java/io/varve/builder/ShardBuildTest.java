@@ -69,18 +69,25 @@ class ShardBuildTest {
     }
   }
 
+  /** Builds the shard from {@code records} as slices, spilling (the smallest memory budget). */
+  private ShardManifest.Shard buildSpilling(ShardRouter router, ShardedStoreBuilder.ShardRecords records) throws IOException {
+    BuildOptions options = BuildOptions.builder().memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).build();
+    return ShardedStoreBuilder.buildShard(shardDirectory(), router, SHARD, options, DuplicatePolicy.FAIL, records);
+  }
+
+  private Path shardDirectory() {
+    return temp.resolve(ShardManifest.shardName(SHARD));
+  }
+
   @Test
   void slicesOfOneShardBuildItWhileSpilling() throws IOException {
     SplittableRandom random = TestRecords.seeded("ShardBuildTest.slicesOfOneShardBuildItWhileSpilling", 0x5A1CE5L);
     ShardRouter router = ShardRouter.of(31, SHARDS);
     Map<ByteBuffer, byte[]> records = recordsOf(router, SHARD, 60_000, random);
-    Path directory = temp.resolve(ShardManifest.shardName(SHARD));
-    BuildOptions options = BuildOptions.builder().memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).build();
-    ShardManifest.Shard entry = ShardedStoreBuilder.buildShard(directory, router, SHARD, options, DuplicatePolicy.FAIL,
-        builder -> putAsSlices(records, builder));
+    ShardManifest.Shard entry = buildSpilling(router, builder -> putAsSlices(records, builder));
     assertEquals(records.size(), entry.records());
     assertEquals(router.seed(), entry.storeSeed());
-    assertStoreHolds(directory, records);
+    assertStoreHolds(shardDirectory(), records);
     StoreFiles.assertNoLeftovers(temp);
   }
 
@@ -94,16 +101,13 @@ class ShardBuildTest {
       misrouted = ("élan-misrouted-" + i).getBytes(StandardCharsets.UTF_8);
     }
     byte[] wrong = misrouted;
-    Path directory = temp.resolve(ShardManifest.shardName(SHARD));
-    BuildOptions options = BuildOptions.builder().memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).build();
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ShardedStoreBuilder.buildShard(
-        directory, router, SHARD, options, DuplicatePolicy.FAIL, builder -> {
-          putAsSlices(records, builder);
-          builder.put(wrong, new byte[] {1});
-        }));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> buildSpilling(router, builder -> {
+      putAsSlices(records, builder);
+      builder.put(wrong, new byte[] {1});
+    }));
     assertTrue(e.getMessage().contains("élan-misrouted") && e.getMessage().contains("routes to shard " + router.shardOf(wrong))
         && e.getMessage().contains("not " + SHARD), e.getMessage());
-    assertFalse(Files.exists(directory));
+    assertFalse(Files.exists(shardDirectory()));
     StoreFiles.assertNoLeftovers(temp);
   }
 
@@ -118,16 +122,15 @@ class ShardBuildTest {
     Map<ByteBuffer, byte[]> records = recordsOf(router, SHARD, 30_000, random);
     byte[] a = records.keySet().iterator().next().array();
     byte[] b = records.keySet().stream().map(ByteBuffer::array).filter(k -> k != a).findFirst().orElseThrow();
-    Path directory = temp.resolve(ShardManifest.shardName(SHARD));
     BuildSummary summary;
-    try (StoreBuilder builder = StoreBuilder.create(directory).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).shard(router, SHARD)
+    try (StoreBuilder builder = StoreBuilder.create(shardDirectory()).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).shard(router, SHARD)
         .hashers(StoreBuilderTest.twoKeysCollideAt(router.seed(), a, b))) {
       putAsSlices(records, builder);
       summary = builder.build();
     }
     assertEquals(2, summary.seedAttempts());
     assertEquals(router.seed() + 1, summary.meta().seed());
-    assertStoreHolds(directory, records);
+    assertStoreHolds(shardDirectory(), records);
   }
 
   @Test

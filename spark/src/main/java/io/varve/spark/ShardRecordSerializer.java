@@ -18,9 +18,9 @@ import scala.reflect.ClassTag;
  * The serializer of the writer's shuffle, whose records are (shard, record array) pairs ({@link
  * RowRouting}): each pair is {@code shard:varint length:varint record[length]} (varints as in
  * {@link ShuffleRecord}), with no class names, no object references and no per-record state, which
- * made a build faster than Kryo's (and Java serialization's) object streams. It only writes keys and values as the shuffle does; other uses
- * are refused. Serializable for Spark; its streams are not thread-safe (Spark gives each its own
- * thread).
+ * made a build faster than Kryo's (and Java serialization's) object streams. It only writes keys
+ * and values as the shuffle does; other uses are refused. Serializable for Spark; its streams are
+ * not thread-safe (Spark gives each its own thread).
  */
 final class ShardRecordSerializer extends Serializer implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -31,9 +31,9 @@ import scala.Tuple2;
  * One task: builds the shard of its partition in the executor's local directory (bounded memory,
  * spilling there), as a store directory or packed as one artifact ({@link ShardFormat}), copies
  * its files to an attempt directory of the output through the Hadoop {@link FileSystem} API (moves
- * them, on the local file system), checks their lengths there, and reports a {@link ShardAttempt}. A failed attempt removes its
- * attempt directory when it can; whatever it leaves is under the job's {@code _temporary}
- * directory, which the job removes. Serializable for Spark; each task runs its own copy from one
+ * them, on the local file system), checks their lengths there, and reports a {@link ShardAttempt}.
+ * A failed attempt removes its attempt directory when it can; whatever it leaves is under the
+ * job's {@code _temporary} directory, which the job removes. Serializable for Spark; each task runs its own copy from one
  * thread.
  */
 final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byte[]>>, Iterator<ShardAttempt>> {

@@ -40,8 +40,8 @@ import scala.reflect.ClassTag$;
  * shard {@code i}; one task per shard builds it in its executor's local directory (bounded memory,
  * spilling), as a store directory or as one {@code .varve} artifact ({@link
  * VarveWriteOptions#shardFormat()}), and copies it through the Hadoop {@code FileSystem} API (file:,
- * hdfs:, s3a:, ...) to an attempt directory (moves it, on file:); the driver publishes the attempts Spark accepted and writes {@code _MANIFEST}
- * last ({@link JobCommit}). A serving host opens the output with {@code ShardedStore.open}.
+ * hdfs:, s3a:, ...) to an attempt directory (moves it, on file:); the driver publishes the attempts
+ * Spark accepted and writes {@code _MANIFEST} last ({@link JobCommit}). A serving host opens the output with {@code ShardedStore.open}.
  *
  * <p>Columns: binary as is, string as UTF-8, long as 8 bytes big-endian; other types are refused
  * with the column named. A null key fails the job; so does a null value unless {@link
