@@ -28,14 +28,15 @@ import java.util.List;
  * pages  = page*                                    (file "pages", 4096 bytes each)
  * page   = count:u16 (fragment:u16 offset:u16)[count] record[count] padding
  * record = keyLength:varint valueLength:varint key value
- * firsts = records:u64 hi32:u32[pageCount]          (file "firsts", big-endian: the top 32 bits of each page's first hash)
+ * firsts = records:u64 hi32:u32[pageCount]          (file "firsts": each page's first hash's top 32 bits)
  * </pre>
  *
  * Hashes are XXH3-128 with seed 0, in unsigned {@code (hi, lo)} order; a fragment is the low 16
- * bits of {@code lo}; a page's offsets are from its start; all little-endian. A lookup guesses the
- * page by interpolation ({@code hi32 * pageCount / 2^32}), walks the table to the last page whose
- * first {@code hi32} is not above the key's (the previous page too when they are equal: a page
- * can start inside a run of equal {@code hi32}), scans the fragments, and compares the key of each
+ * bits of {@code lo}; a page's offsets are from its start; pages little-endian, {@code firsts}
+ * big-endian. A lookup guesses the page by interpolation ({@code hi32 * pageCount / 2^32}), walks
+ * the table to the last page whose first {@code hi32} is not above the key's (the previous page
+ * too when they are equal: a page can start inside a run of equal {@code hi32}), then searches the
+ * entries outwards from the one interpolated in the page, comparing the key of each fragment
  * match. A prototype: records must fit in one page, the pages file in 2 GiB, and the build sorts
  * in memory. Stateless; thread-safe; its readers too.
  */
