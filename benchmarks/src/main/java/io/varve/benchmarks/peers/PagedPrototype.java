@@ -37,7 +37,8 @@ import java.util.List;
  * the table to the last page whose first {@code hi32} is not above the key's (the previous page
  * too when they are equal: a page can start inside a run of equal {@code hi32}), then searches the
  * entries outwards from the one interpolated in the page, comparing the key of each fragment
- * match. A prototype: records must fit in one page, the pages file in 2 GiB, and the build sorts
+ * match. The reader also keeps each page's count and extent in memory (read at open: 32 bits per
+ * page that a format would store), so that the entry's and the record's lines are read together. A prototype: records must fit in one page, the pages file in 2 GiB, and the build sorts
  * in memory. Stateless; thread-safe; its readers too.
  */
 final class PagedPrototype implements Peer {
@@ -206,9 +207,13 @@ final class PagedPrototype implements Peer {
     @SuppressWarnings("unused") // keeps the mapping alive
     private final ByteBuffer pages;
     private final long address;
-    /** The mean number of records in a page, and of bytes a record takes in it: where to read first. */
-    private final int recordsPerPage;
-    private final int recordBytes;
+    /**
+     * Per page, its record count and the bytes its header and records take (read from the pages at
+     * open: what a format would keep beside {@code firsts}, 32 more bits per page), so that a lookup
+     * knows where its entry and its record probably are before it reads the page.
+     */
+    private final char[] counts;
+    private final char[] used;
     /** Written only if the early reads sum to a sentinel: the JIT cannot drop reads whose sum may be stored. */
     @SuppressWarnings("unused")
     private static long touchSink;
@@ -218,14 +223,35 @@ final class PagedPrototype implements Peer {
     PagedReader(int[] firsts, ByteBuffer pages, long records) {
       this.firsts = firsts;
       this.pages = pages;
-      this.recordsPerPage = firsts.length == 0 ? 1 : (int) Math.max(1, records / firsts.length);
-      this.recordBytes = (int) Math.max(1, (PAGE_BYTES - 2 - 4L * recordsPerPage) / recordsPerPage);
       if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
         throw new UnsupportedOperationException("the prototype reads its little-endian pages in the native order");
       }
       this.address = Jvm.address(pages);
       if (pages.capacity() != (long) firsts.length * PAGE_BYTES) {
         throw new IllegalStateException("the pages file holds " + pages.capacity() + " bytes for " + firsts.length + " pages");
+      }
+      counts = new char[firsts.length];
+      used = new char[firsts.length];
+      for (int page = 0; page < firsts.length; page++) {
+        long base = address + (long) page * PAGE_BYTES;
+        int count = MEMORY.readShort(base) & 0xFFFF;
+        counts[page] = (char) count;
+        long end = base + 2;
+        if (count > 0) {
+          long at = base + (MEMORY.readShort(base + 2 + 4L * (count - 1) + 2) & 0xFFFF);
+          int[] lengths = new int[2];
+          for (int field = 0; field < 2; field++) {
+            int shift = 0;
+            byte b;
+            do {
+              b = MEMORY.readByte(at++);
+              lengths[field] |= (b & 0x7F) << shift;
+              shift += 7;
+            } while (b < 0);
+          }
+          end = at + lengths[0] + lengths[1];
+        }
+        used[page] = (char) (end - base);
       }
     }
 
@@ -255,27 +281,28 @@ final class PagedPrototype implements Peer {
 
     /**
      * Searches one page from the entry where the key's hash falls between the page's first hash
-     * and the next page's (hashes are uniform, so the records are spread evenly), outwards. Before
-     * the page's count is read, the lines of the count, of the probable entry and of the probable
-     * record are all read, so that their cache misses overlap.
+     * and the next page's (hashes are uniform, so the records are spread evenly), outwards. The
+     * lines of that entry and around its probable record are read first, together, so that their
+     * cache misses overlap.
      */
     private byte[] search(int page, long hi32, byte[] key, short fragment) {
+      int count = counts[page];
+      if (count == 0) {
+        return null;
+      }
       long base = address + (long) page * PAGE_BYTES;
       long first = Integer.toUnsignedLong(firsts[page]);
       long span = Math.max(1, (page + 1 < firsts.length ? Integer.toUnsignedLong(firsts[page + 1]) : 1L << 32) - first);
       long within = Math.max(0, hi32 - first); // below the first page's first hash: absent
-      int likely = (int) (within * recordsPerPage / span);
-      long likelyEntry = base + 2 + 4L * Math.min(likely, recordsPerPage - 1);
-      long likelyRecord = Math.min(base + PAGE_BYTES - Long.BYTES, base + 2 + 4L * recordsPerPage + (long) likely * recordBytes);
-      long touched = MEMORY.readLong(Math.min(likelyEntry, base + PAGE_BYTES - Long.BYTES)) + MEMORY.readLong(likelyRecord);
-      int count = MEMORY.readShort(base) & 0xFFFF;
+      int start = (int) Math.min(count - 1, within * count / span);
+      long headerEnd = 2 + 4L * count;
+      long likelyRecord = base + headerEnd + start * (used[page] - headerEnd) / count;
+      long last = base + PAGE_BYTES - Long.BYTES;
+      long touched = MEMORY.readLong(Math.min(last, base + 2 + 4L * start)) + MEMORY.readLong(Math.min(last, likelyRecord))
+          + MEMORY.readLong(Math.max(base, likelyRecord - 64)) + MEMORY.readLong(Math.min(last, likelyRecord + 64));
       if (touched == TOUCH_SENTINEL) {
         touchSink = touched; // almost never
       }
-      if (count == 0) {
-        return null;
-      }
-      int start = (int) Math.min(count - 1, within * count / span);
       for (int step = 0; step < 2 * count; step++) {
         int i = (step & 1) == 0 ? start + (step >>> 1) : start - 1 - (step >>> 1);
         if (i < 0 || i >= count) {
