@@ -233,7 +233,8 @@ public final class ShardedStoreBuilder implements Closeable {
   /**
    * The records of one shard, put into the builder {@link #buildShard} hands over: a task that holds
    * its records as array slices puts them without making an entry per record. The builder checks
-   * each key's route on the hash it computes anyway. Only put: {@code buildShard} builds.
+   * each key's route on the hash it computes anyway. Only put: {@code buildShard} builds. Called
+   * once, from the build's thread: implementations need not be thread-safe.
    */
   @FunctionalInterface
   public interface ShardRecords {
