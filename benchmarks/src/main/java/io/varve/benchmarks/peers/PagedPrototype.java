@@ -220,6 +220,9 @@ final class PagedPrototype implements Peer {
 
     private static final long TOUCH_SENTINEL = 0x7A6E_D5EE_D000_0001L;
 
+    /** Lines read on either side of the probable record's: its guess is off by a few records. */
+    private static final int TOUCHED_AROUND = Integer.getInteger("paged.touchedAround", 3);
+
     PagedReader(int[] firsts, ByteBuffer pages, long records) {
       this.firsts = firsts;
       this.pages = pages;
@@ -298,8 +301,10 @@ final class PagedPrototype implements Peer {
       long headerEnd = 2 + 4L * count;
       long likelyRecord = base + headerEnd + start * (used[page] - headerEnd) / count;
       long last = base + PAGE_BYTES - Long.BYTES;
-      long touched = MEMORY.readLong(Math.min(last, base + 2 + 4L * start)) + MEMORY.readLong(Math.min(last, likelyRecord))
-          + MEMORY.readLong(Math.max(base, likelyRecord - 64)) + MEMORY.readLong(Math.min(last, likelyRecord + 64));
+      long touched = MEMORY.readLong(Math.min(last, base + 2 + 4L * start));
+      for (int line = -TOUCHED_AROUND; line <= TOUCHED_AROUND; line++) {
+        touched += MEMORY.readLong(Math.max(base, Math.min(last, likelyRecord + 64L * line)));
+      }
       if (touched == TOUCH_SENTINEL) {
         touchSink = touched; // almost never
       }
