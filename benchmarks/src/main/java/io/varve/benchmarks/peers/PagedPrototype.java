@@ -242,17 +242,10 @@ final class PagedPrototype implements Peer {
         long end = base + 2;
         if (count > 0) {
           long at = base + (MEMORY.readShort(base + 2 + 4L * (count - 1) + 2) & 0xFFFF);
-          int[] lengths = new int[2];
-          for (int field = 0; field < 2; field++) {
-            int shift = 0;
-            byte b;
-            do {
-              b = MEMORY.readByte(at++);
-              lengths[field] |= (b & 0x7F) << shift;
-              shift += 7;
-            } while (b < 0);
-          }
-          end = at + lengths[0] + lengths[1];
+          int keyLength = varintAt(at);
+          at += varintBytes(keyLength);
+          int valueLength = varintAt(at);
+          end = at + varintBytes(valueLength) + keyLength + valueLength;
         }
         used[page] = (char) (end - base);
       }
@@ -318,21 +311,10 @@ final class PagedPrototype implements Peer {
           continue;
         }
         long at = base + (MEMORY.readShort(entry + 2) & 0xFFFF);
-        int keyLength = 0;
-        int shift = 0;
-        byte b;
-        do {
-          b = MEMORY.readByte(at++);
-          keyLength |= (b & 0x7F) << shift;
-          shift += 7;
-        } while (b < 0);
-        int valueLength = 0;
-        shift = 0;
-        do {
-          b = MEMORY.readByte(at++);
-          valueLength |= (b & 0x7F) << shift;
-          shift += 7;
-        } while (b < 0);
+        int keyLength = varintAt(at);
+        at += varintBytes(keyLength);
+        int valueLength = varintAt(at);
+        at += varintBytes(valueLength);
         if (keyLength == key.length && sameKey(at, key)) {
           byte[] value = new byte[valueLength];
           MEMORY.readBytes(at + keyLength, value, 0, valueLength);
@@ -340,6 +322,19 @@ final class PagedPrototype implements Peer {
         }
       }
       return null;
+    }
+
+    /** The varint at {@code at}, which takes {@link #varintBytes} of its value. */
+    private static int varintAt(long at) {
+      int value = 0;
+      int shift = 0;
+      byte b;
+      do {
+        b = MEMORY.readByte(at++);
+        value |= (b & 0x7F) << shift;
+        shift += 7;
+      } while (b < 0);
+      return value;
     }
 
     private static boolean sameKey(long at, byte[] key) {
