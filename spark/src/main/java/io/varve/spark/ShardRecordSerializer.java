@@ -1,5 +1,6 @@
 package io.varve.spark;
 
+import io.varve.core.store.RecordFormat;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,7 +82,7 @@ final class ShardRecordSerializer extends Serializer implements Serializable {
     @Override
     public <T> SerializationStream writeValue(T value, ClassTag<T> tag) {
       byte[] record = (byte[]) value;
-      int headerLength = ShuffleRecord.putVarint(header, ShuffleRecord.putVarint(header, 0, shard), record.length);
+      int headerLength = RecordFormat.writeVarint(header, RecordFormat.writeVarint(header, 0, shard), record.length);
       try {
         out.write(header, 0, headerLength);
         out.write(record);

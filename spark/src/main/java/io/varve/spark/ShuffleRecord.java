@@ -1,5 +1,7 @@
 package io.varve.spark;
 
+import io.varve.core.store.RecordFormat;
+
 /**
  * The one array a record travels in through the writer's shuffle, from {@link RowRouting} to
  * {@link ShardTask}: one array per record is cheaper to shuffle than a pair.
@@ -8,6 +10,8 @@ package io.varve.spark;
  * record = keyLength:varint key[keyLength] value     (the value: the rest of the array)
  * varint = unsigned LEB128: 7 bits a byte, low bits first, high bit set on all bytes but the last
  * </pre>
+ *
+ * The varints are a store record's ({@link RecordFormat}), written by its methods.
  *
  * Stateless.
  */
@@ -19,9 +23,9 @@ final class ShuffleRecord {
 
   /** The record of {@code key} and {@code value}. */
   static byte[] of(byte[] key, byte[] value) {
-    int header = varintLength(key.length);
+    int header = RecordFormat.varintLength(key.length);
     byte[] record = new byte[header + key.length + value.length];
-    putVarint(record, 0, key.length);
+    RecordFormat.writeVarint(record, 0, key.length);
     System.arraycopy(key, 0, record, header, key.length);
     System.arraycopy(value, 0, record, header + key.length, value.length);
     return record;
@@ -46,20 +50,5 @@ final class ShuffleRecord {
       throw new IllegalStateException("a shuffled record of " + record.length + " bytes names a key of " + length + " bytes");
     }
     return length;
-  }
-
-  /** How many bytes the varint of the non-negative {@code value} takes. */
-  static int varintLength(int value) {
-    return value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5;
-  }
-
-  /** Writes the varint of the non-negative {@code value} at {@code at}; returns the offset after it. */
-  static int putVarint(byte[] target, int at, int value) {
-    while ((value & ~0x7F) != 0) {
-      target[at++] = (byte) (value & 0x7F | 0x80);
-      value >>>= 7;
-    }
-    target[at++] = (byte) value;
-    return at;
   }
 }

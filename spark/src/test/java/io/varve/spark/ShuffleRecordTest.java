@@ -3,6 +3,7 @@ package io.varve.spark;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.varve.core.store.RecordFormat;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +17,7 @@ class ShuffleRecordTest {
       byte[] value = {(byte) 0xFF, 0, 7};
       byte[] record = ShuffleRecord.of(key, value);
       int keyOffset = ShuffleRecord.keyOffset(record);
-      assertEquals(ShuffleRecord.varintLength(keyLength), keyOffset, "header of a key of " + keyLength);
+      assertEquals(RecordFormat.varintLength(keyLength), keyOffset, "header of a key of " + keyLength);
       assertEquals(keyLength, ShuffleRecord.keyLength(record, keyOffset));
       assertArrayEquals(key, Arrays.copyOfRange(record, keyOffset, keyOffset + keyLength));
       assertArrayEquals(value, Arrays.copyOfRange(record, keyOffset + keyLength, record.length));
@@ -27,7 +28,7 @@ class ShuffleRecordTest {
   void varintLengthsMatchWhatIsWritten() {
     byte[] target = new byte[ShuffleRecord.MAX_VARINT_BYTES];
     for (int value : new int[] {0, 127, 128, 1 << 14, (1 << 21) - 1, 1 << 28, Integer.MAX_VALUE}) {
-      assertEquals(ShuffleRecord.varintLength(value), ShuffleRecord.putVarint(target, 0, value), "varint of " + value);
+      assertEquals(RecordFormat.varintLength(value), RecordFormat.writeVarint(target, 0, value), "varint of " + value);
     }
   }
 }

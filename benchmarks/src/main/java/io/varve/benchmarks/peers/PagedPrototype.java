@@ -1,6 +1,7 @@
 package io.varve.benchmarks.peers;
 
 import io.varve.core.hash.KeyHasher;
+import io.varve.core.store.RecordFormat;
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.UnsafeMemory;
 import java.io.DataInputStream;
@@ -127,9 +128,9 @@ final class PagedPrototype implements Peer {
       for (int i = 0; i < count; i++) {
         page.putShort(2 + 4 * i, fragments[i]);
         page.putShort(2 + 4 * i + 2, (short) offset);
+        offset = RecordFormat.writeVarint(page.array(), offset, keys[i].length);
+        offset = RecordFormat.writeVarint(page.array(), offset, values[i].length);
         page.position(offset);
-        putVarint(page, keys[i].length);
-        putVarint(page, values[i].length);
         page.put(keys[i]).put(values[i]);
         offset = page.position();
       }
@@ -140,20 +141,8 @@ final class PagedPrototype implements Peer {
     }
 
     private static int recordBytes(byte[] key, byte[] value) {
-      return varintBytes(key.length) + varintBytes(value.length) + key.length + value.length;
+      return RecordFormat.headerLength(key.length, value.length) + key.length + value.length;
     }
-  }
-
-  private static int varintBytes(int value) {
-    return value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : 3;
-  }
-
-  private static void putVarint(ByteBuffer target, int value) {
-    while ((value & ~0x7F) != 0) {
-      target.put((byte) (value & 0x7F | 0x80));
-      value >>>= 7;
-    }
-    target.put((byte) value);
   }
 
   /** A growable list of ints. Not thread-safe. */
@@ -243,9 +232,9 @@ final class PagedPrototype implements Peer {
         if (count > 0) {
           long at = base + (MEMORY.readShort(base + 2 + 4L * (count - 1) + 2) & 0xFFFF);
           int keyLength = varintAt(at);
-          at += varintBytes(keyLength);
+          at += RecordFormat.varintLength(keyLength);
           int valueLength = varintAt(at);
-          end = at + varintBytes(valueLength) + keyLength + valueLength;
+          end = at + RecordFormat.varintLength(valueLength) + keyLength + valueLength;
         }
         used[page] = (char) (end - base);
       }
@@ -312,9 +301,9 @@ final class PagedPrototype implements Peer {
         }
         long at = base + (MEMORY.readShort(entry + 2) & 0xFFFF);
         int keyLength = varintAt(at);
-        at += varintBytes(keyLength);
+        at += RecordFormat.varintLength(keyLength);
         int valueLength = varintAt(at);
-        at += varintBytes(valueLength);
+        at += RecordFormat.varintLength(valueLength);
         if (keyLength == key.length && sameKey(at, key)) {
           byte[] value = new byte[valueLength];
           MEMORY.readBytes(at + keyLength, value, 0, valueLength);
@@ -324,7 +313,7 @@ final class PagedPrototype implements Peer {
       return null;
     }
 
-    /** The varint at {@code at}, which takes {@link #varintBytes} of its value. */
+    /** The varint at {@code at}, which takes {@link RecordFormat#varintLength} of its value. */
     private static int varintAt(long at) {
       int value = 0;
       int shift = 0;
