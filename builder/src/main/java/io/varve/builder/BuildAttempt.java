@@ -1,6 +1,7 @@
 package io.varve.builder;
 
 import io.varve.core.hash.HashRange;
+import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreMeta;
@@ -29,6 +30,15 @@ final class BuildAttempt {
     /** The knobs of the dense index written first (the final one, unless the store is to be sparse). */
     IndexParameters denseIndex() {
       return options.isSparse() ? StoreBuilder.DEFAULT_INDEX : options.indexParameters().orElse(StoreBuilder.DEFAULT_INDEX);
+    }
+
+    /**
+     * The index written first for records of one size ({@code fixed}) or not: fixed-size records
+     * keep their computed places, so a paged layout asked for gives way to the default index.
+     */
+    IndexParameters firstIndex(boolean fixed) {
+      IndexParameters dense = denseIndex();
+      return fixed && dense.kind() == IndexKind.PAGED ? StoreBuilder.DEFAULT_INDEX : dense;
     }
   }
 
@@ -110,6 +120,7 @@ final class BuildAttempt {
     staging = StoreDirectory.staging(plan.target());
     KeyMode keyMode = plan.keyMode();
     BuildOptions options = plan.options();
+    IndexParameters index = plan.firstIndex(shape.isFixed(keyMode));
     StoreWriter writer =
         new StoreWriter(
             staging,
@@ -120,7 +131,7 @@ final class BuildAttempt {
             keyMode.keepsKeys() ? shape.minKeyLength() : keyMode.storedKeyLength(),
             shape.minValueLength(),
             plan.pageBytes(),
-            plan.denseIndex(),
+            index,
             keyMode,
             options.dataWrites(),
             options.recordChecksums(),
@@ -151,10 +162,10 @@ final class BuildAttempt {
       listener.progress(BuildListener.Phase.INDEX, 0, distinct);
       if (!writer.indexMatches()) {
         // LAST_WINS dropped duplicates: the index was sized for every record put.
-        writer.replaceIndex(plan.denseIndex(), hasher);
+        writer.replaceIndex(index, hasher);
       }
       // The phase ends as the store is published (StoreReindexer.publish).
-      StoreMeta meta = writer.finish(seed, plan.denseIndex(), metadata);
+      StoreMeta meta = writer.finish(seed, index, metadata);
       return new Outcome(staging, meta, chunkWriter.duplicates() + sort.reducedDuplicates() + earlierDuplicates);
     } catch (IOException | RuntimeException | Error e) {
       writer.abandon();

@@ -112,6 +112,11 @@ public final class BuildOptions {
     return sparseBlockBytes;
   }
 
+  /** Whether the new store's records are packed into pages found through a page table (index kind paged). */
+  public boolean isPaged() {
+    return indexParameters != null && indexParameters.kind() == IndexKind.PAGED;
+  }
+
   /** Whether the new store gets a sparse index. */
   public boolean isSparse() {
     return sparseBlockBytes != DENSE;
@@ -154,6 +159,10 @@ public final class BuildOptions {
    * @throws IllegalArgumentException if the block size does not suit {@code pageBytes}
    */
   void checkBlocksSuit(int pageBytes) {
+    if (isPaged() && pageBytes == 0) {
+      throw new IllegalArgumentException("a paged store packs its records into pages: page alignment 0 cannot be paged"
+          + " (options pageAlignment, indexParameters)");
+    }
     if (isSparse() && !RecordBlocks.isValidBlockSize(sparseBlockBytes, pageBytes)) {
       throw new IllegalArgumentException(
           pageBytes == 0
@@ -170,6 +179,11 @@ public final class BuildOptions {
    * @throws IllegalArgumentException if the index is sparse and {@code mode} keeps no full keys
    */
   void checkKeysSuit(KeyMode mode) {
+    if (isPaged() && !mode.keepsKeys()) {
+      throw new IllegalArgumentException(
+          "a paged store needs full keys: key mode " + mode + " cannot be paged, its pages are searched by key"
+              + " (options keyMode, indexParameters)");
+    }
     if (isSparse() && !mode.keepsKeys()) {
       throw new IllegalArgumentException(
           "a sparse index needs full keys: key mode " + mode + " cannot be sparse, its blocks are searched by key"
@@ -319,6 +333,14 @@ public final class BuildOptions {
      */
     public BuildOptions build() {
       BuildOptions options = new BuildOptions(this);
+      if (options.isPaged()) {
+        if (keyMode != null) {
+          options.checkKeysSuit(keyMode);
+        }
+        if (pageAlignment != null) {
+          options.checkBlocksSuit(pageAlignment);
+        }
+      }
       if (options.isSparse()) {
         if (indexParameters != null && indexParameters.kind() != IndexKind.ECT) {
           throw new IllegalArgumentException(

@@ -109,6 +109,9 @@ final class ChunkWriter {
    * duplicates (or a collision, which aborts the attempt), so the index needs no key comparisons.
    */
   private void feedIndex(RecordBuffer chunk) {
+    if (index == null) {
+      return; // a paged store: its page table comes with its data
+    }
     for (int i = 0; i < chunk.size(); i++) {
       long hi = chunk.hi(i);
       long lo = chunk.lo(i);

@@ -34,8 +34,13 @@ final class IndexFeeder implements AutoCloseable {
     }
   }
 
+  /** @param index the index to feed, or null for none (a paged store): hashes are then dropped */
   IndexFeeder(RankIndexBuilder index) {
     this.index = index;
+    if (index == null) {
+      thread = null;
+      return;
+    }
     for (int i = 0; i < 3; i++) {
       free.add(new Block(BLOCK));
     }
@@ -68,6 +73,9 @@ final class IndexFeeder implements AutoCloseable {
 
   /** Adds the next hash (in strictly increasing hash order). */
   void add(long hi, long lo) throws IOException {
+    if (index == null) {
+      return;
+    }
     Block block = filling;
     block.hi[block.size] = hi;
     block.lo[block.size] = lo;
@@ -83,6 +91,9 @@ final class IndexFeeder implements AutoCloseable {
       throw new IllegalStateException("finish() was already called");
     }
     finished = true;
+    if (index == null) {
+      return;
+    }
     handOver(filling);
     handOver(END);
     try {
@@ -131,7 +142,7 @@ final class IndexFeeder implements AutoCloseable {
   /** Stops the index thread if {@link #finish()} was not reached. */
   @Override
   public void close() {
-    if (thread.isAlive()) {
+    if (thread != null && thread.isAlive()) {
       thread.interrupt();
       try {
         thread.join();

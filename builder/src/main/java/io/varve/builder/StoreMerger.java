@@ -4,6 +4,7 @@ import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.hash.HashRange;
+import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
@@ -331,6 +332,9 @@ public final class StoreMerger implements Closeable {
               ? StoreBuilder.DEFAULT_INDEX
               : options.indexParameters().orElse(newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters());
       boolean fixed = fixedOutput(keyMode);
+      if (fixed && parameters.kind() == IndexKind.PAGED) {
+        parameters = StoreBuilder.DEFAULT_INDEX; // fixed-size records keep their computed places
+      }
       staging = StoreDirectory.staging(target);
       writer =
           new StoreWriter(

@@ -96,6 +96,11 @@ public final class StoreReindexer {
     StoreDirectory.checkNew(to);
     StoreFiles files = StoreFiles.of(from);
     StoreMeta meta = files.readMeta();
+    if (meta.isPaged() || options.isPaged()) {
+      throw new IllegalArgumentException(
+          "a paged store's data is laid out for its page table: re-indexing does not rewrite data, so it can neither"
+              + " make nor unmake a paged store; merge it (StoreMerger) with the index wanted instead");
+    }
     int blockBytes = options.sparseBlockBytes();
     boolean sameKind = meta.isSparse() == options.isSparse();
     IndexParameters knobs =

@@ -5,6 +5,7 @@ import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.store.HashesReader;
+import io.varve.core.store.PageTable;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -27,7 +28,8 @@ import java.util.zip.CheckedInputStream;
  * record, the checksum of every byte after the last, so a damaged store fails the merge instead of
  * spreading into the new one. A store without full keys gives the hashes of its hash file instead
  * (checked in full first). Messages name the file as {@link StoreFiles#nameOf} does. Holds the
- * store's offsets in memory (a few bits per record), or its blocks for a store with a sparse index.
+ * store's offsets in memory (a few bits per record), its blocks for a store with a sparse index, or
+ * its page table for a paged one.
  * Not thread-safe.
  */
 final class StoreScan extends DataFileCursor {
@@ -74,7 +76,15 @@ final class StoreScan extends DataFileCursor {
       files.listed(entry);
     }
     Starts starts = null;
-    if (meta.isSparse()) {
+    if (meta.isPaged()) {
+      PageTable pages =
+          readChecked(
+              files,
+              meta,
+              StoreFile.PAGES,
+              (in, length) -> PageTable.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes(), meta.checkBytes()));
+      starts = new PageStarts(pages);
+    } else if (meta.isSparse()) {
       RecordBlocks blocks =
           readChecked(
               files,
@@ -178,6 +188,36 @@ final class StoreScan extends DataFileCursor {
         nextBlock++;
       }
       return start;
+    }
+  }
+
+  /**
+   * The starts of a paged store's records: back to back within a frame, each frame's first after
+   * its head, where the page table says the head is.
+   */
+  private static final class PageStarts implements Starts {
+    private final PageTable pages;
+    /** The next frame whose records are still ahead. */
+    private int nextFrame;
+    /** The rank of the first record of {@link #nextFrame}. */
+    private long nextFrameRank;
+
+    PageStarts(PageTable pages) {
+      this.pages = pages;
+    }
+
+    @Override
+    public long start(long rank, long previousEnd) {
+      while (nextFrame < pages.frameCount() && pages.count(nextFrame) == 0) {
+        nextFrame++;
+      }
+      if (nextFrame < pages.frameCount() && nextFrameRank == rank) {
+        long start = (long) nextFrame * pages.pageBytes() + pages.recordsStart(nextFrame);
+        nextFrameRank += pages.count(nextFrame);
+        nextFrame++;
+        return start;
+      }
+      return previousEnd;
     }
   }
 }

@@ -1,6 +1,8 @@
 package io.varve.builder;
 
 import io.varve.core.hash.HashRange;
+import io.varve.core.hash.KeyHasher;
+import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
@@ -8,6 +10,7 @@ import io.varve.core.store.HashesReader;
 import io.varve.core.store.HashesWriter;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
+import io.varve.core.store.PagedLayout;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
@@ -30,7 +33,9 @@ import java.util.SortedMap;
  * Writes the files of one store into a directory from records fed in hash order, in one pass:
  * the data file streams out (records placed by {@link RecordFormat}'s page alignment), the index
  * grows in memory (fed through {@link #index()}), and each record's start goes to a temporary
- * file from which {@link #finish} builds the offsets once their exact span is known. The index is
+ * file from which {@link #finish} builds the offsets once their exact span is known. A paged store
+ * ({@link PagedLayout}) has its records packed into frames by a {@link PagedDataWriter}, which
+ * builds the page table instead of an index and offsets. The index is
  * sized by the expected record count, exactly (a build: when fewer records arrive because
  * duplicates were dropped, {@link #replaceIndex} rebuilds it from the records read back) or as an
  * upper bound (a merge, whose deletes and replacements show only as it goes). Not thread-safe.
@@ -45,10 +50,16 @@ final class StoreWriter {
   private final StoreFileWriter data;
   private final Path startsPath;
   private final DataOutputStream starts;
+  /** Null in a paged store, whose page table its {@link #paged} writer builds. */
   private RankIndexBuilder index;
+  /** The writer of a paged store's data (index kind paged), else null. */
+  private final PagedDataWriter paged;
   private final byte[] zeros;
   private long records;
   private long payloadEnd;
+  /** The last hash added to a paged store, whose order no index checks. */
+  private long lastHi;
+  private long lastLo;
 
   private final byte[] header = new byte[RecordFormat.MAX_HEADER_LENGTH];
   private final KeyMode keyMode;
@@ -100,11 +111,21 @@ final class StoreWriter {
     this.fixedSize = fixedSize;
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
-    this.index = hashRange.adapt(exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords));
+    boolean pagedLayout = parameters.kind() == IndexKind.PAGED;
+    if (pagedLayout && (fixedSize || !keyMode.keepsKeys() || pageBytes == 0)) {
+      throw new IllegalArgumentException(
+          "a paged store holds variable-size records with full keys, aligned to pages (not fixed sizes, key mode "
+              + keyMode + ", page size " + pageBytes + ")");
+    }
+    this.index =
+        pagedLayout
+            ? null
+            : hashRange.adapt(exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords));
     this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
-    this.data =
-        StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, recordChecksums ? 2 : 1, dataWrites);
+    int dataVersion = pagedLayout ? 3 : recordChecksums ? 2 : 1;
+    this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataVersion, dataWrites);
+    this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checkBytes, starts::writeLong) : null;
     this.hashes = keyMode.keepsKeys() ? null : HashesWriter.create(directory.resolve(StoreFile.HASHES.fileName()));
   }
 
@@ -119,6 +140,12 @@ final class StoreWriter {
     if (records == expectedRecords) {
       throw new IllegalStateException("more records than the " + expectedRecords + " expected");
     }
+    if (paged != null) {
+      checkOrder(hi, lo);
+      paged.add(record.bytes, from, length, PagedLayout.first(hashRange.mapHi(hi, lo)), PagedLayout.fragment(lo));
+      records++;
+      return;
+    }
     // For fixed sizes this is RecordFormat.fixedRecordOffset(records, ...), without divisions.
     long start = RecordFormat.alignedStart(payloadEnd, length + checkBytes, pageBytes);
     pad(start - payloadEnd);
@@ -129,6 +156,18 @@ final class StoreWriter {
     writeCheck(record.bytes, from, length, start);
     records++;
     payloadEnd = start + length + checkBytes;
+  }
+
+  /**
+   * Checks that hash {@code hi:lo} does not come before the previous one (a paged store has no index
+   * to check it; a collision's equal hashes are kept, to be rehashed).
+   */
+  private void checkOrder(long hi, long lo) {
+    if (records > 0 && KeyHasher.compare(hi, lo, lastHi, lastLo) < 0) {
+      throw new IllegalArgumentException("hashes must be added in hash order");
+    }
+    lastHi = hi;
+    lastLo = lo;
   }
 
   /** Writes the checksum of the record just written from {@code bytes[from, from + length)}. */
@@ -166,6 +205,13 @@ final class StoreWriter {
       headerLength = RecordFormat.writeVarint(header, headerLength, valueLength);
     }
     long length = (long) headerLength + keyLength + valueLength;
+    if (paged != null) {
+      checkOrder(hi, lo);
+      byte[] record = join(key, keyOffset, keyLength, value, valueOffset, valueLength, headerLength, length);
+      paged.add(record, 0, (int) length, PagedLayout.first(hashRange.mapHi(hi, lo)), PagedLayout.fragment(lo));
+      records++;
+      return;
+    }
     long start = RecordFormat.alignedStart(payloadEnd, length + checkBytes, pageBytes);
     pad(start - payloadEnd);
     if (!fixedSize) {
@@ -177,17 +223,24 @@ final class StoreWriter {
       data.write(value, valueOffset, valueLength);
     } else {
       // The checksum covers the record as one run of bytes: join the parts.
-      if (joined.length < length) {
-        joined = new byte[(int) Math.max(length, Math.min(RecordFormat.MAX_LENGTH, 2L * joined.length))];
-      }
-      System.arraycopy(header, 0, joined, 0, headerLength);
-      System.arraycopy(key, keyOffset, joined, headerLength, keyLength);
-      System.arraycopy(value, valueOffset, joined, headerLength + keyLength, valueLength);
-      data.write(joined, 0, (int) length);
-      writeCheck(joined, 0, (int) length, start);
+      byte[] record = join(key, keyOffset, keyLength, value, valueOffset, valueLength, headerLength, length);
+      data.write(record, 0, (int) length);
+      writeCheck(record, 0, (int) length, start);
     }
     records++;
     payloadEnd = start + length + checkBytes;
+  }
+
+  /** The header just encoded, the key and the value joined in {@link #joined}, which it returns. */
+  private byte[] join(
+      byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength, int headerLength, long length) {
+    if (joined.length < length) {
+      joined = new byte[(int) Math.max(length, Math.min(RecordFormat.MAX_LENGTH, 2L * joined.length))];
+    }
+    System.arraycopy(header, 0, joined, 0, headerLength);
+    System.arraycopy(key, keyOffset, joined, headerLength, keyLength);
+    System.arraycopy(value, valueOffset, joined, headerLength + keyLength, valueLength);
+    return joined;
   }
 
   /** Whether records are written without headers, all of one size. */
@@ -204,8 +257,9 @@ final class StoreWriter {
   }
 
   /**
-   * The index being built. It is fed separately from {@link #add} (possibly by another thread,
-   * with each distinct hash once, in hash order), so that its work overlaps the data's.
+   * The index being built, or null in a paged store (its page table comes with the data). It is fed
+   * separately from {@link #add} (possibly by another thread, with each distinct hash once, in hash
+   * order), so that its work overlaps the data's.
    */
   RankIndexBuilder index() {
     return index;
@@ -220,7 +274,8 @@ final class StoreWriter {
    * for an upper bound, for at most twice as many: beyond, it is worth rebuilding).
    */
   boolean indexMatches() {
-    return index.added() == records
+    return index == null
+        || index.added() == records
         && (index.exactCount() ? index.declared() == records : index.declared() <= Math.max(2 * records, 64));
   }
 
@@ -244,6 +299,10 @@ final class StoreWriter {
    * index, or for a rehash after a collision. Flushes what is buffered first.
    */
   RecordCursor readBack(RecordHasher hasher) throws IOException {
+    if (paged != null) {
+      // Its last frame waits for its head: written now, no record can follow.
+      paged.finish();
+    }
     data.flush();
     if (starts != null) {
       starts.flush();
@@ -306,18 +365,32 @@ final class StoreWriter {
     int keyLength = fixedKeyLength;
     int valueLength = fixedValueLength;
     List<StoreMeta.FileEntry> files = new ArrayList<>();
+    if (paged != null) {
+      payloadEnd = paged.finish();
+    }
     files.add(entry(StoreFile.DATA, data.finish()));
     if (hashes != null) {
       files.add(entry(StoreFile.HASHES, hashes.finish()));
     }
-    if (!fixedSize) {
-      files.add(entry(StoreFile.OFFSETS, writeOffsets()));
-    }
-    RankIndex built = index.finish();
-    try (StoreFileWriter out = create(StoreFile.INDEX)) {
-      built.writeTo(out);
-      out.flush();
-      files.add(entry(StoreFile.INDEX, out.finish()));
+    if (paged != null) {
+      starts.close();
+      Files.delete(startsPath);
+      try (StoreFileWriter out = create(StoreFile.PAGES)) {
+        DataOutputStream payload = new DataOutputStream(out);
+        paged.table().writeTo(payload);
+        payload.flush();
+        files.add(entry(StoreFile.PAGES, out.finish()));
+      }
+    } else {
+      if (!fixedSize) {
+        files.add(entry(StoreFile.OFFSETS, writeOffsets()));
+      }
+      RankIndex built = index.finish();
+      try (StoreFileWriter out = create(StoreFile.INDEX)) {
+        built.writeTo(out);
+        out.flush();
+        files.add(entry(StoreFile.INDEX, out.finish()));
+      }
     }
     StoreMeta meta =
         new StoreMeta(

@@ -5,14 +5,16 @@ import io.varve.core.codes.TrieCodes;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
+import io.varve.core.store.PagedParameters;
 import picocli.CommandLine.Option;
 
 /** The options that choose a store's index and its knobs, shared by build, reindex and demo. Not thread-safe. */
 final class IndexOptions {
   @Option(
       names = "--index",
-      paramLabel = "blocked|ect",
-      description = "the index: blocked (default: about 3.5 bits/key, one 128-byte block read per lookup) or ect (about 2.9 bits/key, slower lookups)")
+      paramLabel = "blocked|ect|paged",
+      description = "the index: blocked (default: about 3.5 bits/key, one 128-byte block read per lookup), ect (about 2.9 bits/key, slower lookups)"
+          + " or paged (variable-size records packed into pages found through a table of about 1 bit/key)")
   String kind;
 
   @Option(
@@ -44,6 +46,12 @@ final class IndexOptions {
         kind != null ? IndexKind.fromLabel(kind) : ectKnobs ? IndexKind.ECT : blockedKnobs ? IndexKind.BLOCKED : null;
     if (chosen == null) {
       return null;
+    }
+    if (chosen == IndexKind.PAGED) {
+      if (ectKnobs || blockedKnobs) {
+        throw new IllegalArgumentException("a paged store has no index knobs (--index paged)");
+      }
+      return PagedParameters.INSTANCE;
     }
     if (chosen == IndexKind.ECT) {
       if (blockedKnobs) {

@@ -53,7 +53,7 @@ final class ShardedStats {
       out.printf("  index            %.3f bits/key (ECT: tries %.3f + directory %.3f)%n", totals.indexBitsPerKey(),
           StatsCommand.perKey(totals.trieBits(), totals.records()), StatsCommand.perKey(totals.directoryBits(), totals.records()));
     } else {
-      out.printf("  index            %.3f bits/key (blocked)%n", totals.indexBitsPerKey());
+      out.printf("  index            %.3f bits/key (%s)%n", totals.indexBitsPerKey(), totals.indexKind().label());
     }
     StatsCommand.printPositionsAndMemory(totals, out);
     if (eachShard) {

@@ -140,6 +140,8 @@ final class StatsCommand implements Callable<Integer> {
           ect.bucketSize(),
           ect.huffmanMax(),
           ect.skipLevels());
+    } else if (store.meta().isPaged()) {
+      out.printf("  index            %.3f bits/key (paged: a table of %d-byte pages)%n", stats.indexBitsPerKey(), store.meta().pageBytes());
     } else {
       out.printf("  index            %.3f bits/key (blocked: %d keys per 1024-bit block on average)%n",
           stats.indexBitsPerKey(),

@@ -161,7 +161,7 @@ final class HostileCommandCases {
     build(cases, "build-huffman-max-huge", "A knob past an int.", "--huffman-max 99999999999")
         .exit(2).stderr("--huffman-max must be in [1, 256], got 99999999999");
     build(cases, "build-index-unknown", "An index kind that does not exist.", "--index trie")
-        .exit(2).stderr("unknown index kind 'trie' (known: ect, blocked)");
+        .exit(2).stderr("unknown index kind 'trie' (known: ect, blocked, paged)");
     build(cases, "build-knobs-of-both-kinds", "Knobs of the two index kinds at once.", "--bucket-size 32 --keys-per-block 64")
         .exit(2).stderr("--keys-per-block is a knob of the blocked index, not of an ECT index");
     build(cases, "build-block-size-zero", "A block size of 0 (which the library takes for 'dense').", "--block-size 0")

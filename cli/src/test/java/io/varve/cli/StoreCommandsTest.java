@@ -102,6 +102,7 @@ class StoreCommandsTest extends CommandTestSupport {
       {"ect-default", "ect", "EctParameters[bucketSize=64, huffmanMax=64, skipLevels=3]", "--index", "ect"},
       {"ect-knob", "ect", "EctParameters[bucketSize=128, huffmanMax=64, skipLevels=3]", "--bucket-size", "128"},
       {"blocked-named", "blocked", "keysPerBlock=100", "--index", "BLOCKED", "--keys-per-block", "100"},
+      {"paged", "paged", "PagedParameters", "--index", "paged"},
     };
     for (String[] c : cases) {
       Path store = temp.resolve(c[0]);
@@ -111,7 +112,9 @@ class StoreCommandsTest extends CommandTestSupport {
       assertEquals(0, run("stats", store.toString(), "--json"), stderr());
       assertTrue(stdout().contains("\"indexKind\":\"" + c[1] + "\""), c[0] + ": " + stdout());
       assertEquals(0, run("stats", store.toString()), stderr());
-      assertTrue(stdout().contains(c[1].equals("ect") ? "(ECT: tries" : "(blocked: "), c[0] + ": " + stdout());
+      assertTrue(
+          stdout().contains(c[1].equals("ect") ? "(ECT: tries" : c[1].equals("paged") ? "(paged: a table of 4096-byte pages)" : "(blocked: "),
+          c[0] + ": " + stdout());
       try (io.varve.reader.Store opened = io.varve.reader.Store.open(store)) {
         assertTrue(opened.meta().indexParameters().toString().contains(c[2]), c[0] + ": " + opened.meta().indexParameters());
       }
@@ -123,12 +126,14 @@ class StoreCommandsTest extends CommandTestSupport {
     assertEquals(2, run("build", input.toString(), "--out", temp.resolve("mixed2").toString(), "--skip-levels", "1", "--keys-per-block", "64"));
     assertTrue(stderr().contains("--keys-per-block is a knob of the blocked index"), stderr());
     assertEquals(2, run("build", input.toString(), "--out", temp.resolve("unknown").toString(), "--index", "trie"));
-    assertTrue(stderr().contains("unknown index kind 'trie' (known: ect, blocked)"), stderr());
+    assertTrue(stderr().contains("unknown index kind 'trie' (known: ect, blocked, paged)"), stderr());
     assertEquals(2, run("build", input.toString(), "--out", temp.resolve("range").toString(), "--keys-per-block", "8"));
     assertTrue(stderr().contains("--keys-per-block must be in [16, 640]"), stderr());
     assertEquals(2, run("build", input.toString(), "--out", temp.resolve("sparse").toString(), "--block-size", "4k", "--index", "blocked"));
     assertTrue(stderr().contains("a sparse index is an ECT index"), stderr());
-    for (String name : new String[] {"mixed1", "mixed2", "unknown", "range", "sparse"}) {
+    assertEquals(2, run("build", input.toString(), "--out", temp.resolve("paged-knob").toString(), "--index", "paged", "--keys-per-block", "64"));
+    assertTrue(stderr().contains("a paged store has no index knobs"), stderr());
+    for (String name : new String[] {"mixed1", "mixed2", "unknown", "range", "sparse", "paged-knob"}) {
       assertFalse(Files.exists(temp.resolve(name)), name + " left behind");
     }
   }

@@ -7,18 +7,22 @@ import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RecordPrefetcher;
 import io.varve.core.store.KeyMode;
+import io.varve.core.store.PageTable;
+import io.varve.core.store.PagedLayout;
 import io.varve.core.store.RecordBlocks;
 import java.util.Arrays;
 
 /**
  * How a lookup finds its key's record, chosen once when the store opens: {@link Indexed} asks a
  * dense index for the rank and compares the record there, {@link InBlock} asks a sparse index for
- * the block and compares the block's records in turn, {@link BinarySearch} (a store opened without
+ * the block and compares the block's records in turn, {@link InPage} finds the frame through the
+ * page table and the record through the frame's head, {@link BinarySearch} (a store opened without
  * its index) bisects the records, which lie in hash order. Every answer is a record whose key
  * matched ({@link KeyMatch}) and whose checksum held. Thread-safe (immutable; per-thread scratch
  * arrays).
  */
-abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.InBlock, RecordFinder.BinarySearch {
+abstract sealed class RecordFinder
+    permits RecordFinder.Indexed, RecordFinder.InBlock, RecordFinder.InPage, RecordFinder.BinarySearch {
   final KeyHasher hasher;
   final Records records;
   final KeyMatch keyMatch;
@@ -35,6 +39,9 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
    */
   static RecordFinder of(
       KeyHasher hasher, Records records, KeyMatch keyMatch, RankIndex index, HashRange hashRange, RecordBlocks blocks) {
+    if (records instanceof Records.Paged paged) {
+      return new InPage(hasher, paged, keyMatch, hashRange);
+    }
     if (index == null) {
       return new BinarySearch(hasher, records, keyMatch);
     }
@@ -348,6 +355,161 @@ abstract sealed class RecordFinder permits RecordFinder.Indexed, RecordFinder.In
       }
       return rank;
     }
+  }
+
+  /**
+   * A paged store ({@link PagedLayout}): the page table gives the frame, and the frame's head the
+   * record. The entry is guessed by interpolation (hashes are uniform), and its line and the lines
+   * around its probable record are read before any is used, so that their cache misses overlap;
+   * the entries are then searched outwards from the guess. A search that finds no record checks the
+   * frame's head, so that a damaged entry cannot hide a record.
+   */
+  static final class InPage extends RecordFinder {
+    /** Lines read on either side of the probable record's: its guess is off by a few records. */
+    private static final int LINES_AROUND = 3;
+
+    private static final int LINE = 64;
+
+    private final Records.Paged paged;
+    private final PageTable pages;
+    private final HashRange hashRange;
+    private final boolean fullHashRange;
+    private final int pageBytes;
+    /** The last position an eight-byte touch may start at: the data's end (the footer follows). */
+    private final long lastTouch;
+
+    private InPage(KeyHasher hasher, Records.Paged records, KeyMatch keyMatch, HashRange hashRange) {
+      super(hasher, records, keyMatch);
+      this.paged = records;
+      this.pages = records.pages();
+      this.hashRange = hashRange;
+      this.fullHashRange = hashRange.isFull();
+      this.pageBytes = pages.pageBytes();
+      this.lastTouch = records.dataStart + records.dataBytes;
+    }
+
+    @Override
+    long position(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
+      long found = find(hi, lo, key, offset, length, scratch);
+      return found < 0 ? -1 : paged.positionOf(frame(found), entryAt(frame(found), entry(found)));
+    }
+
+    @Override
+    long rank(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
+      long found = find(hi, lo, key, offset, length, scratch);
+      if (found < 0) {
+        return -1;
+      }
+      int f = frame(found);
+      // The entry's index is a rank only if the head is intact: a damaged one could list records out of place.
+      paged.checkHead(f);
+      return pages.firstRank(f) + entry(found);
+    }
+
+    /** A candidate rank: the first record of the frame whose entry carries the hash's fragment, or -1. */
+    @Override
+    long rankOfHash(long hi, long lo) {
+      int f = frameOf(hi, lo);
+      if (f < 0) {
+        return -1;
+      }
+      int fragment = PagedLayout.fragment(lo);
+      long entries = paged.entriesStart(f);
+      for (int i = 0; i < pages.count(f); i++) {
+        if (PagedLayout.entryFragment(paged.data.readLittleEndianInt(entries + (long) PagedLayout.ENTRY_BYTES * i)) == fragment) {
+          return pages.firstRank(f) + i;
+        }
+      }
+      return -1;
+    }
+
+    /** The last frame with records whose first hash is not above the key's, or -1. */
+    private int frameOf(long hi, long lo) {
+      if (!fullHashRange) {
+        if (!hashRange.contains(hi, lo)) {
+          return -1;
+        }
+        hi = hashRange.mapHi(hi, lo);
+      }
+      return pages.frameOf(hi >>> 32);
+    }
+
+    /**
+     * The frame and entry of the key's record ({@code frame << 32 | entry}), or -1 when absent; the
+     * record is then in {@code scratch}, checked.
+     */
+    private long find(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
+      int f = frameOf(hi, lo);
+      if (f < 0) {
+        return -1;
+      }
+      long top = (fullHashRange ? hi : hashRange.mapHi(hi, lo)) >>> 32;
+      int fragment = PagedLayout.fragment(lo);
+      while (true) {
+        int entry = search(f, top, fragment, key, offset, length, lo, scratch);
+        if (entry >= 0) {
+          return (long) f << 32 | entry;
+        }
+        // Records of one top can spread over several frames: each frame's first is its lowest.
+        if (pages.first(f) != top || (f = pages.previousWithRecords(f)) < 0) {
+          return -1;
+        }
+      }
+    }
+
+    private static int frame(long found) {
+      return (int) (found >>> 32);
+    }
+
+    private static int entry(long found) {
+      return (int) found;
+    }
+
+    private int entryAt(int f, int i) {
+      return paged.data.readLittleEndianInt(paged.entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i);
+    }
+
+    /** Searches frame {@code f} for the key; returns its entry's index, or -1 once the head is checked. */
+    private int search(int f, long top, int fragment, byte[] key, int offset, int length, long lo, RecordCopy scratch) {
+      RecordMemory data = paged.data;
+      int count = pages.count(f);
+      long frame = paged.frameStart(f);
+      long entries = paged.entriesStart(f);
+      long first = pages.first(f);
+      long span = Math.max(1, pages.nextFirst(f) - first);
+      int guess = (int) Math.min(count - 1, Math.max(0, top - first) * count / span);
+      int recordsStart = pages.recordsStart(f);
+      int recordsEnd = Math.max(recordsStart + 1, pages.recordsEndEstimate(f));
+      long likely = frame + recordsStart + (long) guess * (recordsEnd - recordsStart) / count;
+      long firstTouch = frame + recordsStart;
+      long lastTouchHere = Math.min(lastTouch, frame + pageBytes - Long.BYTES);
+      long touched = data.readNativeLong(entries + (long) PagedLayout.ENTRY_BYTES * guess);
+      for (int line = -LINES_AROUND; line <= LINES_AROUND; line++) {
+        touched += data.readNativeLong(Math.max(firstTouch, Math.min(lastTouchHere, likely + (long) LINE * line)));
+      }
+      if (touched == TOUCH_SENTINEL) {
+        touchSink = touched; // almost never: keeps the touches from being dropped
+      }
+      for (int step = 0; step < 2 * count; step++) {
+        int i = (step & 1) == 0 ? guess + (step >>> 1) : guess - 1 - (step >>> 1);
+        if (i < 0 || i >= count) {
+          continue;
+        }
+        int entry = data.readLittleEndianInt(entries + (long) PagedLayout.ENTRY_BYTES * i);
+        if (PagedLayout.entryFragment(entry) == fragment
+            && keyMatch.matches(records, paged.positionOf(f, entry), key, offset, length, lo, scratch)) {
+          return i;
+        }
+      }
+      paged.checkHead(f);
+      return -1;
+    }
+
+    private static final long TOUCH_SENTINEL = 0x7A6E_D5EE_D000_0001L;
+
+    /** Written only if the touches sum to the sentinel: the JIT cannot drop reads whose sum may be stored. */
+    @SuppressWarnings("unused")
+    private static long touchSink;
   }
 
   /** No index: the records lie in hash order, so their keys' hashes are bisected. */

@@ -6,6 +6,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
+import io.varve.core.store.PageTable;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreMeta;
@@ -25,7 +26,9 @@ import java.util.Objects;
  * record), the data file is memory-mapped ({@link #open}) or copied into memory ({@link #load}, see {@link DataAccess}), and a lookup reads one
  * record. A store with a sparse index (built with {@code sparseIndex}, or given
  * one by {@code StoreReindexer}) holds a block table instead of offsets (a fraction of a bit per
- * record) and a lookup reads one block and searches it, comparing keys record by record.
+ * record) and a lookup reads one block and searches it, comparing keys record by record. A paged
+ * store (index kind paged) holds only its page table (about a bit per record) and a lookup reads
+ * one page, whose head leads it to the record.
  *
  * <pre>{@code
  * try (Store store = Store.open(Path.of("/data/stores/2026-11-22"))) {
@@ -64,6 +67,7 @@ public final class Store implements Closeable {
   private final RankIndex index;
   private final EliasFano offsets;
   private final RecordBlocks blocks;
+  private final PageTable pages;
   private final RecordMemory data;
   private final DataAccess access;
   private final long fileBytes;
@@ -79,6 +83,7 @@ public final class Store implements Closeable {
       RankIndex index,
       EliasFano offsets,
       RecordBlocks blocks,
+      PageTable pages,
       RecordMemory data,
       DataAccess access,
       long fileBytes) {
@@ -88,12 +93,13 @@ public final class Store implements Closeable {
     this.index = index;
     this.offsets = offsets;
     this.blocks = blocks;
+    this.pages = pages;
     this.data = data;
     this.access = access;
     this.fileBytes = fileBytes;
     this.guard = new LookupGuard(directory.toString());
     this.faults = new DataFaults(directory, dataRegion, access, guard);
-    this.records = Records.of(data, faults, StoreFile.DATA.payloadOffset(), meta, offsets, blocks);
+    this.records = Records.of(data, faults, StoreFile.DATA.payloadOffset(), meta, offsets, blocks, pages);
     this.finder = RecordFinder.of(KeyHasher.withSeed(meta.seed()), records, KeyMatch.of(meta.keyMode()), index, meta.hashRange(), blocks);
   }
 
@@ -408,13 +414,14 @@ public final class Store implements Closeable {
     long memory =
         (index == null ? 0 : index.ramBytesUsed())
             + (offsets == null ? 0 : offsets.ramBytesUsed())
-            + (blocks == null ? 0 : blocks.ramBytesUsed());
+            + (blocks == null ? 0 : blocks.ramBytesUsed())
+            + (pages == null ? 0 : pages.ramBytesUsed());
     EctIndex ect = index instanceof EctIndex e ? e : null;
     return new StoreStats(
         size(),
         meta.dataBytes(),
         meta.indexKind(),
-        index == null ? 0 : index.encodedBits(),
+        index != null ? index.encodedBits() : pages != null ? pages.encodedBits() : 0,
         ect == null ? 0 : ect.trieBits(),
         ect == null ? 0 : ect.directoryBits(),
         offsetsBits,

@@ -5,6 +5,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.index.RankIndex;
 import io.varve.core.store.IndexFile;
+import io.varve.core.store.PageTable;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -17,7 +18,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Opens a store directory or artifact: validates every file against the meta file (size, envelope,
- * checksum once, structure), loads the index and the offsets or blocks, and maps or loads the data
+ * checksum once, structure), loads the index and the offsets or blocks (or a paged store's page
+ * table, which is its index and is loaded even when the index is not), and maps or loads the data
  * file (an artifact's data entry in place, at its offset). Stateless; thread-safe.
  */
 final class StoreOpener {
@@ -51,9 +53,18 @@ final class StoreOpener {
               meta,
               (in, length) -> RecordBlocks.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes()));
     }
-    RankIndex index = withIndex ? readIndex(files, meta, blocks) : null;
+    PageTable pages = null;
+    if (meta.isPaged()) {
+      pages =
+          readChecked(
+              files,
+              StoreFile.PAGES,
+              meta,
+              (in, length) -> PageTable.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes(), meta.checkBytes()));
+    }
+    RankIndex index = withIndex && !meta.isPaged() ? readIndex(files, meta, blocks) : null;
     EliasFano offsets = null;
-    if (!meta.isFixedSize() && blocks == null) {
+    if (!meta.isFixedSize() && blocks == null && pages == null) {
       offsets = readChecked(files, StoreFile.OFFSETS, meta, (in, length) -> EliasFano.readFrom(in, meta.recordCount() + 1));
       checkOffsets(offsets, meta, files.listed(meta, StoreFile.OFFSETS));
     }
@@ -67,7 +78,7 @@ final class StoreOpener {
       CorruptStoreException.check(footer == meta.file(StoreFile.DATA).checksum(), data + ": checksum differs from the meta file's");
     }
     RecordMemory memoryOfData = memory.open(data, access);
-    return new Store(files, data, meta, index, offsets, blocks, memoryOfData, access, fileBytes);
+    return new Store(files, data, meta, index, offsets, blocks, pages, memoryOfData, access, fileBytes);
   }
 
   private static RankIndex readIndex(StoreFiles files, StoreMeta meta, RecordBlocks blocks) throws IOException {

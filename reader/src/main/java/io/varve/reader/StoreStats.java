@@ -9,16 +9,17 @@ import io.varve.core.index.IndexKind;
  * @param dataBytes bytes of records in the data file (its header and footer excluded)
  * @param indexKind the kind of the store's index
  * @param indexBits bits of the index as stored (0 for a store opened without it): tries and
- *     bucket directory of an ECT index, blocks and spill stream of a blocked one
+ *     bucket directory of an ECT index, blocks and spill stream of a blocked one, the page table of
+ *     a paged store (as held in memory: 64 bits per page)
  * @param trieBits bits of an ECT index's tries alone (0 for a blocked index)
  * @param directoryBits bits of an ECT index's bucket directory alone (0 for a blocked index)
  * @param offsetsBits bits of the offsets (0 in a fixed-size store), or of the block table of a
  *     sparse index
- * @param memoryBytes heap bytes held by the open store (index and offsets or blocks)
+ * @param memoryBytes heap bytes held by the open store (index and offsets or blocks, or page table)
  * @param loadedBytes bytes of the data file copied into memory outside the heap by {@link
  *     Store#load}; 0 for a mapped store, whose records stay in the page cache
  * @param fileBytes bytes of all the store's files
- * @param formatVersion the store's format version (its meta file's: 1 to 3, see {@code
+ * @param formatVersion the store's format version (its meta file's: 1 to 5, see {@code
  *     docs/FORMAT.md})
  * @param blockBytes the block size of a sparse index, 0 for a dense one
  */

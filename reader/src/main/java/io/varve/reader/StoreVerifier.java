@@ -7,6 +7,7 @@ import io.varve.core.hash.KeyHasher;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.HashesReader;
 import io.varve.core.store.RecordFormat;
+import io.varve.core.store.PageTable;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
 import io.varve.core.store.StoreMeta;
@@ -90,6 +91,10 @@ final class StoreVerifier {
    * (Fixed-size records are where {@link RecordFormat#fixedRecordOffset} says by construction.)
    */
   private void checkRecordLayout() {
+    if (records instanceof Records.Paged paged) {
+      checkPagedLayout(paged);
+      return;
+    }
     long dataStart = records.dataStart;
     long end = 0; // where the previous record ends, in the payload
     for (long i = 0; i < records.recordCount; i++) {
@@ -108,6 +113,45 @@ final class StoreVerifier {
     }
     if (end != records.dataBytes) {
       throw new CorruptStoreException(directory + ": the records end at payload byte " + end + " of " + records.dataBytes);
+    }
+  }
+
+  /**
+   * Checks that every frame of a paged store is laid out as the writer lays it out ({@link
+   * io.varve.core.store.PagedLayout}): its head intact, starting right after the tail of the record
+   * before it (or at the frame's start), its entries pointing at its records in order, back to back
+   * from the head's end; and that the last record ends the data.
+   */
+  private void checkPagedLayout(Records.Paged paged) {
+    PageTable pages = paged.pages();
+    long end = paged.dataStart; // where the previous record ends, in the data file
+    for (int f = 0; f < pages.frameCount(); f++) {
+      int count = pages.count(f);
+      if (count == 0) {
+        continue;
+      }
+      long frame = paged.frameStart(f);
+      long head = frame + pages.headerStart(f);
+      if (head != Math.max(frame, end) || end > frame + pages.pageBytes()) {
+        throw new CorruptStoreException(
+            directory + ": the head of frame " + f + " starts at byte " + head + ", but the records before it end at byte " + end);
+      }
+      paged.checkHead(f);
+      long position = frame + pages.recordsStart(f);
+      long entries = paged.entriesStart(f);
+      for (int i = 0; i < count; i++) {
+        long listed = paged.positionOf(f, records.data.readLittleEndianInt(entries + 4L * i));
+        if (listed != position) {
+          throw new CorruptStoreException(
+              directory + ": entry " + i + " of frame " + f + " lists byte " + listed + ", but its record starts at byte " + position);
+        }
+        position = records.end(position, records.lengthsAt(position));
+      }
+      end = position;
+    }
+    if (end != paged.dataStart + records.dataBytes) {
+      throw new CorruptStoreException(
+          directory + ": the records end at payload byte " + (end - paged.dataStart) + " of " + records.dataBytes);
     }
   }
 

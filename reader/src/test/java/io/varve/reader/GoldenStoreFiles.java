@@ -31,6 +31,12 @@ final class GoldenStoreFiles {
   static final String CHECKED_VARIABLE = "store-meta4-checked-variable";
   /** Meta version 4: record checksums, fixed sizes, an ECT index (the fixed sample's records). */
   static final String CHECKED_FIXED = "store-meta4-checked-fixed";
+  /**
+   * Meta version 5, data version 3: a paged store over 512-byte pages, record checksums; the
+   * variable sample's keys, every hundredth value (from the 8th) longer than half a page, so that
+   * records cross frames ({@link #pagedValue}).
+   */
+  static final String PAGED = "store-meta5-paged";
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
@@ -43,6 +49,18 @@ final class GoldenStoreFiles {
     byte[] value = new byte[i % 40];
     for (int j = 0; j < value.length; j++) {
       value[j] = (byte) (i * 31 + j);
+    }
+    return value;
+  }
+
+  /** Value {@code i} of the paged sample: {@link #variableValue}, or {@code 300 + i} bytes when {@code i % 100 == 7}. */
+  static byte[] pagedValue(int i) {
+    if (i % 100 != 7) {
+      return variableValue(i);
+    }
+    byte[] value = new byte[300 + i];
+    for (int j = 0; j < value.length; j++) {
+      value[j] = (byte) (i + j * 7);
     }
     return value;
   }
@@ -134,6 +152,20 @@ final class GoldenStoreFiles {
     }
   }
 
+  static void writePaged(Path dir) throws IOException {
+    try (StoreBuilder builder =
+        StoreBuilder.create(dir)
+            .seed(5)
+            .pageAlignment(512)
+            .indexParameters(io.varve.core.store.PagedParameters.INSTANCE)
+            .metadata("sample", "paged")) {
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(variableKey(i), pagedValue(i));
+      }
+      builder.build();
+    }
+  }
+
   public static void main(String[] args) throws IOException {
     Path folder = Path.of(args[0]);
     if (args.length == 1 || args[1].equals(VARIABLE)) {
@@ -156,6 +188,9 @@ final class GoldenStoreFiles {
     }
     if (args.length == 1 || args[1].equals(CHECKED_FIXED)) {
       writeCheckedFixed(folder.resolve(CHECKED_FIXED));
+    }
+    if (args.length == 1 || args[1].equals(PAGED)) {
+      writePaged(folder.resolve(PAGED));
     }
   }
 }

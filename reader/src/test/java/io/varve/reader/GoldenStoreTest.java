@@ -105,11 +105,100 @@ class GoldenStoreTest {
   }
 
   @Test
+  void readsPagedSample() throws IOException {
+    Path dir = GOLDEN.resolve(GoldenStoreFiles.PAGED);
+    check(dir, GoldenStoreFiles::variableKey, GoldenStoreFiles::pagedValue, false);
+    try (Store store = Store.open(dir)) {
+      assertTrue(store.meta().isPaged());
+      assertEquals(5, store.stats().formatVersion());
+      assertEquals(IndexKind.PAGED, store.stats().indexKind());
+      assertEquals(512, store.meta().pageBytes());
+    }
+  }
+
+  /**
+   * The paged sample decoded from docs/FORMAT.md alone: the pages file's frames, each frame's head
+   * (its check, and entries whose fragments are the low 16 bits of the key hashes and whose offsets
+   * point at the records, back to back from the head), the firsts (top 32 bits of each frame's first
+   * hash), records that cross frames, and the checksum of every record.
+   */
+  @Test
+  void pagedSampleFollowsTheSpec() throws IOException {
+    Path dir = GOLDEN.resolve(GoldenStoreFiles.PAGED);
+    byte[] dataFile = Files.readAllBytes(dir.resolve(StoreFile.DATA.fileName()));
+    byte[] pagesFile = Files.readAllBytes(dir.resolve(StoreFile.PAGES.fileName()));
+    net.openhft.hashing.LongHashFunction xxh3 = net.openhft.hashing.LongHashFunction.xx3();
+    java.nio.ByteBuffer data =
+        java.nio.ByteBuffer.wrap(dataFile, StoreFile.DATA.payloadOffset(), dataFile.length - (int) StoreFile.DATA.envelopeLength())
+            .slice()
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    java.nio.ByteBuffer pages = java.nio.ByteBuffer.wrap(pagesFile, StoreFile.PAGES.payloadOffset(), pagesFile.length - (int) StoreFile.PAGES.envelopeLength()).slice();
+    int pageBytes = pages.getInt();
+    int frameCount = pages.getInt();
+    assertEquals(512, pageBytes);
+    assertEquals((data.capacity() + pageBytes - 1) / pageBytes, frameCount);
+    io.varve.core.hash.KeyHasher hasher = io.varve.core.hash.KeyHasher.withSeed(5);
+    long[] hash = new long[2];
+    int records = 0;
+    int crossing = 0;
+    long previousEnd = 0;
+    for (int f = 0; f < frameCount; f++) {
+      int first = pages.getInt();
+      int count = pages.getShort() & 0xFFFF;
+      int headerStart = pages.getShort() & 0xFFFF;
+      int recordsEnd = pages.getShort() & 0xFFFF;
+      if (count == 0) {
+        continue;
+      }
+      long frame = (long) f * pageBytes;
+      int head = (int) frame + headerStart;
+      assertEquals(Math.max(frame, previousEnd), head, "frame " + f + "'s head follows the tail");
+      byte[] entries = new byte[4 * count];
+      data.get(head + 4, entries);
+      assertEquals((int) (xxh3.hashBytes(entries) ^ head * 0x9E3779B97F4A7C15L), data.getInt(head), "head check of frame " + f);
+      int position = head + 4 + 4 * count;
+      for (int i = 0; i < count; i++) {
+        int fragment = data.getShort(head + 4 + 4 * i) & 0xFFFF;
+        int offset = data.getShort(head + 4 + 4 * i + 2) & 0xFFFF;
+        assertEquals(position, frame + offset, "entry " + i + " of frame " + f);
+        int keyLength = data.get(position); // the sample's lengths fit one varint byte... or two
+        int at = position + 1;
+        if (keyLength < 0) {
+          keyLength = keyLength & 0x7F | data.get(at++) << 7;
+        }
+        int valueLength = data.get(at++);
+        if (valueLength < 0) {
+          valueLength = valueLength & 0x7F | data.get(at++) << 7;
+        }
+        byte[] key = new byte[keyLength];
+        data.get(at, key);
+        hasher.hash(key, 0, keyLength, hash);
+        assertEquals((int) hash[1] & 0xFFFF, fragment, "fragment of entry " + i + " of frame " + f);
+        if (i == 0) {
+          assertEquals((int) (hash[0] >>> 32), first, "first of frame " + f);
+        }
+        int length = at - position + keyLength + valueLength;
+        byte[] record = new byte[length];
+        data.get(position, record);
+        assertEquals((int) (xxh3.hashBytes(record) ^ position * 0x9E3779B97F4A7C15L), data.getInt(position + length), "check of a record");
+        position += length + 4;
+        records++;
+      }
+      assertEquals(Math.min(pageBytes, position - frame), recordsEnd, "records end of frame " + f);
+      crossing += position > frame + pageBytes ? 1 : 0;
+      previousEnd = position;
+    }
+    assertEquals(GoldenStoreFiles.RECORDS, records);
+    assertEquals(data.capacity(), previousEnd, "the payload ends with the last record");
+    assertTrue(crossing > 0, "some records cross frames");
+  }
+
+  @Test
   void samplesCarryTheVersionsTheyNeed() throws IOException {
     String[][] expected = {
       {GoldenStoreFiles.VARIABLE, "1", "1"}, {GoldenStoreFiles.FIXED, "1", "1"}, {GoldenStoreFiles.SPARSE, "2", "1"},
       {GoldenStoreFiles.SIGNATURE, "2", "1"}, {GoldenStoreFiles.BLOCKED, "3", "1"},
-      {GoldenStoreFiles.CHECKED_VARIABLE, "4", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "4", "2"}
+      {GoldenStoreFiles.CHECKED_VARIABLE, "4", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "4", "2"}, {GoldenStoreFiles.PAGED, "5", "3"}
     };
     for (String[] sample : expected) {
       Path meta = GOLDEN.resolve(sample[0]).resolve(StoreFile.META.fileName());
@@ -128,6 +217,10 @@ class GoldenStoreTest {
     GoldenStoreFiles.writeBlocked(temp.resolve("blocked"));
     GoldenStoreFiles.writeCheckedVariable(temp.resolve("checked-variable"));
     GoldenStoreFiles.writeCheckedFixed(temp.resolve("checked-fixed"));
+    GoldenStoreFiles.writePaged(temp.resolve("paged"));
+    for (String file : new String[] {"data", "pages"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.PAGED).resolve(file), temp.resolve("paged").resolve(file));
+    }
     for (String file : new String[] {"data", "offsets", "index"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.CHECKED_VARIABLE).resolve(file), temp.resolve("checked-variable").resolve(file));
     }

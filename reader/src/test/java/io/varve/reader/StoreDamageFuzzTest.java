@@ -9,6 +9,7 @@ import io.varve.builder.StoreBuilder;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.KeyMode;
+import io.varve.core.store.PagedParameters;
 import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * promise: each call gives the right answer or throws {@link CorruptStoreException}, never another
  * answer (a damaged value, a present key reported absent, an absent key found) and never another
  * exception. Store kinds: the default (blocked index, variable sizes), ECT, sparse, fixed sizes,
- * 16-bit key signatures and no keys; all with record checksums, the default.
+ * 16-bit key signatures and no keys, and apart from them paged; all with record checksums, the default.
  *
  * <p>Damage: bit flips, changed bytes, overwritten, zeroed and copied ranges (a misdirected write),
  * truncation and appended bytes, to any file; left with a wrong checksum (what disks and networks
@@ -51,6 +52,8 @@ class StoreDamageFuzzTest {
   private static final int ABSENT = 100;
 
   private static final List<Kind> KINDS = new ArrayList<>();
+  /** Paged stores, fuzzed by a test of their own ({@link #pagedStoresAnswerRightOrReportDamage}). */
+  private static final List<Kind> PAGED = new ArrayList<>();
   private static final Map<String, Long> OUTCOMES = new TreeMap<>();
 
   @TempDir static Path fixtures;
@@ -75,6 +78,9 @@ class StoreDamageFuzzTest {
     add("fixed", TestRecords.fixed(RECORDS, SEED + 4, 16, 8), b -> {});
     add("signature", variableRecords(5), b -> b.keyMode(KeyMode.signature(16)));
     add("none", variableRecords(6), b -> b.keyMode(KeyMode.NONE));
+    // Apart, so that the kinds the regression cases draw from stay as they were.
+    add("paged", variableRecords(7), b -> b.indexParameters(PagedParameters.INSTANCE).pageAlignment(512));
+    PAGED.add(KINDS.remove(KINDS.size() - 1));
   }
 
   /** Edge cases first: the empty key, an empty value, non-ASCII bytes, a value over a page. */
@@ -139,7 +145,15 @@ class StoreDamageFuzzTest {
   @Test
   void everyCallAnswersRightOrReportsDamage() throws IOException {
     for (int iteration = FIRST; iteration < FIRST + ITERATIONS; iteration++) {
-      run(SEED, iteration);
+      run(SEED, iteration, KINDS);
+    }
+  }
+
+  /** The same over a paged store (512-byte pages, records crossing them, one larger than a page). */
+  @Test
+  void pagedStoresAnswerRightOrReportDamage() throws IOException {
+    for (int iteration = FIRST; iteration < FIRST + ITERATIONS / 4; iteration++) {
+      run(SEED, iteration, PAGED);
     }
   }
 
@@ -159,7 +173,7 @@ class StoreDamageFuzzTest {
             continue;
           }
           String[] fields = line.split(" ", 3);
-          String described = run(Long.parseLong(fields[0], 16), Integer.parseInt(fields[1]));
+          String described = run(Long.parseLong(fields[0], 16), Integer.parseInt(fields[1]), KINDS);
           assertEquals(fields[2], described, file.getFileName() + ": the case no longer describes the same damage");
           cases++;
         }
@@ -169,9 +183,9 @@ class StoreDamageFuzzTest {
   }
 
   /** Damages one store as iteration {@code iteration} of seed {@code seed} says, checks it, and describes the case. */
-  private String run(long seed, int iteration) throws IOException {
+  private String run(long seed, int iteration, List<Kind> kinds) throws IOException {
     SplittableRandom random = new SplittableRandom(seed ^ (iteration * 0x9E3779B97F4A7C15L));
-    Kind kind = KINDS.get(random.nextInt(KINDS.size()));
+    Kind kind = kinds.get(random.nextInt(kinds.size()));
     List<String> names = new ArrayList<>(kind.files().keySet());
     String file = names.get(random.nextInt(names.size()));
     Damage damage = Damage.values()[random.nextInt(Damage.values().length)];

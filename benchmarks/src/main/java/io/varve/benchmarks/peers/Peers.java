@@ -8,8 +8,11 @@ public final class Peers {
   private static final List<Peer> ALL =
       List.of(VarvePeer.MAPPED, new MphTablePeer(), new Sux4jPeer(), new PalDbPeer(), new SparkeyPeer(), new RocksDbPeer());
 
-  /** Layouts measured beside the peers but not in the comparison: issue 23's {@link PagedPrototype}. */
-  private static final List<Peer> PROTOTYPES = List.of(new PagedPrototype());
+  /**
+   * Layouts measured beside the peers but not in the comparison: issue 23's {@link PagedPrototype},
+   * and Varve's paged stores ({@link VarvePeer#PAGED}) until they become its default.
+   */
+  private static final List<Peer> PROTOTYPES = List.of(new PagedPrototype(), VarvePeer.PAGED);
 
   private Peers() {}
 

@@ -2,6 +2,7 @@ package io.varve.benchmarks.peers;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
+import io.varve.core.store.PagedParameters;
 import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
 import java.nio.file.Path;
@@ -15,18 +16,22 @@ import java.util.List;
  */
 final class VarvePeer implements Peer {
   /** The data file loaded into memory ({@link Store#load}). */
-  static final VarvePeer LOADED = new VarvePeer(DataAccess.LOADED, "Varve-loaded", List.of());
+  static final VarvePeer LOADED = new VarvePeer(DataAccess.LOADED, "Varve-loaded", List.of(), false);
   /** Varve's default: the data file memory-mapped. */
-  static final VarvePeer MAPPED = new VarvePeer(DataAccess.MAPPED, "Varve", List.of(LOADED));
+  static final VarvePeer MAPPED = new VarvePeer(DataAccess.MAPPED, "Varve", List.of(LOADED), false);
+  /** Paged stores ({@code PagedParameters}): variable-size records in pages found through a page table. */
+  static final VarvePeer PAGED = new VarvePeer(DataAccess.MAPPED, "Varve-paged", List.of(), true);
 
   private final DataAccess access;
   private final String name;
   private final List<Peer> warmVariants;
+  private final boolean paged;
 
-  private VarvePeer(DataAccess access, String name, List<Peer> warmVariants) {
+  private VarvePeer(DataAccess access, String name, List<Peer> warmVariants, boolean paged) {
     this.access = access;
     this.name = name;
     this.warmVariants = warmVariants;
+    this.paged = paged;
   }
 
   @Override
@@ -42,6 +47,9 @@ final class VarvePeer implements Peer {
   @Override
   public void build(RecordSet records, Path dir) throws Exception {
     try (StoreBuilder builder = StoreBuilder.create(dir)) {
+      if (paged) {
+        builder.indexParameters(PagedParameters.INSTANCE);
+      }
       records.forEach(builder::put);
       builder.build();
     }

@@ -20,7 +20,14 @@ public enum IndexKind {
    * The blocked index ({@code io.varve.core.blocked.BlockedIndex}): {@code 1024 / keysPerBlock}
    * bits per key plus a small spill stream, one 128-byte block read per lookup.
    */
-  BLOCKED(1);
+  BLOCKED(1),
+  /**
+   * No rank index: the records are packed into pages in hash order, and an in-memory table of each
+   * page's first hash ({@code io.varve.core.store.PageTable}, about one bit per key) leads a lookup
+   * to its page, whose head finds the record ({@code io.varve.core.store.PagedLayout}). For
+   * variable-size records with full keys.
+   */
+  PAGED(2);
 
   private final int code;
 
@@ -28,7 +35,7 @@ public enum IndexKind {
     this.code = code;
   }
 
-  /** The kind's code in a file: 0 for ECT, 1 for blocked. */
+  /** The kind's code in a file: 0 for ECT, 1 for blocked, 2 for paged. */
   public int code() {
     return code;
   }
@@ -47,7 +54,10 @@ public enum IndexKind {
     throw new CorruptStoreException("unknown index kind " + code);
   }
 
-  /** The kind's name as the command line and the stats JSON spell it: {@code ect} or {@code blocked}. */
+  /**
+   * The kind's name as the command line and the stats JSON spell it: {@code ect}, {@code blocked}
+   * or {@code paged}.
+   */
   public String label() {
     return name().toLowerCase(Locale.ROOT);
   }
@@ -63,6 +73,6 @@ public enum IndexKind {
         return kind;
       }
     }
-    throw new IllegalArgumentException("unknown index kind '" + label + "' (known: ect, blocked)");
+    throw new IllegalArgumentException("unknown index kind '" + label + "' (known: ect, blocked, paged)");
   }
 }

@@ -29,9 +29,10 @@ import java.io.IOException;
 public enum StoreFile {
   /**
    * The records in hash order ({@link RecordFormat}). Version 2: each record ends with a {@link
-   * RecordChecksum}; written only then.
+   * RecordChecksum}; written only then. Version 3: the records are packed into frames ({@link
+   * PagedLayout}), in a store whose index kind is paged; written only then.
    */
-  DATA("data", "varve-data", 1, 2, 4096),
+  DATA("data", "varve-data", 1, 3, 4096),
   /**
    * The Elias-Fano sequence of record start offsets; absent when all records have one size, and in
    * a store with a sparse index.
@@ -45,6 +46,8 @@ public enum StoreFile {
   INDEX("index", "varve-index", 1, 1, 0),
   /** The blocks of a sparse index: first rank and first record start of each ({@link RecordBlocks}). */
   BLOCKS("blocks", "varve-blocks", 1, 1, 0),
+  /** The frames of a paged store: first hash, record count and head of each ({@link PageTable}). */
+  PAGES("pages", "varve-pages", 1, 1, 0),
   /**
    * The 128-bit hash of every record's key, in record order ({@code hi:int64 lo:int64} each), in a
    * store that does not keep full keys: read by merges and re-indexing, never by lookups.
@@ -54,10 +57,11 @@ public enum StoreFile {
    * Counts, parameters, sizes and checksums of the other files, user metadata. Version 2: the store
    * may have a sparse index (a {@code blocks} file instead of {@code offsets}) or keep no full keys;
    * version 3: the meta names the index kind (ECT or blocked); version 4: records may end with a
-   * checksum, and the keys' hashes may lie in a range narrower than the full one. Each is written
-   * only when needed.
+   * checksum, and the keys' hashes may lie in a range narrower than the full one; version 5: the
+   * index kind may be paged (a {@code pages} file, no {@code index}). Each is written only when
+   * needed.
    */
-  META("meta", "varve-meta", 1, 4, 0);
+  META("meta", "varve-meta", 1, 5, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;

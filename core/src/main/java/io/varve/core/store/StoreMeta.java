@@ -41,10 +41,12 @@ import java.util.TreeMap;
  *                dataBytes:int64                         (bytes of the data file's payload)
  *                createdMillis:int64
  *                fileCount:uint8 FileEntry^fileCount     (data; offsets if record sizes vary and the index
- *                                                          is dense, blocks if it is sparse; index)
+ *                                                          is dense, blocks if it is sparse; index; or,
+ *                                                          paged: data and pages)
  *                entryCount:int32 UserEntry^entryCount   (sorted by key, keys distinct)
  * Index       := EctKnobs                               (versions 1 and 2: always an ECT index)
  *              | indexKind:uint8 (EctKnobs | BlockedKnobs) (version 3: 0 = ECT, 1 = blocked)
+ *              | indexKind:uint8 = 2                    (version 5: paged, no knobs; see {@link PagedLayout})
  * EctKnobs    := bucketSize:int32 huffmanMax:int32 skipLevels:int32
  * BlockedKnobs:= keysPerBlock:int32
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
@@ -57,13 +59,13 @@ import java.util.TreeMap;
  * they can: version 1; 2 when it lists a {@code blocks} file (a sparse index) or the store keeps no
  * full keys, which version-1 readers cannot serve; 3 when the index is a blocked index, which
  * readers of versions 1 and 2 do not know; 4 when records end with a checksum, which changes the
- * data layout, or the index holds hashes mapped by a range other than the full one. An immutable
- * value; thread-safe.
+ * data layout, or the index holds hashes mapped by a range other than the full one; 5 when the
+ * records are paged ({@link PagedLayout}, data version 3). An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
- * @param indexParameters the index's kind and knobs ({@link EctParameters} or {@link
- *     BlockedIndexParameters}; a sparse index is an ECT index)
+ * @param indexParameters the index's kind and knobs ({@link EctParameters}, {@link
+ *     BlockedIndexParameters} or {@link PagedParameters}; a sparse index is an ECT index)
  * @param keyMode how keys are kept
  * @param keyLength every key's length in fixed-size mode, else -1
  * @param valueLength every value's length in fixed-size mode, else -1
@@ -128,7 +130,9 @@ public record StoreMeta(
       throw new IllegalArgumentException("fixed-size records do not add up to the data size");
     }
     files = List.copyOf(files);
-    for (StoreFile required : new StoreFile[] {StoreFile.DATA, StoreFile.INDEX}) {
+    java.util.Objects.requireNonNull(indexParameters, "indexParameters");
+    boolean paged = indexKind(indexParameters) == IndexKind.PAGED;
+    for (StoreFile required : paged ? new StoreFile[] {StoreFile.DATA, StoreFile.PAGES} : new StoreFile[] {StoreFile.DATA, StoreFile.INDEX}) {
       if (files.stream().noneMatch(f -> f.name().equals(required.fileName()))) {
         throw new IllegalArgumentException("no " + required.fileName() + " file entry");
       }
@@ -144,11 +148,19 @@ public record StoreMeta(
     }
     boolean hasOffsets = files.stream().anyMatch(f -> f.name().equals(StoreFile.OFFSETS.fileName()));
     boolean hasBlocks = files.stream().anyMatch(f -> f.name().equals(StoreFile.BLOCKS.fileName()));
-    if (hasBlocks ? hasOffsets : hasOffsets == (keyLength >= 0)) {
+    boolean hasPages = files.stream().anyMatch(f -> f.name().equals(StoreFile.PAGES.fileName()));
+    if (paged) {
+      boolean hasIndex = files.stream().anyMatch(f -> f.name().equals(StoreFile.INDEX.fileName()));
+      if (hasOffsets || hasBlocks || hasIndex || keyLength >= 0 || !keyMode.keepsKeys() || pageBytes == 0) {
+        throw new IllegalArgumentException(
+            "a paged store holds variable-size records with full keys in pages, found through its pages file alone");
+      }
+    } else if (hasPages) {
+      throw new IllegalArgumentException("a pages file belongs to a paged store only");
+    } else if (hasBlocks ? hasOffsets : hasOffsets == (keyLength >= 0)) {
       throw new IllegalArgumentException(
           "an offsets file is needed exactly when record sizes vary and the index is dense (sparse: a blocks file)");
     }
-    java.util.Objects.requireNonNull(indexParameters, "indexParameters");
     if (indexKind(indexParameters) == IndexKind.BLOCKED && hasBlocks) {
       throw new IllegalArgumentException("a sparse index is an ECT index, not " + indexParameters);
     }
@@ -180,6 +192,11 @@ public record StoreMeta(
     return hasFile(StoreFile.BLOCKS);
   }
 
+  /** Whether the records are packed into frames found through a {@link PageTable} ({@link PagedLayout}). */
+  public boolean isPaged() {
+    return indexKind() == IndexKind.PAGED;
+  }
+
   /** Bytes of the checksum after each record: {@link RecordChecksum#BYTES} or 0. */
   public int checkBytes() {
     return recordChecksums ? RecordChecksum.BYTES : 0;
@@ -190,9 +207,12 @@ public record StoreMeta(
     return isFixedSize() ? keyLength + valueLength + checkBytes() : -1;
   }
 
-  /** The version of the data file's format these records need: 2 with record checksums, else 1. */
+  /**
+   * The version of the data file's format these records need: 3 when paged, 2 with record
+   * checksums, else 1.
+   */
   public int dataFormatVersion() {
-    return recordChecksums ? 2 : 1;
+    return isPaged() ? 3 : recordChecksums ? 2 : 1;
   }
 
   /**
@@ -200,6 +220,9 @@ public record StoreMeta(
    * index, 2 for a sparse store or one without full keys, else 1.
    */
   public int formatVersion() {
+    if (isPaged()) {
+      return 5;
+    }
     if (recordChecksums || !hashRange.isFull()) {
       return 4;
     }
@@ -225,10 +248,13 @@ public record StoreMeta(
     if (parameters instanceof BlockedIndexParameters) {
       return IndexKind.BLOCKED;
     }
-    throw new IllegalArgumentException("a store records ECT or blocked index parameters, not " + parameters.getClass().getName());
+    if (parameters instanceof PagedParameters) {
+      return IndexKind.PAGED;
+    }
+    throw new IllegalArgumentException("a store records ECT, blocked or paged index parameters, not " + parameters.getClass().getName());
   }
 
-  /** Whether the store has a file of {@code kind} (every store has data and index). */
+  /** Whether the store has a file of {@code kind} (every store has data, and index or pages). */
   public boolean hasFile(StoreFile kind) {
     return files.stream().anyMatch(f -> f.name().equals(kind.fileName()));
   }
@@ -283,7 +309,11 @@ public record StoreMeta(
 
   private static IndexParameters readIndexParameters(DataInput in, int version) throws IOException {
     IndexKind kind = version >= 3 ? IndexKind.fromCode(in.readUnsignedByte()) : IndexKind.ECT;
-    return kind == IndexKind.ECT ? EctParameters.readKnobs(in) : BlockedIndexParameters.readKnobs(in);
+    return switch (kind) {
+      case ECT -> EctParameters.readKnobs(in);
+      case BLOCKED -> BlockedIndexParameters.readKnobs(in);
+      case PAGED -> PagedParameters.INSTANCE;
+    };
   }
 
   /**
@@ -392,6 +422,7 @@ public record StoreMeta(
         || name.equals(StoreFile.OFFSETS.fileName())
         || name.equals(StoreFile.INDEX.fileName())
         || name.equals(StoreFile.BLOCKS.fileName())
+        || name.equals(StoreFile.PAGES.fileName())
         || name.equals(StoreFile.HASHES.fileName());
   }
 

@@ -120,8 +120,23 @@ final class HostileMetaFiles {
     return new Fields().file();
   }
 
+  /** A valid meta file of a paged store. */
+  static byte[] validPaged() throws IOException {
+    Fields fields = new Fields();
+    paged(fields);
+    return fields.file();
+  }
+
   private static void lie(Map<String, byte[]> files, String name, Consumer<Fields> edit) throws IOException {
     HostileFolder.lie(files, name, Fields::new, edit);
+  }
+
+  /** Makes {@code f} a valid paged store's meta: version 5, index kind 2 without knobs, data and pages. */
+  private static void paged(Fields f) {
+    f.version = 5;
+    f.indexKind = 2;
+    f.knobs = new int[0];
+    f.files = new Object[][] {{"data", 34_104L, 11}, {"pages", 1_600L, 12}};
   }
 
   static Map<String, byte[]> variants() throws IOException {
@@ -136,7 +151,7 @@ final class HostileMetaFiles {
     files.put("footer-checksum-wrong", flipped);
     files.put("other-format-name", withFooter(nameReplaced(valid, "varve-data")));
     lie(files, "version-0", f -> f.headerVersion = 0);
-    lie(files, "version-5", f -> f.headerVersion = 5);
+    lie(files, "version-6", f -> f.headerVersion = 6);
     // A header version other than the payload's layout.
     lie(files, "version-3-header-on-version-4-payload", f -> f.headerVersion = 3);
     lie(files, "version-1-header-on-version-3-payload", f -> {
@@ -156,6 +171,40 @@ final class HostileMetaFiles {
       f.signatureBits = 16;
       f.files = new Object[][] {{"data", 34_104L, 11}, {"offsets", 1_600L, 12}, {"hashes", 16_012L, 14}, {"index", 900L, 13}};
     });
+    // Paged stores (version 5): data and pages, variable sizes, full keys, aligned to pages.
+    lie(files, "version-4-header-on-paged", f -> {
+      paged(f);
+      f.headerVersion = 4;
+    });
+    lie(files, "paged-with-index", f -> {
+      paged(f);
+      f.files = new Object[][] {{"data", 34_104L, 11}, {"pages", 1_600L, 12}, {"index", 900L, 13}};
+    });
+    lie(files, "paged-with-offsets", f -> {
+      paged(f);
+      f.files = new Object[][] {{"data", 34_104L, 11}, {"pages", 1_600L, 12}, {"offsets", 900L, 13}};
+    });
+    lie(files, "paged-without-pages", f -> {
+      paged(f);
+      f.files = new Object[][] {{"data", 34_104L, 11}};
+    });
+    lie(files, "paged-fixed-sizes", f -> {
+      paged(f);
+      f.keyLength = 8;
+      f.valueLength = 8;
+      f.dataBytes = 8 * 1000 * 12 / 10;
+    });
+    lie(files, "paged-signature-keys", f -> {
+      paged(f);
+      f.keyMode = 1;
+      f.signatureBits = 16;
+      f.files = new Object[][] {{"data", 34_104L, 11}, {"pages", 1_600L, 12}, {"hashes", 16_012L, 14}};
+    });
+    lie(files, "paged-page-size-0", f -> {
+      paged(f);
+      f.pageBytes = 0;
+    });
+    lie(files, "pages-with-blocked-index", f -> f.files = new Object[][] {{"data", 34_104L, 11}, {"pages", 1_600L, 12}, {"index", 900L, 13}});
     // Counts and sizes.
     lie(files, "negative-record-count", f -> f.recordCount = -1);
     lie(files, "negative-data-bytes", f -> f.dataBytes = -5);

@@ -30,4 +30,15 @@ class HostileMetaTest {
     assertEquals(1000, meta.recordCount());
     assertEquals(4, meta.formatVersion());
   }
+
+  /** The paged variants lie about one field of a valid paged meta, which reads. */
+  @Test
+  void theValidPagedOriginalReads() throws IOException {
+    Path file = temp.resolve("meta");
+    Files.write(file, HostileMetaFiles.validPaged());
+    StoreMeta meta = StoreMeta.read(file);
+    assertEquals(5, meta.formatVersion());
+    assertEquals(3, meta.dataFormatVersion());
+    assertEquals(io.varve.core.index.IndexKind.PAGED, meta.indexKind());
+  }
 }
