@@ -28,7 +28,9 @@ import java.util.List;
  * offsets) or sparse (a block per key, a table of blocks; ECT paper, section 2.6). The data file is
  * hard-linked into the new store directory (copied where links are not possible); two sequential
  * passes over it find the record starts and the key hashes, and the new index, offsets or blocks
- * and meta are written beside it. The new directory appears complete or not at all; the old store
+ * and meta are written beside it. A paged store's data is laid out for its page table, so
+ * re-indexing into or out of pages (index kind paged) writes the records anew instead, in one
+ * sequential pass. The new directory appears complete or not at all; the old store
  * is not changed. The old store may be a one-file artifact ({@code .varve}), read in place and
  * checked as a directory is; its data entry is copied out (it cannot be linked). The new store is
  * always a directory ({@link StoreArtifacts#pack} makes an artifact of it).
@@ -96,16 +98,16 @@ public final class StoreReindexer {
     StoreDirectory.checkNew(to);
     StoreFiles files = StoreFiles.of(from);
     StoreMeta meta = files.readMeta();
-    if (meta.isPaged() || options.isPaged()) {
-      throw new IllegalArgumentException(
-          "a paged store's data is laid out for its page table: re-indexing does not rewrite data, so it can neither"
-              + " make nor unmake a paged store; merge it (StoreMerger) with the index wanted instead");
+    if (meta.isPaged() || (options.isPaged() && !meta.isFixedSize())) {
+      return relayOut(files, meta, to, options);
     }
     int blockBytes = options.sparseBlockBytes();
     boolean sameKind = meta.isSparse() == options.isSparse();
     IndexParameters knobs =
-        options.indexParameters()
-            .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
+        options.isPaged()
+            ? StoreBuilder.DEFAULT_INDEX // fixed-size records keep their layout, as a build gives them: the default index
+            : options.indexParameters()
+                .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
     if (options.isSparse()) {
       if (!RecordBlocks.isValidBlockSize(blockBytes, meta.pageBytes())) {
         throw new IllegalArgumentException(
@@ -127,6 +129,68 @@ public final class StoreReindexer {
       staging = null;
       return written;
     } finally {
+      TemporaryDirectories.delete(staging);
+    }
+  }
+
+  /**
+   * Re-indexes to or from a paged store, whose data is laid out for its page table: the records
+   * are written anew, in one sequential pass over the old data (checked as a merge checks it), into
+   * a paged store or a dense one (made sparse after, as a build does).
+   */
+  private static StoreMeta relayOut(StoreFiles files, StoreMeta meta, Path target, BuildOptions options) throws IOException {
+    if (options.isSparse()) {
+      options.checkBlocksSuit(meta.pageBytes());
+    }
+    if (options.isPaged() && meta.pageBytes() == 0) {
+      throw new IllegalArgumentException("a store not aligned to pages cannot be re-indexed into pages: build or merge it into a paged store");
+    }
+    IndexParameters parameters =
+        options.isSparse()
+            ? StoreBuilder.DEFAULT_INDEX
+            : options.indexParameters().orElse(meta.isPaged() ? StoreBuilder.DEFAULT_INDEX : meta.indexParameters());
+    long n = meta.recordCount();
+    BuildListener listener = options.listener();
+    Path staging = StoreDirectory.staging(target);
+    StoreWriter writer = null;
+    try {
+      writer =
+          new StoreWriter(
+              staging,
+              staging,
+              n,
+              true,
+              meta.isFixedSize(),
+              meta.keyLength(),
+              meta.valueLength(),
+              meta.pageBytes(),
+              parameters,
+              meta.keyMode(),
+              options.dataWrites(),
+              meta.recordChecksums(),
+              meta.hashRange());
+      RankIndexBuilder index = writer.index();
+      listener.progress(BuildListener.Phase.INDEX, 0, n);
+      long copied = 0;
+      try (StoreScan scan = StoreScan.open(files, meta, RecordHasher.xxh3(meta.seed()))) {
+        while (scan.next()) {
+          if (index != null) {
+            index.add(scan.hi, scan.lo);
+          }
+          writer.add(scan.record, scan.hi, scan.lo);
+          if ((++copied & (BuildListener.INTERVAL - 1)) == 0) {
+            listener.progress(BuildListener.Phase.INDEX, copied, n);
+          }
+        }
+      }
+      StoreMeta written = writer.finish(meta.seed(), parameters, meta.userMetadata());
+      writer = null;
+      return publish(staging, written, target, options);
+    } finally {
+      if (writer != null) {
+        writer.abandon();
+      }
+      // Renamed away when published as it is; still there when a sparse store was made from it.
       TemporaryDirectories.delete(staging);
     }
   }

@@ -20,7 +20,8 @@ import picocli.CommandLine.ParentCommand;
 /**
  * {@code varve reindex DIR --out OUT (--block-size N | --dense)}: writes a copy of a store with
  * another index, sparse over blocks of {@code N} bytes or dense, with {@link StoreReindexer}. The
- * data file is shared (hard-linked; copied out of a {@code .varve} artifact) rather than rewritten;
+ * data file is shared (hard-linked; copied out of a {@code .varve} artifact) rather than rewritten,
+ * except into or out of pages ({@code --dense --index paged}), whose data is laid out for its table;
  * the old store is left as it is, and the new one appears complete at {@code OUT} or not at all.
  * Not thread-safe.
  */
@@ -30,7 +31,8 @@ import picocli.CommandLine.ParentCommand;
     header = "Writes a copy of a store with another index.",
     usageHelpWidth = 100,
     sortOptions = false,
-    description = "Writes a copy of a store with another index; the data file is shared, not rewritten.")
+    description = "Writes a copy of a store with another index; the data file is shared, not rewritten"
+        + " (except into or out of pages: --dense --index paged).")
 final class ReindexCommand implements Callable<Integer> {
   @ParentCommand Varve varve;
 
@@ -76,6 +78,11 @@ final class ReindexCommand implements Callable<Integer> {
     }
     try (Store store = Store.open(target)) {
       StoreStats stats = store.stats();
+      if (store.meta().isPaged()) {
+        varve.out.printf("reindexed %s -> %s: paged, %,d records, page table %.3f bits/key (%d-byte pages)%n",
+            dir, out, stats.records(), stats.indexBitsPerKey(), store.meta().pageBytes());
+        return Varve.OK;
+      }
       String kind =
           stats.blockBytes() != 0
               ? String.format("sparse index over %d-byte blocks", stats.blockBytes())

@@ -115,6 +115,30 @@ class ReindexCommandTest extends CommandTestSupport {
     assertNoLeftovers();
   }
 
+  /** Into pages and back out: the records are written anew, and every value stays. */
+  @Test
+  void denseToPagedAndBackKeepsEveryValue() throws IOException {
+    Random random = new Random(SEED + 7);
+    Map<String, String> records = randomRecords(random, 5000);
+    Path dense = build("dense", records);
+    Path paged = temp.resolve("paged");
+    assertEquals(0, run("reindex", dense.toString(), "--out", paged.toString(), "--dense", "--index", "paged"), stderr());
+    assertTrue(
+        stdout().startsWith("reindexed " + dense + " -> " + paged + ": paged, 5,000 records, page table "), stdout());
+    assertTrue(stdout().contains("(4096-byte pages)"), stdout());
+    assertStore(paged, records, 0, random);
+    try (Store store = Store.open(paged)) {
+      assertTrue(store.meta().isPaged());
+      assertTrue(store.stats().memoryBitsPerKey() < 2, store.stats().toJson());
+    }
+    assertEquals(0, run("verify", paged.toString()), stderr());
+    Path back = temp.resolve("back");
+    assertEquals(0, run("reindex", paged.toString(), "--out", back.toString(), "--dense"), stderr());
+    assertTrue(stdout().startsWith("reindexed " + paged + " -> " + back + ": dense blocked index, 5,000 records"), stdout());
+    assertStore(back, records, 0, random);
+    assertNoLeftovers();
+  }
+
   @Test
   void buildWithBlockSizeWritesASparseStore() throws IOException {
     Random random = new Random(SEED + 1);

@@ -171,12 +171,62 @@ class PagedStoreTest {
     assertTrue(pages.getMessage().contains("page alignment 0"), pages.getMessage());
   }
 
+  /** Re-indexing into or out of pages writes the records anew; every store answers the same. */
   @Test
-  void reindexingRefusesPagedStores() throws IOException {
-    Path dir = build("reindex", records(100, 3, 0, 10), 4096, true);
-    IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> StoreReindexer.reindex(dir, temp.resolve("dense"), StoreReindexer.DENSE, null));
-    assertTrue(e.getMessage().contains("paged"), e.getMessage());
+  void reindexingMovesStoresIntoAndOutOfPages() throws IOException {
+    long seed = 0x2E1DL;
+    System.out.println("PagedStoreTest reindex seed=" + seed);
+    Map<ByteBuffer, byte[]> records = records(6_000, seed, 0, 2_000);
+    Path dense = temp.resolve("dense");
+    try (StoreBuilder builder = StoreBuilder.create(dense)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    Path paged = temp.resolve("paged");
+    StoreReindexer.reindex(dense, paged, StoreReindexer.DENSE, PagedParameters.INSTANCE);
+    Path denseAgain = temp.resolve("dense-again");
+    StoreReindexer.reindex(paged, denseAgain, StoreReindexer.DENSE, null);
+    Path sparse = temp.resolve("sparse");
+    StoreReindexer.reindex(paged, sparse, 4096, null);
+    try (Store a = Store.open(dense);
+        Store b = Store.open(paged);
+        Store c = Store.open(denseAgain);
+        Store d = Store.open(sparse)) {
+      assertTrue(b.meta().isPaged());
+      assertEquals(IndexKind.BLOCKED, c.meta().indexKind());
+      assertTrue(d.meta().isSparse());
+      assertEquals(a.meta().seed(), b.meta().seed());
+      for (Store store : new Store[] {b, c, d}) {
+        StoreRoundTripTest.checkAgainst(store, records, seed + 1, 500);
+        store.verify();
+      }
+    }
+    // The dense data comes back byte for byte: the records and their places do not depend on the way there.
+    assertArrayEquals(Files.readAllBytes(dense.resolve("data")), Files.readAllBytes(denseAgain.resolve("data")));
+    assertArrayEquals(Files.readAllBytes(dense.resolve("offsets")), Files.readAllBytes(denseAgain.resolve("offsets")));
+    assertFalse(Files.exists(temp.resolve(".sparse.staging")), "no staging directory left behind");
+    try (var left = Files.list(temp)) {
+      List<String> names = left.map(p -> p.getFileName().toString()).sorted().toList();
+      assertEquals(List.of("dense", "dense-again", "paged", "sparse"), names, "nothing but the stores left behind");
+    }
+    // Fixed-size records keep their layout: asked for pages, they get the default index.
+    Path fixed = temp.resolve("fixed");
+    Map<ByteBuffer, byte[]> fixedRecords = TestRecords.fixed(1_000, seed + 2, 8, 8);
+    try (StoreBuilder builder = StoreBuilder.create(fixed).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : fixedRecords.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    Path fixedPaged = temp.resolve("fixed-paged");
+    StoreReindexer.reindex(fixed, fixedPaged, StoreReindexer.DENSE, PagedParameters.INSTANCE);
+    try (Store store = Store.open(fixedPaged)) {
+      assertTrue(store.meta().isFixedSize());
+      assertEquals(IndexKind.BLOCKED, store.meta().indexKind());
+      StoreRoundTripTest.checkAgainst(store, fixedRecords, seed + 3, 100);
+    }
   }
 
   /** A merge into a paged base keeps it paged, and answers as the map with the batch applied. */

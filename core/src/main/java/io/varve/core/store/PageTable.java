@@ -37,9 +37,12 @@ public final class PageTable {
   private final int pageBytes;
   private final int frameCount;
   private final long recordCount;
-  private final int[] firsts;
-  /** Per frame: count (bits 0-9), headerStart (bits 10-21), recordsEnd / 4, at most 1023 (bits 22-31). */
-  private final int[] shapes;
+  /**
+   * Per frame, one long, so that a lookup's reads of a frame share a cache line: the first (bits
+   * 32-63), then the count (bits 0-9), headerStart (bits 10-21) and recordsEnd / 4, at most 1023
+   * (bits 22-31).
+   */
+  private final long[] rows;
   /** The rank of the first record of frames 0, 64, 128, ..., then the record count. */
   private final long[] rankSamples;
 
@@ -47,8 +50,10 @@ public final class PageTable {
     this.pageBytes = pageBytes;
     this.frameCount = frameCount;
     this.recordCount = recordCount;
-    this.firsts = firsts;
-    this.shapes = shapes;
+    this.rows = new long[frameCount];
+    for (int f = 0; f < frameCount; f++) {
+      rows[f] = (long) firsts[f] << 32 | Integer.toUnsignedLong(shapes[f]);
+    }
     this.rankSamples = new long[(frameCount >>> SAMPLE_SHIFT) + 2];
     long rank = 0;
     for (int f = 0; f < frameCount; f++) {
@@ -79,12 +84,12 @@ public final class PageTable {
 
   /** Records starting in frame {@code f}. */
   public int count(int f) {
-    return shapes[f] & COUNT_MASK;
+    return (int) rows[f] & COUNT_MASK;
   }
 
   /** Where frame {@code f}'s head starts, from the frame's start. */
   public int headerStart(int f) {
-    return shapes[f] >>> COUNT_BITS & START_MASK;
+    return (int) rows[f] >>> COUNT_BITS & START_MASK;
   }
 
   /** Where frame {@code f}'s first record starts, from the frame's start: the head's end. */
@@ -94,12 +99,12 @@ public final class PageTable {
 
   /** About where frame {@code f}'s records end, from its start (within 4 bytes, for guesses only). */
   public int recordsEndEstimate(int f) {
-    return (shapes[f] >>> (COUNT_BITS + START_BITS)) << 2;
+    return ((int) rows[f] >>> (COUNT_BITS + START_BITS)) << 2;
   }
 
   /** The top 32 bits of frame {@code f}'s first (mapped) hash, unsigned. */
   public long first(int f) {
-    return Integer.toUnsignedLong(firsts[f]);
+    return rows[f] >>> 32;
   }
 
   /** The first of the next frame after {@code f} that holds records; {@code 2^32} when there is none. */
@@ -123,6 +128,19 @@ public final class PageTable {
     }
     // Hashes are uniform: the guess is near; gallop from it to bracket the frame, then bisect.
     int guess = (int) ((top * n) >>> 32);
+    // Usually a step or two away: walk; gallop only when the guess is far off.
+    for (int step = 0; step < 4; step++) {
+      if (first(guess) > top) {
+        if (guess == 0) {
+          return -1;
+        }
+        guess--;
+      } else if (guess + 1 < n && first(guess + 1) <= top) {
+        guess++;
+      } else {
+        return previousWithRecords(guess + 1);
+      }
+    }
     int low;
     int high; // the answer lies in [low, high): first(low) <= top, first(high) > top or high = n
     if (first(guess) <= top) {
@@ -212,7 +230,7 @@ public final class PageTable {
 
   /** Bytes of heap held by this table. */
   public long ramBytesUsed() {
-    return 3L * 16 + 4L * firsts.length + 4L * shapes.length + 8L * rankSamples.length + 48;
+    return 2L * 16 + 8L * rows.length + 8L * rankSamples.length + 48;
   }
 
   /**
