@@ -7,6 +7,7 @@ import io.varve.core.ect.EctParameters;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.PageCacheWrites;
+import io.varve.core.store.PagedParameters;
 import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
@@ -64,8 +65,9 @@ public class StoreLookupBenchmark {
   public int keys;
 
   /**
-   * The dense index: {@code blocked} (the builder's default; {@link #keysPerBlock}) or {@code ect}
-   * ({@link #bucketSize}, {@link #skipLevels}).
+   * The dense index: {@code blocked} (the builder's default; {@link #keysPerBlock}), {@code ect}
+   * ({@link #bucketSize}, {@link #skipLevels}) or {@code paged} (pages and their table, for
+   * variable-size {@link #values}).
    */
   @Param("blocked")
   public String index = "blocked";
@@ -234,9 +236,11 @@ public class StoreLookupBenchmark {
   }
 
   IndexParameters denseIndex() {
-    return IndexKind.fromLabel(index) == IndexKind.BLOCKED
-        ? new BlockedIndexParameters(keysPerBlock)
-        : new EctParameters(bucketSize, 64, skipLevels);
+    return switch (IndexKind.fromLabel(index)) {
+      case BLOCKED -> new BlockedIndexParameters(keysPerBlock);
+      case ECT -> new EctParameters(bucketSize, 64, skipLevels);
+      case PAGED -> PagedParameters.INSTANCE;
+    };
   }
 
   /** Each thread walks the lookup order from its own starting point. */

@@ -16,7 +16,8 @@ class StoreLookupBenchmarkTest {
   @CsvSource({
     "MAPPED, SMALL, blocked, 8, true", "MAPPED, HUGE_PAGES, blocked, 8, true", "LOADED, SMALL, blocked, 8, true",
     "MAPPED, SMALL, ect, 8, true", "MAPPED, SMALL, blocked, 4-36, true", "MAPPED, SMALL, ect, 0-40, true",
-    "MAPPED, SMALL, blocked, 8, false", "MAPPED, SMALL, blocked, 4-36, false"
+    "MAPPED, SMALL, blocked, 8, false", "MAPPED, SMALL, blocked, 4-36, false",
+    "MAPPED, SMALL, paged, 4-36, true", "LOADED, SMALL, paged, 0-40, true", "MAPPED, SMALL, paged, 4-36, false"
   })
   void getAndGetAllReturnEachQueryValue(
       DataAccess access, PageCacheWrites dataWrites, String index, String valueLengths, boolean recordChecksums) throws IOException {

@@ -362,7 +362,8 @@ abstract sealed class RecordFinder
    * record. The entry is guessed by interpolation (hashes are uniform), and its line and the lines
    * around its probable record are read before any is used, so that their cache misses overlap;
    * the entries are then searched outwards from the guess. A search that finds no record checks the
-   * frame's head, so that a damaged entry cannot hide a record.
+   * frame's head, so that a damaged entry cannot hide a record. A batch ({@link #findAll}) touches
+   * the pages of 16 lookups before it searches any.
    */
   static final class InPage extends RecordFinder {
     /** Lines read on either side of the probable record's: its guess is off by a few records. */
@@ -473,20 +474,9 @@ abstract sealed class RecordFinder
     private int search(int f, long top, int fragment, byte[] key, int offset, int length, long lo, RecordCopy scratch) {
       RecordMemory data = paged.data;
       int count = pages.count(f);
-      long frame = paged.frameStart(f);
       long entries = paged.entriesStart(f);
-      long first = pages.first(f);
-      long span = Math.max(1, pages.nextFirst(f) - first);
-      int guess = (int) Math.min(count - 1, Math.max(0, top - first) * count / span);
-      int recordsStart = pages.recordsStart(f);
-      int recordsEnd = Math.max(recordsStart + 1, pages.recordsEndEstimate(f));
-      long likely = frame + recordsStart + (long) guess * (recordsEnd - recordsStart) / count;
-      long firstTouch = frame + recordsStart;
-      long lastTouchHere = Math.min(lastTouch, frame + pageBytes - Long.BYTES);
-      long touched = data.readNativeLong(entries + (long) PagedLayout.ENTRY_BYTES * guess);
-      for (int line = -LINES_AROUND; line <= LINES_AROUND; line++) {
-        touched += data.readNativeLong(Math.max(firstTouch, Math.min(lastTouchHere, likely + (long) LINE * line)));
-      }
+      int guess = guessEntry(f, top);
+      long touched = touch(f, guess);
       if (touched == TOUCH_SENTINEL) {
         touchSink = touched; // almost never: keeps the touches from being dropped
       }
@@ -504,6 +494,73 @@ abstract sealed class RecordFinder
       paged.checkHead(f);
       return -1;
     }
+
+    /** The entry of frame {@code f} a hash of top bits {@code top} probably has: hashes are uniform. */
+    private int guessEntry(int f, long top) {
+      int count = pages.count(f);
+      long first = pages.first(f);
+      long span = Math.max(1, pages.nextFirst(f) - first);
+      return (int) Math.min(count - 1, Math.max(0, top - first) * count / span);
+    }
+
+    /**
+     * Reads the line of entry {@code guess} of frame {@code f} and the lines around its probable
+     * record, so that their cache misses overlap; returns their sum, for the caller to keep.
+     */
+    private long touch(int f, int guess) {
+      RecordMemory data = paged.data;
+      int count = pages.count(f);
+      long frame = paged.frameStart(f);
+      int recordsStart = pages.recordsStart(f);
+      int recordsEnd = Math.max(recordsStart + 1, pages.recordsEndEstimate(f));
+      long likely = frame + recordsStart + (long) guess * (recordsEnd - recordsStart) / count;
+      long firstTouch = frame + recordsStart;
+      long lastTouchHere = Math.min(lastTouch, frame + pageBytes - Long.BYTES);
+      long touched = data.readNativeLong(paged.entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * guess);
+      for (int line = -LINES_AROUND; line <= LINES_AROUND; line++) {
+        touched += data.readNativeLong(Math.max(firstTouch, Math.min(lastTouchHere, likely + (long) LINE * line)));
+      }
+      return touched;
+    }
+
+    /**
+     * The pages of 16 lookups are touched before any is searched, so that their cache misses
+     * overlap instead of following one another.
+     */
+    @Override
+    void findAll(byte[][] keys, long[] hashes, byte[][] values) {
+      long[] hi = new long[GROUP];
+      long[] lo = new long[GROUP];
+      long[] hash = RecordCopy.ofThisThread().hash;
+      for (int from = 0; from < keys.length; from += GROUP) {
+        int count = Math.min(GROUP, keys.length - from);
+        long touched = 0;
+        for (int i = 0; i < count; i++) {
+          byte[] key = keys[from + i];
+          if (hashes == null) {
+            hasher.hash(key, 0, key.length, hash);
+            hi[i] = hash[0];
+            lo[i] = hash[1];
+          } else {
+            hi[i] = hashes[2 * (from + i)];
+            lo[i] = hashes[2 * (from + i) + 1];
+          }
+          int f = frameOf(hi[i], lo[i]);
+          if (f >= 0) {
+            touched += touch(f, guessEntry(f, (fullHashRange ? hi[i] : hashRange.mapHi(hi[i], lo[i])) >>> 32));
+          }
+        }
+        if (touched == TOUCH_SENTINEL) {
+          touchSink = touched;
+        }
+        for (int i = 0; i < count; i++) {
+          values[from + i] = value(hi[i], lo[i], keys[from + i]);
+        }
+      }
+    }
+
+    /** Lookups that {@link #findAll} overlaps. */
+    private static final int GROUP = 16;
 
     private static final long TOUCH_SENTINEL = 0x7A6E_D5EE_D000_0001L;
 

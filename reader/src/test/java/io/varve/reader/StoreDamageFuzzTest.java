@@ -72,7 +72,7 @@ class StoreDamageFuzzTest {
   @BeforeAll
   static void buildStores() throws IOException {
     System.out.println("StoreDamageFuzzTest seed " + Long.toHexString(SEED) + ", iterations " + FIRST + " to " + (FIRST + ITERATIONS));
-    add("default", variableRecords(1), b -> {});
+    add("default", variableRecords(1), b -> b.indexParameters(StoreBuilder.DEFAULT_INDEX)); // the default before pages
     add("ect", variableRecords(2), b -> b.indexParameters(StoreBuilder.DEFAULT_ECT_INDEX));
     add("sparse", variableRecords(3), b -> b.sparseIndex(4096));
     add("fixed", TestRecords.fixed(RECORDS, SEED + 4, 16, 8), b -> {});
