@@ -3,6 +3,7 @@ package io.varve.builder;
 import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
+import io.varve.core.store.PagedParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.StoreMeta;
 import java.io.IOException;
@@ -27,18 +28,22 @@ final class BuildAttempt {
       DuplicatePolicy duplicates,
       LongFunction<RecordHasher> hashers,
       ShardCheck shard) {
-    /** The knobs of the dense index written first (the final one, unless the store is to be sparse). */
-    IndexParameters denseIndex() {
-      return options.isSparse() ? StoreBuilder.DEFAULT_INDEX : options.indexParameters().orElse(StoreBuilder.DEFAULT_INDEX);
-    }
-
     /**
-     * The index written first for records of one size ({@code fixed}) or not: fixed-size records
-     * keep their computed places, so a paged layout asked for gives way to the default index.
+     * The index written first for records of one size ({@code fixed}) or not: the one asked for,
+     * else pages for variable-size records with full keys aligned to pages (a table of about a bit
+     * per key, {@link PagedParameters}), else {@link StoreBuilder#DEFAULT_INDEX}. Fixed-size records
+     * keep their computed places, so pages asked for give way to the default index; a sparse store
+     * is written dense first, with the default index, then re-indexed.
      */
     IndexParameters firstIndex(boolean fixed) {
-      IndexParameters dense = denseIndex();
-      return fixed && dense.kind() == IndexKind.PAGED ? StoreBuilder.DEFAULT_INDEX : dense;
+      if (options.isSparse()) {
+        return StoreBuilder.DEFAULT_INDEX;
+      }
+      IndexParameters asked = options.indexParameters().orElse(null);
+      if (asked == null) {
+        return !fixed && keyMode.keepsKeys() && pageBytes > 0 ? PagedParameters.INSTANCE : StoreBuilder.DEFAULT_INDEX;
+      }
+      return fixed && asked.kind() == IndexKind.PAGED ? StoreBuilder.DEFAULT_INDEX : asked;
     }
   }
 

@@ -38,7 +38,8 @@ import java.util.TreeMap;
  *
  * <p>Options left unset ({@link #pageAlignment}, {@link #keyMode}, {@link #indexParameters}) take
  * the default of whoever uses them: a build takes {@value #DEFAULT_PAGE_ALIGNMENT}-byte pages,
- * full keys and {@link StoreBuilder#DEFAULT_INDEX}; a merge takes the old stores' settings.
+ * full keys, and pages ({@link io.varve.core.store.PagedParameters}) for variable-size records or
+ * {@link StoreBuilder#DEFAULT_INDEX} for fixed-size ones; a merge takes the old stores' settings.
  *
  * <p>An immutable value; thread-safe. The {@link Builder} is not thread-safe.
  */

@@ -41,8 +41,8 @@ import java.util.function.LongFunction;
  * fills the other half ({@link ExternalHashSort}). {@link #build()} then takes the partitions in
  * hash order: the background thread loads and sorts one (splitting it by the next hash bits if it
  * does not fit in memory), while the caller's thread writes the previous one to the {@code data}
- * file and feeds its hashes to the index (a blocked index by default, see {@link
- * #indexParameters}). No k-way merge is needed. Offsets, index and {@code meta} follow; everything
+ * file and feeds its hashes to the index (pages for variable-size records by default, a blocked
+ * index for fixed-size ones, see {@link #indexParameters}). No k-way merge is needed. Offsets, index and {@code meta} follow; everything
  * goes into a staging directory that is forced to disk and renamed to the target: readers see a
  * complete store or none. A build that fits in memory is sorted and written without spilling.
  *
@@ -152,9 +152,12 @@ public final class StoreBuilder implements Closeable {
   }
 
   /**
-   * The index kind and knobs: {@link BlockedIndexParameters} for a blocked index (the default,
-   * {@link #DEFAULT_INDEX}), {@link EctParameters} for an ECT index (smaller, slower; for example
-   * {@link #DEFAULT_ECT_INDEX}). A sparse index ({@link #sparseIndex}) is an ECT index (default
+   * The index kind and knobs: {@link io.varve.core.store.PagedParameters} for a paged store (the
+   * default for variable-size records with full keys aligned to pages: a page table of about a bit
+   * per key), {@link BlockedIndexParameters} for a blocked index (the default otherwise, {@link
+   * #DEFAULT_INDEX}; with offsets for variable-size records), {@link EctParameters} for an ECT index
+   * (smaller, slower; for example {@link #DEFAULT_ECT_INDEX}). Fixed-size records asked to be paged
+   * keep their computed places and get {@link #DEFAULT_INDEX}. A sparse index ({@link #sparseIndex}) is an ECT index (default
    * {@link StoreReindexer#DEFAULT_SPARSE_INDEX}): blocked parameters for a sparse store fail the
    * build when it starts ({@link BuildOptions.Builder#build()}).
    */

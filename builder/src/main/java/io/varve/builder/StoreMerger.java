@@ -332,8 +332,10 @@ public final class StoreMerger implements Closeable {
               ? StoreBuilder.DEFAULT_INDEX
               : options.indexParameters().orElse(newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters());
       boolean fixed = fixedOutput(keyMode);
-      if (fixed && parameters.kind() == IndexKind.PAGED) {
-        parameters = StoreBuilder.DEFAULT_INDEX; // fixed-size records keep their computed places
+      if (parameters.kind() == IndexKind.PAGED && (fixed || !keyMode.keepsKeys() || pageBytes == 0)) {
+        // Pages hold variable-size records with full keys: fixed-size records keep their computed
+        // places, and records without full keys (a merge that throws keys away) get a rank index.
+        parameters = StoreBuilder.DEFAULT_INDEX;
       }
       staging = StoreDirectory.staging(target);
       writer =

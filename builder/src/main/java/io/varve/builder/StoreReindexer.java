@@ -98,16 +98,7 @@ public final class StoreReindexer {
     StoreDirectory.checkNew(to);
     StoreFiles files = StoreFiles.of(from);
     StoreMeta meta = files.readMeta();
-    if (meta.isPaged() || (options.isPaged() && !meta.isFixedSize())) {
-      return relayOut(files, meta, to, options);
-    }
     int blockBytes = options.sparseBlockBytes();
-    boolean sameKind = meta.isSparse() == options.isSparse();
-    IndexParameters knobs =
-        options.isPaged()
-            ? StoreBuilder.DEFAULT_INDEX // fixed-size records keep their layout, as a build gives them: the default index
-            : options.indexParameters()
-                .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
     if (options.isSparse()) {
       if (!RecordBlocks.isValidBlockSize(blockBytes, meta.pageBytes())) {
         throw new IllegalArgumentException(
@@ -121,6 +112,15 @@ public final class StoreReindexer {
         throw new IllegalArgumentException("a store of one empty record has no bytes to cut into blocks");
       }
     }
+    if (meta.isPaged() || (options.isPaged() && !meta.isFixedSize())) {
+      return relayOut(files, meta, to, options);
+    }
+    boolean sameKind = meta.isSparse() == options.isSparse();
+    IndexParameters knobs =
+        options.isPaged()
+            ? StoreBuilder.DEFAULT_INDEX // fixed-size records keep their layout, as a build gives them: the default index
+            : options.indexParameters()
+                .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
     Path staging = StoreDirectory.staging(to);
     try {
       StoreMeta written = writeIndexed(files, meta, staging, blockBytes, knobs, options.listener());
@@ -139,9 +139,6 @@ public final class StoreReindexer {
    * a paged store or a dense one (made sparse after, as a build does).
    */
   private static StoreMeta relayOut(StoreFiles files, StoreMeta meta, Path target, BuildOptions options) throws IOException {
-    if (options.isSparse()) {
-      options.checkBlocksSuit(meta.pageBytes());
-    }
     if (options.isPaged() && meta.pageBytes() == 0) {
       throw new IllegalArgumentException("a store not aligned to pages cannot be re-indexed into pages: build or merge it into a paged store");
     }

@@ -43,7 +43,8 @@ class PartitionSplitTest {
           result[0] >>>= 20;
         };
     BuildSummary summary;
-    try (StoreBuilder builder = StoreBuilder.create(dir).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).seed(7)) {
+    try (StoreBuilder builder =
+        StoreBuilder.create(dir).memoryBudget(StoreBuilder.MIN_MEMORY_BUDGET).seed(7).indexParameters(StoreBuilder.DEFAULT_INDEX)) {
       builder.hashers(s -> s == 7 ? crowded : RecordHasher.xxh3(s));
       for (int i = 0; i < 60_000; i++) {
         byte[] key = new byte[8 + random.nextInt(9)];

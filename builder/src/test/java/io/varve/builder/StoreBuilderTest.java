@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
@@ -842,13 +843,58 @@ class StoreBuilderTest {
     assertContents(expected, StoreFiles.read(target()));
   }
 
+  /** Hashes crowded at both ends are no harm to pages, the default for variable sizes: the frames follow the hashes. */
+  @Test
+  void hashesCrowdedAtBothEndsArePagedByDefault() throws IOException {
+    long seed = SEED + 95;
+    RecordHasher twoClusters = xxh3WithHi(seed, hi -> (hi & 1) == 0 ? hi >>> 30 : ~(hi >>> 30));
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(hashingAt(seed, twoClusters))) {
+      for (int i = 0; i < 50_000; i++) {
+        put(builder, expected, randomKey(random, i), new byte[random.nextInt(20)]);
+      }
+      builder.build();
+    }
+    StoreFiles.Contents contents = StoreFiles.read(target(), hashingAt(seed, twoClusters).apply(seed));
+    assertTrue(contents.meta().isPaged());
+    assertContents(expected, contents);
+  }
+
+  @ParameterizedTest(name = "page={0}")
+  @ValueSource(ints = {512, 4096})
+  void mixedSizesArePagedByDefault(int page) throws IOException {
+    long seed = SEED + 92;
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.mixedSizesArePagedByDefault page=" + page, seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    try (StoreBuilder builder = StoreBuilder.create(target()).pageAlignment(page)) {
+      for (int i = 0; i < 10_000; i++) {
+        byte[] key = new byte[16];
+        random.nextBytes(key);
+        // Some records larger than a page, some crossing pages, some empty.
+        byte[] value = new byte[i % 500 == 7 ? 600 + random.nextInt(5000) : i % 97 == 5 ? page / 4 : i % 700 == 3 ? 0 : 8];
+        random.nextBytes(value);
+        put(builder, expected, key, value);
+      }
+      builder.build();
+    }
+    StoreFiles.Contents contents = StoreFiles.read(target());
+    assertTrue(contents.meta().isPaged());
+    assertEquals(page, contents.meta().pageBytes());
+    assertFalse(Files.exists(target().resolve(StoreFile.OFFSETS.fileName())));
+    assertFalse(Files.exists(target().resolve(StoreFile.INDEX.fileName())));
+    assertContents(expected, contents);
+  }
+
+  /** Records not aligned to pages, or asked for a rank index, get offsets. */
   @ParameterizedTest(name = "page={0}")
   @ValueSource(ints = {0, 512, 4096})
   void mixedSizesHaveAnOffsetsFile(int page) throws IOException {
     long seed = SEED + 91;
     SplittableRandom random = TestRecords.seeded("StoreBuilderTest.mixedSizesHaveAnOffsetsFile page=" + page, seed);
     Map<ByteBuffer, byte[]> expected = new HashMap<>();
-    try (StoreBuilder builder = StoreBuilder.create(target()).pageAlignment(page)) {
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).pageAlignment(page).indexParameters(page == 0 ? StoreBuilder.DEFAULT_INDEX : BlockedIndexParameters.DEFAULT)) {
       for (int i = 0; i < 10_000; i++) {
         byte[] key = new byte[16];
         random.nextBytes(key);
@@ -956,7 +1002,8 @@ class StoreBuilderTest {
     RecordHasher twoClusters = xxh3WithHi(seed, hi -> (hi & 1) == 0 ? hi >>> 30 : ~(hi >>> 30));
     SplittableRandom random = new SplittableRandom(seed);
     IllegalArgumentException e;
-    try (StoreBuilder builder = StoreBuilder.create(target()).seed(seed).hashers(hashingAt(seed, twoClusters))) {
+    try (StoreBuilder builder =
+        StoreBuilder.create(target()).seed(seed).hashers(hashingAt(seed, twoClusters)).indexParameters(StoreBuilder.DEFAULT_INDEX)) {
       for (int i = 0; i < 150_000; i++) {
         builder.put(randomKey(random, i), new byte[4]);
       }

@@ -74,14 +74,19 @@ final class StoreFiles {
     try (Stream<Path> list = Files.list(dir)) {
       assertEquals(expectedNames, list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new)));
     }
-    assertEquals(!meta.isFixedSize(), expectedNames.contains(StoreFile.OFFSETS.fileName()));
+    assertEquals(!meta.isFixedSize() && !meta.isPaged(), expectedNames.contains(StoreFile.OFFSETS.fileName()));
+    assertEquals(meta.isPaged(), expectedNames.contains(StoreFile.PAGES.fileName()));
 
     RankIndex index =
-        StoreFileReader.read(dir.resolve(StoreFile.INDEX.fileName()), StoreFile.INDEX, (in, len) -> IndexFile.readFrom(in, meta, null));
-    assertEquals(n, index.size());
-    assertEquals(meta.indexParameters(), index.parameters());
+        meta.isPaged()
+            ? null
+            : StoreFileReader.read(dir.resolve(StoreFile.INDEX.fileName()), StoreFile.INDEX, (in, len) -> IndexFile.readFrom(in, meta, null));
+    if (index != null) {
+      assertEquals(n, index.size());
+      assertEquals(meta.indexParameters(), index.parameters());
+    }
     EliasFano offsets =
-        meta.isFixedSize()
+        meta.isFixedSize() || meta.isPaged()
             ? null
             : StoreFileReader.read(
                 dir.resolve(StoreFile.OFFSETS.fileName()), StoreFile.OFFSETS, (in, len) -> EliasFano.readFrom(in, n + 1));
@@ -95,6 +100,7 @@ final class StoreFiles {
     if (hasher == null) {
       hasher = RecordHasher.xxh3(meta.seed());
     }
+    PagedRecords paged = meta.isPaged() ? PagedRecords.read(dir, meta, data) : null;
     long[] hash = new long[2];
     long lastHi = 0;
     long lastLo = 0;
@@ -114,17 +120,19 @@ final class StoreFiles {
         start = (int) RecordFormat.fixedRecordOffset(i, keyLength + valueLength + checkBytes, page);
         keyStart = start;
       } else {
-        assertTrue(offsets.get(i) >= position, "offsets increase");
-        start = (int) offsets.get(i);
+        start = paged != null ? paged.starts[(int) i] : (int) offsets.get(i);
+        assertTrue(start >= position, "records in order");
         long key = RecordFormat.decodeVarint(data, start, data.length);
         long value = RecordFormat.decodeVarint(data, start + (int) (key >>> 32), data.length);
         keyLength = (int) key;
         valueLength = (int) value;
         keyStart = start + (int) (key >>> 32) + (int) (value >>> 32);
         long length = keyStart - start + (long) keyLength + valueLength + checkBytes;
-        assertEquals(RecordFormat.alignedStart(position, length, page), start, "record " + i + " placed by the page alignment");
+        if (paged == null) {
+          assertEquals(RecordFormat.alignedStart(position, length, page), start, "record " + i + " placed by the page alignment");
+        }
       }
-      for (int p = position; p < start; p++) {
+      for (int p = position; p < start && paged == null; p++) {
         assertEquals(0, data[p], "padding is zero before record " + i);
       }
       assertTrue((long) keyStart + keyLength + valueLength + checkBytes <= data.length, "record " + i + " within the data");
@@ -137,7 +145,7 @@ final class StoreFiles {
         position += checkBytes;
       }
       int length = position - start;
-      if (page > 0 && length > 0 && length <= page) {
+      if (page > 0 && length > 0 && length <= page && paged == null) {
         assertEquals(start / page, (position - 1) / page, "record " + i + " within one page");
       }
       hasher.hash(k, 0, k.length, hash);
@@ -146,12 +154,96 @@ final class StoreFiles {
       }
       lastHi = hash[0];
       lastLo = hash[1];
-      assertEquals(i, meta.hashRange().rank(index, hash[0], hash[1]), "rank of the key of record " + i);
+      if (paged != null) {
+        paged.checkEntry((int) i, hash[0], hash[1], meta);
+      } else {
+        assertEquals(i, meta.hashRange().rank(index, hash[0], hash[1]), "rank of the key of record " + i);
+      }
       keys.add(k);
       values.add(v);
     }
     assertEquals(data.length, position, "data ends after the last record");
     return new Contents(meta, keys, values);
+  }
+
+  /**
+   * A paged store's records as docs/FORMAT.md lays them out, decoded here independently of {@code
+   * PageTable} and {@code PagedDataWriter}: the pages file's rows, each frame's head (its check and
+   * entries) right after the tail of the record before it, zero padding between frames, and where
+   * each record starts.
+   */
+  static final class PagedRecords {
+    final int[] starts;
+    final int[] fragments;
+    /** The first of the frame each record is the first of, or -1 for the others. */
+    final long[] firsts;
+
+    private PagedRecords(int n) {
+      starts = new int[n];
+      fragments = new int[n];
+      firsts = new long[n];
+      Arrays.fill(firsts, -1);
+    }
+
+    static PagedRecords read(Path dir, StoreMeta meta, byte[] data) throws IOException {
+      int n = (int) meta.recordCount();
+      PagedRecords records = new PagedRecords(n);
+      ByteBuffer table =
+          ByteBuffer.wrap(StoreFileReader.read(dir.resolve(StoreFile.PAGES.fileName()), StoreFile.PAGES, (in, len) -> in.readAllBytes()));
+      int page = table.getInt();
+      assertEquals(meta.pageBytes(), page);
+      int frames = table.getInt();
+      assertEquals((data.length + page - 1) / page, frames, "frame count");
+      ByteBuffer payload = ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      int rank = 0;
+      int end = 0; // where the previous frame's records end
+      for (int f = 0; f < frames; f++) {
+        int first = table.getInt();
+        int count = table.getShort() & 0xFFFF;
+        int headerStart = table.getShort() & 0xFFFF;
+        int recordsEnd = table.getShort() & 0xFFFF;
+        if (count == 0) {
+          assertEquals(0, headerStart + recordsEnd, "frame " + f + " without records");
+          continue;
+        }
+        int frame = f * page;
+        int head = frame + headerStart;
+        assertEquals(Math.max(frame, end), head, "frame " + f + "'s head follows the tail before it");
+        for (int p = end; p < frame; p++) {
+          assertEquals(0, data[p], "padding is zero before frame " + f);
+        }
+        long entriesHash = net.openhft.hashing.LongHashFunction.xx3().hashBytes(data, head + 4, 4 * count);
+        assertEquals((int) (entriesHash ^ head * 0x9E3779B97F4A7C15L), payload.getInt(head), "head check of frame " + f);
+        int position = head + 4 + 4 * count;
+        for (int i = 0; i < count; i++) {
+          int fragment = payload.getShort(head + 4 + 4 * i) & 0xFFFF;
+          int offset = payload.getShort(head + 6 + 4 * i) & 0xFFFF;
+          assertEquals(position, frame + offset, "entry " + i + " of frame " + f);
+          records.starts[rank] = position;
+          records.fragments[rank] = fragment;
+          if (i == 0) {
+            records.firsts[rank] = Integer.toUnsignedLong(first);
+          }
+          long key = RecordFormat.decodeVarint(data, position, data.length);
+          long value = RecordFormat.decodeVarint(data, position + (int) (key >>> 32), data.length);
+          position += (int) (key >>> 32) + (int) (value >>> 32) + (int) key + (int) value + meta.checkBytes();
+          rank++;
+        }
+        assertEquals(Math.min(page, position - frame), recordsEnd, "records end of frame " + f);
+        end = position;
+      }
+      assertEquals(n, rank, "the frames hold every record");
+      assertEquals(data.length, end, "the last frame's records end the data");
+      return records;
+    }
+
+    /** Checks record {@code i}'s entry against its key's hash {@code hi:lo}. */
+    void checkEntry(int i, long hi, long lo, StoreMeta meta) {
+      assertEquals((int) lo & 0xFFFF, fragments[i], "fragment of record " + i);
+      if (firsts[i] >= 0) {
+        assertEquals(meta.hashRange().mapHi(hi, lo) >>> 32, firsts[i], "first of the frame record " + i + " opens");
+      }
+    }
   }
 
   /**

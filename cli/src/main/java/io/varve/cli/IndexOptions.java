@@ -12,9 +12,10 @@ import picocli.CommandLine.Option;
 final class IndexOptions {
   @Option(
       names = "--index",
-      paramLabel = "blocked|ect|paged",
-      description = "the index: blocked (default: about 3.5 bits/key, one 128-byte block read per lookup), ect (about 2.9 bits/key, slower lookups)"
-          + " or paged (variable-size records packed into pages found through a table of about 1 bit/key)")
+      paramLabel = "paged|blocked|ect",
+      description = "the index: paged (default for variable-size records: pages found through a table of about 1.2 bits/key),"
+          + " blocked (default for fixed-size records: about 3.5 bits/key, one 128-byte block read per lookup; offsets for variable sizes)"
+          + " or ect (about 2.9 bits/key, slower lookups)")
   String kind;
 
   @Option(

@@ -58,9 +58,9 @@ final class HostileShardedCases {
     add(cases, "verify-sharded-flipped-shard-data", "A flipped bit in a shard's records: verify names the shard and the file.")
         .given("sharded users 2").given("flip users/shard-00000/data").run("verify {dir}/users")
         .exit(1).stderr("varve verify: " + DAMAGED, "shard 0 (shard-00000) is damaged", "data", REBUILD);
-    add(cases, "verify-sharded-flipped-artifact-shard", "A flipped byte in a shard artifact's records (the data's payload at"
-        + " 24576): verify names the shard and the entry.")
-        .given("sharded users 2 artifacts").given("flip users/shard-00000.varve 24577").run("verify {dir}/users")
+    add(cases, "verify-sharded-flipped-artifact-shard", "A flipped byte in a shard artifact's records (a paged shard: marker,"
+        + " meta, pages and data entries at 4096 each, the data's payload at 20480): verify names the shard and the entry.")
+        .given("sharded users 2 artifacts").given("flip users/shard-00000.varve 20481").run("verify {dir}/users")
         .exit(1).stderr(DAMAGED, "shard 0 (shard-00000) is damaged", "shard-00000.varve!/data: ZIP CRC-32 mismatch");
     add(cases, "stats-sharded-flipped-manifest", "A flipped bit in the _MANIFEST: its checksum fails, the file is named.")
         .given("sharded users 2").given("flip users/_MANIFEST").run("stats {dir}/users")

@@ -141,7 +141,7 @@ class ShardedCommandsTest extends CommandTestSupport {
         manifest.shards().get(max).records() / (2000 / 7.0)), lines.get(4));
     assertTrue(lines.get(5).startsWith("  shard bytes      min "), lines.get(5));
     assertEquals("  keys             full", lines.get(6));
-    assertTrue(lines.get(8).matches("  index            \\d+\\.\\d{3} bits/key \\(blocked\\)"), lines.get(8));
+    assertTrue(lines.get(8).matches("  index            \\d+\\.\\d{3} bits/key \\(paged\\)"), lines.get(8));
     assertEquals(String.format("  files            %,d bytes", manifest.totalBytes()), lines.get(lines.size() - 1));
     assertEquals(List.of(), lines.stream().filter(l -> l.startsWith("  shard ") && !l.startsWith("  shard records")
         && !l.startsWith("  shard bytes")).toList(), "no line per shard without --shards");

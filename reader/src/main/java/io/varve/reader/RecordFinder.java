@@ -391,19 +391,20 @@ abstract sealed class RecordFinder
 
     @Override
     long position(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
-      long found = find(hi, lo, key, offset, length, scratch);
-      return found < 0 ? -1 : paged.positionOf(frame(found), entryAt(frame(found), entry(found)));
+      return find(hi, lo, key, offset, length, true, scratch);
     }
 
     @Override
     long rank(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
-      long found = find(hi, lo, key, offset, length, scratch);
+      long found = find(hi, lo, key, offset, length, false, scratch);
       if (found < 0) {
         return -1;
       }
       int f = frame(found);
-      // The entry's index is a rank only if the head is intact: a damaged one could list records out of place.
+      // The entry's index is a rank only if the head is intact: a damaged one could list records out
+      // of place. Its reads, in the mapping, are settled before the rank leaves the store.
       paged.checkHead(f);
+      records.faults.settleReads();
       return pages.firstRank(f) + entry(found);
     }
 
@@ -416,12 +417,14 @@ abstract sealed class RecordFinder
       }
       int fragment = PagedLayout.fragment(lo);
       long entries = paged.entriesStart(f);
-      for (int i = 0; i < pages.count(f); i++) {
+      long rank = -1;
+      for (int i = 0; i < pages.count(f) && rank < 0; i++) {
         if (PagedLayout.entryFragment(paged.data.readLittleEndianInt(entries + (long) PagedLayout.ENTRY_BYTES * i)) == fragment) {
-          return pages.firstRank(f) + i;
+          rank = pages.firstRank(f) + i;
         }
       }
-      return -1;
+      records.faults.settleReads();
+      return rank;
     }
 
     /** The last frame with records whose first hash is not above the key's, or -1. */
@@ -436,10 +439,10 @@ abstract sealed class RecordFinder
     }
 
     /**
-     * The frame and entry of the key's record ({@code frame << 32 | entry}), or -1 when absent; the
-     * record is then in {@code scratch}, checked.
+     * The position of the key's record ({@code wantPosition}) or its frame and entry ({@code frame
+     * << 32 | entry}), or -1 when absent; the record is then in {@code scratch}, checked.
      */
-    private long find(long hi, long lo, byte[] key, int offset, int length, RecordCopy scratch) {
+    private long find(long hi, long lo, byte[] key, int offset, int length, boolean wantPosition, RecordCopy scratch) {
       int f = frameOf(hi, lo);
       if (f < 0) {
         return -1;
@@ -447,12 +450,15 @@ abstract sealed class RecordFinder
       long top = (fullHashRange ? hi : hashRange.mapHi(hi, lo)) >>> 32;
       int fragment = PagedLayout.fragment(lo);
       while (true) {
-        int entry = search(f, top, fragment, key, offset, length, lo, scratch);
-        if (entry >= 0) {
-          return (long) f << 32 | entry;
+        long found = search(f, top, fragment, key, offset, length, lo, wantPosition, scratch);
+        if (found >= 0) {
+          return wantPosition ? found : (long) f << 32 | found;
         }
         // Records of one top can spread over several frames: each frame's first is its lowest.
         if (pages.first(f) != top || (f = pages.previousWithRecords(f)) < 0) {
+          // "Absent" rests on reads of the mapping (the entries, the head's check), not on a checked
+          // copy: a faulted read (a file cut under the store) must be thrown before it leaves.
+          records.faults.settleReads();
           return -1;
         }
       }
@@ -466,12 +472,12 @@ abstract sealed class RecordFinder
       return (int) found;
     }
 
-    private int entryAt(int f, int i) {
-      return paged.data.readLittleEndianInt(paged.entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i);
-    }
-
-    /** Searches frame {@code f} for the key; returns its entry's index, or -1 once the head is checked. */
-    private int search(int f, long top, int fragment, byte[] key, int offset, int length, long lo, RecordCopy scratch) {
+    /**
+     * Searches frame {@code f} for the key; returns its record's position ({@code wantPosition}) or
+     * its entry's index, or -1 once the head is checked.
+     */
+    private long search(
+        int f, long top, int fragment, byte[] key, int offset, int length, long lo, boolean wantPosition, RecordCopy scratch) {
       RecordMemory data = paged.data;
       int count = pages.count(f);
       long entries = paged.entriesStart(f);
@@ -486,9 +492,11 @@ abstract sealed class RecordFinder
           continue;
         }
         int entry = data.readLittleEndianInt(entries + (long) PagedLayout.ENTRY_BYTES * i);
-        if (PagedLayout.entryFragment(entry) == fragment
-            && keyMatch.matches(records, paged.positionOf(f, entry), key, offset, length, lo, scratch)) {
-          return i;
+        if (PagedLayout.entryFragment(entry) == fragment) {
+          long position = paged.positionOf(f, entry);
+          if (keyMatch.matches(records, position, key, offset, length, lo, scratch)) {
+            return wantPosition ? position : i;
+          }
         }
       }
       paged.checkHead(f);

@@ -501,7 +501,10 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
       int f = pages.frameOfRank(rank);
       checkHead(f);
       int i = (int) (rank - pages.firstRank(f));
-      return positionOf(f, data.readLittleEndianInt(entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i));
+      long position = positionOf(f, data.readLittleEndianInt(entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i));
+      // A faulted read of the entry could point at another intact record: settled before it is used.
+      faults.settleReads();
+      return position;
     }
 
     @Override

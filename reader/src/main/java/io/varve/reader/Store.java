@@ -147,7 +147,9 @@ public final class Store implements Closeable {
    * Opens the store in {@code directory} without its index, for recovery or to serve before the
    * index is loaded: the index file is neither read nor required, and lookups binary-search the
    * records, which are in hash order (about {@code log2(size())} record reads per lookup instead
-   * of one). Answers are exactly those of {@link #open}. Everything else is validated as there.
+   * of one). Answers are exactly those of {@link #open}. Everything else is validated as there. A
+   * paged store has no index file: its page table, which it needs to find its records, is loaded
+   * and lookups use it.
    *
    * @throws CorruptStoreException when a file other than the index is damaged
    */
@@ -472,9 +474,12 @@ public final class Store implements Closeable {
     return guard.isClosed();
   }
 
-  /** Whether this store was opened without its index ({@link #openWithoutIndex}). */
+  /**
+   * Whether lookups use an index: false when the store was opened without it ({@link
+   * #openWithoutIndex}). A paged store's index is its page table, which it always loads.
+   */
   public boolean hasIndex() {
-    return index != null;
+    return index != null || pages != null;
   }
 
   /** What lookups of this store read ahead; for tests. */

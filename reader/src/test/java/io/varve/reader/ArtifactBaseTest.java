@@ -47,21 +47,25 @@ class ArtifactBaseTest {
 
   @TempDir Path temp;
 
-  /** The kinds of old store, each read through other files: offsets, none, blocks, hashes. */
+  /** The kinds of old store, each read through other files: offsets, none, blocks, hashes, pages. */
   enum Shape {
-    VARIABLE(false, KeyMode.FULL, 0),
-    FIXED(true, KeyMode.FULL, 0),
-    SPARSE(false, KeyMode.FULL, 4096),
-    SIGNATURE(false, KeyMode.signature(32), 0);
+    VARIABLE(false, KeyMode.FULL, 0, false),
+    FIXED(true, KeyMode.FULL, 0, false),
+    SPARSE(false, KeyMode.FULL, 4096, false),
+    SIGNATURE(false, KeyMode.signature(32), 0, false),
+    PAGED(false, KeyMode.FULL, 0, true);
 
     final boolean fixed;
     final KeyMode keyMode;
     final int blockBytes;
+    /** Pages (the default for variable sizes and full keys), or a blocked index and offsets. */
+    final boolean paged;
 
-    Shape(boolean fixed, KeyMode keyMode, int blockBytes) {
+    Shape(boolean fixed, KeyMode keyMode, int blockBytes, boolean paged) {
       this.fixed = fixed;
       this.keyMode = keyMode;
       this.blockBytes = blockBytes;
+      this.paged = paged;
     }
 
     Map<ByteBuffer, byte[]> records(int n, long seed) {
@@ -297,6 +301,8 @@ class ArtifactBaseTest {
     try (StoreBuilder builder = StoreBuilder.create(dir).memoryBudget(BUDGET).keyMode(shape.keyMode)) {
       if (shape.blockBytes > 0) {
         builder.sparseIndex(shape.blockBytes);
+      } else if (!shape.paged) {
+        builder.indexParameters(StoreBuilder.DEFAULT_INDEX);
       }
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());

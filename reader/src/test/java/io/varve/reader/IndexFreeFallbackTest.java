@@ -28,7 +28,8 @@ class IndexFreeFallbackTest {
 
   private Path build(Map<ByteBuffer, byte[]> records) throws IOException {
     Path dir = temp.resolve("store");
-    try (StoreBuilder builder = StoreBuilder.create(dir)) {
+    // A rank index, which the fallback does without (a paged store's table is always loaded).
+    try (StoreBuilder builder = StoreBuilder.create(dir).indexParameters(StoreBuilder.DEFAULT_INDEX)) {
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());
       }

@@ -181,7 +181,7 @@ class IndexKindTest {
   void aBlockedStoreNeedsMetaVersionThree() throws IOException {
     Map<ByteBuffer, byte[]> records = TestRecords.variable(100, SEED + 5, 20, 30);
     Path dir = temp.resolve("old-meta");
-    try (StoreBuilder builder = StoreBuilder.create(dir).recordChecksums(false)) {
+    try (StoreBuilder builder = StoreBuilder.create(dir).recordChecksums(false).indexParameters(StoreBuilder.DEFAULT_INDEX)) {
       records.forEach((k, v) -> put(builder, k, v));
       builder.build();
     }

@@ -178,7 +178,7 @@ class PagedStoreTest {
     System.out.println("PagedStoreTest reindex seed=" + seed);
     Map<ByteBuffer, byte[]> records = records(6_000, seed, 0, 2_000);
     Path dense = temp.resolve("dense");
-    try (StoreBuilder builder = StoreBuilder.create(dense)) {
+    try (StoreBuilder builder = StoreBuilder.create(dense).indexParameters(StoreBuilder.DEFAULT_INDEX)) {
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());
       }

@@ -251,7 +251,7 @@ class ShardedStoreTest {
   void aDamagedShardIsNamed() throws IOException {
     Map<ByteBuffer, byte[]> records = TestRecords.variable(3_000, 12, 16, 16);
     Path root = build("damaged", 7, records);
-    flipByte(root.resolve("shard-00005").resolve("index"), 40);
+    flipByte(root.resolve("shard-00005").resolve("meta"), 40);
     CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStore.open(root));
     assertTrue(e.getMessage().contains("shard 5 of 7 (shard-00005) is damaged"), e.getMessage());
   }

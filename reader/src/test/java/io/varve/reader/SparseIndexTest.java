@@ -49,6 +49,8 @@ class SparseIndexTest {
     try (StoreBuilder builder = StoreBuilder.create(dir).pageAlignment(pageAlignment)) {
       if (blockBytes > 0) {
         builder.sparseIndex(blockBytes);
+      } else {
+        builder.indexParameters(StoreBuilder.DEFAULT_INDEX); // dense over offsets: re-indexing then links its data
       }
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         builder.put(e.getKey().array(), e.getValue());

@@ -190,7 +190,7 @@ class ShardedStoreFetcherTest {
   void aFailedFetchKeepsTheVersionServedAndAKilledOnesStagingIsRemoved() throws IOException {
     String first = ShardedStoreFetcher.fetch(build("good", false, (byte) 1).toUri(), conf, rootDirectory);
     Path bad = build("bad", false, (byte) 2);
-    truncate(bad.resolve("shard-00003").resolve(StoreFile.INDEX.fileName()), 1);
+    truncate(bad.resolve("shard-00003").resolve(StoreFile.META.fileName()), 1);
     assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(bad.toUri(), conf, rootDirectory));
     StoreRoot root = StoreRoot.open(rootDirectory);
     assertEquals(first, root.current().orElseThrow());

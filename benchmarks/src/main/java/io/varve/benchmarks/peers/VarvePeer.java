@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Varve with its defaults: {@link StoreBuilder} (256 MiB budget, g = 64, skip levels 3), {@link
- * StoreMerger} for the batch, {@link Store#get} on a store opened with {@link Store#open} ({@link
+ * Varve with its defaults: {@link StoreBuilder} (256 MiB budget; pages for variable-size records, a
+ * blocked index for fixed-size ones), {@link StoreMerger} for the batch, {@link Store#get} on a store opened with {@link Store#open} ({@link
  * #MAPPED}, "Varve") or {@link Store#load} ({@link #LOADED}, "Varve-loaded", measured warm on the
  * files "Varve" built, as its {@link #warmVariants}). Immutable; thread-safe.
  */
@@ -19,7 +19,10 @@ final class VarvePeer implements Peer {
   static final VarvePeer LOADED = new VarvePeer(DataAccess.LOADED, "Varve-loaded", List.of(), false);
   /** Varve's default: the data file memory-mapped. */
   static final VarvePeer MAPPED = new VarvePeer(DataAccess.MAPPED, "Varve", List.of(LOADED), false);
-  /** Paged stores ({@code PagedParameters}): variable-size records in pages found through a page table. */
+  /**
+   * Paged stores asked for explicitly ({@code PagedParameters}): what "Varve" builds for
+   * variable-size records since pages became the default; kept so that runs before and after compare.
+   */
   static final VarvePeer PAGED = new VarvePeer(DataAccess.MAPPED, "Varve-paged", List.of(), true);
 
   private final DataAccess access;

@@ -26,7 +26,8 @@ import java.util.zip.CRC32;
  * <pre>
  * Artifact := ZIP (see {@link ZipDirectory}) of entries, each STORED, data at a multiple of 4096:
  *             Marker  (first entry, lowest offset)
- *             a store directory's files under their names (meta, index, offsets | blocks, hashes?, data)
+ *             a store directory's files under their names (meta, index, offsets | blocks, hashes?, data;
+ *             or, paged: meta, pages, data)
  * Marker   := magic:int32 = 0x56525645 ("VRVE") nameLength:uint8 = 14 name:ASCII = "varve-artifact"
  *             version:int32 = 1
  *             kind:uint8                           (1: one store; others refused)
@@ -78,7 +79,8 @@ public final class StoreArtifact {
 
   /** The order writers put a store's files in: small files first, the data last. */
   public static List<StoreFile> entryOrder() {
-    return List.of(StoreFile.META, StoreFile.INDEX, StoreFile.OFFSETS, StoreFile.BLOCKS, StoreFile.HASHES, StoreFile.DATA);
+    return List.of(
+        StoreFile.META, StoreFile.INDEX, StoreFile.OFFSETS, StoreFile.BLOCKS, StoreFile.PAGES, StoreFile.HASHES, StoreFile.DATA);
   }
 
   /** Whether {@code path} is named as an artifact is ({@value #SUFFIX}). */
