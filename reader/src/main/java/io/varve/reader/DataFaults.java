@@ -77,7 +77,15 @@ final class DataFaults {
 
   /** Refuses this and every later lookup: the data file changed under the open store. */
   private CorruptStoreException truncated(Throwable cause) {
-    absorbLateFaults(); // first: the steps below call into the runtime, where it would escape
+    // First: the steps below call into the runtime, where a pending error would escape. The call
+    // itself may deliver it (a call that deoptimizes returns through the runtime): caught here.
+    try {
+      absorbLateFaults();
+    } catch (InternalError late) {
+      if (late.getMessage() == null || !late.getMessage().contains("unsafe memory access")) {
+        throw late;
+      }
+    }
     long now = dataFileSize();
     CorruptStoreException damage =
         new CorruptStoreException(

@@ -109,7 +109,14 @@ class LateFaultDeliveryTest {
     } catch (InternalError atTheRead) {
       return THROWN_AT_THE_READ;
     }
-    return absorb ? DataFaults.absorbLateFaults() : 0;
+    try {
+      return absorb ? DataFaults.absorbLateFaults() : 0;
+    } catch (InternalError atTheCall) {
+      // Delivered by the call itself (a call that deoptimizes returns through the runtime): still
+      // where the store absorbs it, which DataFaults#truncated allows for. Seen once in a full suite.
+      assertTrue(atTheCall.getMessage().contains("unsafe memory access"), atTheCall.getMessage());
+      return 1;
+    }
   }
 
   /** Calls into the runtime many times (each delivers a pending error): true when none came. */
