@@ -1,10 +1,9 @@
 package io.varve.builder;
 
 import io.varve.core.hash.HashRange;
-import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
-import io.varve.core.store.PagedParameters;
 import io.varve.core.store.KeyMode;
+import io.varve.core.store.PagedParameters;
 import io.varve.core.store.StoreMeta;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,11 +38,7 @@ final class BuildAttempt {
       if (options.isSparse()) {
         return StoreBuilder.DEFAULT_INDEX;
       }
-      IndexParameters asked = options.indexParameters().orElse(null);
-      if (asked == null) {
-        return !fixed && keyMode.keepsKeys() && pageBytes > 0 ? PagedParameters.INSTANCE : StoreBuilder.DEFAULT_INDEX;
-      }
-      return fixed && asked.kind() == IndexKind.PAGED ? StoreBuilder.DEFAULT_INDEX : asked;
+      return StoreWriter.suited(options.indexParameters().orElse(PagedParameters.INSTANCE), fixed, keyMode, pageBytes);
     }
   }
 

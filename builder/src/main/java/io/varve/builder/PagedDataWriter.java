@@ -114,8 +114,8 @@ final class PagedDataWriter {
   private void writeFrame(byte[] crossing, int from, int length, int fragment) throws IOException {
     int n = count + (crossing == null ? 0 : 1);
     pad(nextStart);
-    int offset = headerStart + PagedLayout.headBytes(n);
     int headBytes = PagedLayout.headBytes(n);
+    int offset = headerStart + headBytes;
     for (int i = 0; i < n; i++) {
       PagedLayout.writeEntry(
           PagedLayout.entry(i < count ? fragments[i] : fragment, offset), head, PagedLayout.HEAD_CHECK_BYTES + PagedLayout.ENTRY_BYTES * i);

@@ -4,7 +4,6 @@ import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.hash.HashRange;
-import io.varve.core.index.IndexKind;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
@@ -332,11 +331,7 @@ public final class StoreMerger implements Closeable {
               ? StoreBuilder.DEFAULT_INDEX
               : options.indexParameters().orElse(newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters());
       boolean fixed = fixedOutput(keyMode);
-      if (parameters.kind() == IndexKind.PAGED && (fixed || !keyMode.keepsKeys() || pageBytes == 0)) {
-        // Pages hold variable-size records with full keys: fixed-size records keep their computed
-        // places, and records without full keys (a merge that throws keys away) get a rank index.
-        parameters = StoreBuilder.DEFAULT_INDEX;
-      }
+      parameters = StoreWriter.suited(parameters, fixed, keyMode, pageBytes);
       staging = StoreDirectory.staging(target);
       writer =
           new StoreWriter(

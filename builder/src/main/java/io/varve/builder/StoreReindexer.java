@@ -8,6 +8,7 @@ import io.varve.core.format.FileRegion;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.index.RankIndex;
 import io.varve.core.index.RankIndexBuilder;
+import io.varve.core.store.PagedLayout;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileWriter;
@@ -112,7 +113,13 @@ public final class StoreReindexer {
         throw new IllegalArgumentException("a store of one empty record has no bytes to cut into blocks");
       }
     }
-    if (meta.isPaged() || (options.isPaged() && !meta.isFixedSize())) {
+    boolean pageable = PagedLayout.holds(meta.isFixedSize(), meta.keyMode(), meta.pageBytes());
+    if (options.isPaged() && !meta.isFixedSize() && !pageable) {
+      throw new IllegalArgumentException(
+          "a store not aligned to pages, or without full keys, cannot be re-indexed into pages (page size " + meta.pageBytes()
+              + ", key mode " + meta.keyMode() + "): build or merge it into a paged store");
+    }
+    if (meta.isPaged() || (options.isPaged() && pageable)) {
       return relayOut(files, meta, to, options);
     }
     boolean sameKind = meta.isSparse() == options.isSparse();
@@ -139,9 +146,6 @@ public final class StoreReindexer {
    * a paged store or a dense one (made sparse after, as a build does).
    */
   private static StoreMeta relayOut(StoreFiles files, StoreMeta meta, Path target, BuildOptions options) throws IOException {
-    if (options.isPaged() && meta.pageBytes() == 0) {
-      throw new IllegalArgumentException("a store not aligned to pages cannot be re-indexed into pages: build or merge it into a paged store");
-    }
     IndexParameters parameters =
         options.isSparse()
             ? StoreBuilder.DEFAULT_INDEX

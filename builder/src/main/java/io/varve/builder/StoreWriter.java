@@ -112,7 +112,7 @@ final class StoreWriter {
     this.pageBytes = pageBytes;
     this.zeros = new byte[Math.max(1, pageBytes)];
     boolean pagedLayout = parameters.kind() == IndexKind.PAGED;
-    if (pagedLayout && (fixedSize || !keyMode.keepsKeys() || pageBytes == 0)) {
+    if (pagedLayout && !PagedLayout.holds(fixedSize, keyMode, pageBytes)) {
       throw new IllegalArgumentException(
           "a paged store holds variable-size records with full keys, aligned to pages (not fixed sizes, key mode "
               + keyMode + ", page size " + pageBytes + ")");
@@ -127,6 +127,15 @@ final class StoreWriter {
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataVersion, dataWrites);
     this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checkBytes, starts::writeLong) : null;
     this.hashes = keyMode.keepsKeys() ? null : HashesWriter.create(directory.resolve(StoreFile.HASHES.fileName()));
+  }
+
+  /**
+   * {@code wanted}, unless it asks for pages and the records cannot be paged ({@link
+   * PagedLayout#holds}): then {@link StoreBuilder#DEFAULT_INDEX}, so that fixed-size records keep
+   * their computed places and records without full keys get a rank index.
+   */
+  static IndexParameters suited(IndexParameters wanted, boolean fixedSize, KeyMode keyMode, int pageBytes) {
+    return wanted.kind() == IndexKind.PAGED && !PagedLayout.holds(fixedSize, keyMode, pageBytes) ? StoreBuilder.DEFAULT_INDEX : wanted;
   }
 
   /** Appends a record whose key has hash {@code hi:lo}. */

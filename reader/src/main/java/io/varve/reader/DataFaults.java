@@ -68,11 +68,15 @@ final class DataFaults {
    * refuses later lookups, so that they stop touching the mapping. Other errors pass unchanged.
    */
   RuntimeException fault(InternalError fault) {
-    String message = fault.getMessage();
-    if (message == null || !message.contains("unsafe memory access")) {
+    if (!isUnsafeAccess(fault)) {
       throw fault;
     }
     return truncated(fault);
+  }
+
+  /** Whether {@code error} is the JVM's report of a faulted read of a mapping. */
+  private static boolean isUnsafeAccess(InternalError error) {
+    return error.getMessage() != null && error.getMessage().contains("unsafe memory access");
   }
 
   /** Refuses this and every later lookup: the data file changed under the open store. */
@@ -82,7 +86,7 @@ final class DataFaults {
     try {
       absorbLateFaults();
     } catch (InternalError late) {
-      if (late.getMessage() == null || !late.getMessage().contains("unsafe memory access")) {
+      if (!isUnsafeAccess(late)) {
         throw late;
       }
     }
@@ -157,7 +161,7 @@ final class DataFaults {
       try {
         runtimeAllocation = new long[RUNTIME_ALLOCATED_LONGS];
       } catch (InternalError late) {
-        if (late.getMessage() == null || !late.getMessage().contains("unsafe memory access")) {
+        if (!isUnsafeAccess(late)) {
           throw late;
         }
         delivered++; // the same truncation, already reported

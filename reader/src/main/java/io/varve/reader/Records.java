@@ -2,7 +2,6 @@ package io.varve.reader;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.PageTable;
-import io.varve.core.store.PagedLayout;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
@@ -18,7 +17,7 @@ import java.util.Arrays;
  * value lengths, and its checksum. One of four layouts, chosen when the store opens: {@link Fixed}
  * (every record of one size, its place computed), {@link WithOffsets} (variable-size records found
  * through Elias-Fano offsets), {@link InBlocks} (variable-size records of a sparse store, found
- * by walking their block) and {@link Paged} (records packed into frames, found through each
+ * by walking their block) and {@link PagedRecords} (records packed into frames, found through each
  * frame's head). Positions are absolute in the data file; every position a method
  * returns has been checked to lie, with its whole record, inside the data.
  *
@@ -58,7 +57,7 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
       return new Fixed(data, faults, dataStart, meta);
     }
     if (pages != null) {
-      return new Paged(data, faults, dataStart, meta, pages);
+      return new PagedRecords(data, faults, dataStart, meta, pages);
     }
     return blocks != null ? new InBlocks(data, faults, dataStart, meta, blocks) : new WithOffsets(data, faults, dataStart, meta, offsets);
   }
@@ -340,8 +339,8 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
   }
 
   /** Records of any size, each behind a header of two varints (key and value length). */
-  abstract static sealed class Variable extends Records permits WithOffsets, InBlocks, Paged {
-    private Variable(RecordMemory data, DataFaults faults, long dataStart, StoreMeta meta) {
+  abstract static sealed class Variable extends Records permits WithOffsets, InBlocks, PagedRecords {
+    Variable(RecordMemory data, DataFaults faults, long dataStart, StoreMeta meta) {
       super(data, faults, dataStart, meta);
     }
 
@@ -446,71 +445,6 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
     long nextStart(long rank, long previousEnd) {
       long b = blocks.blockOf(rank);
       return blocks.firstRank(b) == rank ? dataStart + blocks.firstStart(b) : previousEnd;
-    }
-  }
-
-  /**
-   * Variable-size records packed into frames ({@link PagedLayout}): a record's place is in its
-   * frame's head, which is checked before an entry is trusted for a rank.
-   */
-  static final class Paged extends Variable {
-    private final PageTable pages;
-
-    private Paged(RecordMemory data, DataFaults faults, long dataStart, StoreMeta meta, PageTable pages) {
-      super(data, faults, dataStart, meta);
-      this.pages = pages;
-    }
-
-    PageTable pages() {
-      return pages;
-    }
-
-    /** Where frame {@code f} starts in the data file. */
-    long frameStart(int f) {
-      return dataStart + (long) f * pageBytes;
-    }
-
-    /** Where the entries of frame {@code f} start in the data file. */
-    long entriesStart(int f) {
-      return frameStart(f) + pages.headerStart(f) + PagedLayout.HEAD_CHECK_BYTES;
-    }
-
-    /**
-     * The position of the record that entry {@code entry} of frame {@code f} points to, checked to
-     * lie among the frame's records.
-     */
-    long positionOf(int f, int entry) {
-      int offset = PagedLayout.entryOffset(entry);
-      if (offset < pages.recordsStart(f) || offset >= pageBytes || (long) f * pageBytes + offset >= dataBytes) {
-        throw faults.damaged("an entry of frame " + f + " points to byte " + offset + ", outside the frame's records");
-      }
-      return frameStart(f) + offset;
-    }
-
-    /** Throws {@link CorruptStoreException} unless frame {@code f}'s entries match their check. */
-    void checkHead(int f) {
-      long head = frameStart(f) + pages.headerStart(f);
-      int entryBytes = PagedLayout.ENTRY_BYTES * pages.count(f);
-      if (data.checksum(head + PagedLayout.HEAD_CHECK_BYTES, entryBytes, head - dataStart) != data.readLittleEndianInt(head)) {
-        throw faults.damaged("the head of frame " + f + " (at byte " + head + ") does not match its check (damaged)");
-      }
-    }
-
-    @Override
-    long start(long rank) {
-      int f = pages.frameOfRank(rank);
-      checkHead(f);
-      int i = (int) (rank - pages.firstRank(f));
-      long position = positionOf(f, data.readLittleEndianInt(entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i));
-      // A faulted read of the entry could point at another intact record: settled before it is used.
-      faults.settleReads();
-      return position;
-    }
-
-    @Override
-    long nextStart(long rank, long previousEnd) {
-      int f = pages.frameOfRank(rank);
-      return pages.firstRank(f) == rank ? frameStart(f) + pages.recordsStart(f) : previousEnd;
     }
   }
 }

@@ -91,7 +91,7 @@ final class StoreVerifier {
    * (Fixed-size records are where {@link RecordFormat#fixedRecordOffset} says by construction.)
    */
   private void checkRecordLayout() {
-    if (records instanceof Records.Paged paged) {
+    if (records instanceof PagedRecords paged) {
       checkPagedLayout(paged);
       return;
     }
@@ -122,7 +122,7 @@ final class StoreVerifier {
    * before it (or at the frame's start), its entries pointing at its records in order, back to back
    * from the head's end; and that the last record ends the data.
    */
-  private void checkPagedLayout(Records.Paged paged) {
+  private void checkPagedLayout(PagedRecords paged) {
     PageTable pages = paged.pages();
     long end = paged.dataStart; // where the previous record ends, in the data file
     for (int f = 0; f < pages.frameCount(); f++) {

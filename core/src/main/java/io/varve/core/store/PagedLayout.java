@@ -40,6 +40,14 @@ public final class PagedLayout {
 
   private PagedLayout() {}
 
+  /**
+   * Whether records of this shape can be paged: variable sizes ({@code fixedSize} false), full keys
+   * (the head's search compares them) and alignment to pages ({@code pageBytes > 0}).
+   */
+  public static boolean holds(boolean fixedSize, KeyMode keyMode, int pageBytes) {
+    return !fixedSize && keyMode.keepsKeys() && pageBytes > 0;
+  }
+
   /** Bytes of the head of a frame of {@code count} records. */
   public static int headBytes(int count) {
     return HEAD_CHECK_BYTES + ENTRY_BYTES * count;

@@ -151,7 +151,7 @@ public record StoreMeta(
     boolean hasPages = files.stream().anyMatch(f -> f.name().equals(StoreFile.PAGES.fileName()));
     if (paged) {
       boolean hasIndex = files.stream().anyMatch(f -> f.name().equals(StoreFile.INDEX.fileName()));
-      if (hasOffsets || hasBlocks || hasIndex || keyLength >= 0 || !keyMode.keepsKeys() || pageBytes == 0) {
+      if (hasOffsets || hasBlocks || hasIndex || !PagedLayout.holds(keyLength >= 0, keyMode, pageBytes)) {
         throw new IllegalArgumentException(
             "a paged store holds variable-size records with full keys in pages, found through its pages file alone");
       }
