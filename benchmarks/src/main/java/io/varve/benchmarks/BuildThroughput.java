@@ -9,15 +9,16 @@ import java.util.SplittableRandom;
 
 /**
  * Whole-process build throughput: puts {@code N} records of 16-byte random keys and 8-byte values
- * into a {@link StoreBuilder} and builds the store, printing records per second per phase. Run it
- * under {@code /usr/bin/time -v} for peak RSS:
+ * (or {@code --value-bytes V}: the record's number, then bytes that repeat) into a {@link
+ * StoreBuilder} and builds the store, printing records and bytes per second. Run it under {@code
+ * /usr/bin/time -v} for peak RSS:
  *
  * <pre>
  * /usr/bin/time -v java -Xmx1g -cp benchmarks/target/benchmarks.jar \
- *     io.varve.benchmarks.BuildThroughput 100000000 /tmp/varve-scale [memoryBudgetMiB]
+ *     io.varve.benchmarks.BuildThroughput 100000000 /tmp/varve-scale [memoryBudgetMiB] [--value-bytes V] [--keep]
  * </pre>
  *
- * The target directory must not exist; it is deleted at the end unless {@code --keep} follows.
+ * The target directory must not exist; it is deleted at the end unless {@code --keep} is given.
  */
 public final class BuildThroughput {
   private BuildThroughput() {}
@@ -25,11 +26,25 @@ public final class BuildThroughput {
   public static void main(String[] args) throws IOException {
     long n = Long.parseLong(args[0]);
     Path target = Path.of(args[1]);
-    long budget = args.length > 2 ? Long.parseLong(args[2]) << 20 : StoreBuilder.DEFAULT_MEMORY_BUDGET;
-    boolean keep = args.length > 3 && args[3].equals("--keep");
+    long budget = StoreBuilder.DEFAULT_MEMORY_BUDGET;
+    boolean keep = false;
+    int valueBytes = 8;
+    for (int a = 2; a < args.length; a++) {
+      switch (args[a]) {
+        case "--keep" -> keep = true;
+        case "--value-bytes" -> valueBytes = Integer.parseInt(args[++a]);
+        default -> budget = Long.parseLong(args[a]) << 20;
+      }
+    }
+    if (valueBytes < 8) {
+      throw new IllegalArgumentException("--value-bytes must be at least 8, got " + valueBytes);
+    }
     SplittableRandom random = new SplittableRandom(BenchmarkData.SEED);
     byte[] key = new byte[16];
-    byte[] value = new byte[8];
+    byte[] value = new byte[valueBytes];
+    for (int j = 8; j < valueBytes; j++) {
+      value[j] = (byte) (j * 31);
+    }
     long start = System.nanoTime();
     long[] lastReport = {start};
     BuildSummary summary;
@@ -59,8 +74,9 @@ public final class BuildThroughput {
       summary = builder.build();
       long end = System.nanoTime();
       System.out.printf(
-          "build: %.1f s after input; total %.1f s = %.2f M records/s end to end; %d spills, %d records%n",
-          (end - input) / 1e9, (end - start) / 1e9, n / ((end - start) / 1e3), summary.spills(), summary.meta().recordCount());
+          "build: %.1f s after input; total %.1f s = %.2f M records/s = %.2f GB/s of records end to end; %d spills, %d records%n",
+          (end - input) / 1e9, (end - start) / 1e9, n / ((end - start) / 1e3), n * (16.0 + valueBytes) / (end - start),
+          summary.spills(), summary.meta().recordCount());
     }
     long bytes = 0;
     try (var files = Files.list(target)) {

@@ -130,7 +130,7 @@ final class PageFinder extends RecordFinder {
     int count = pages.count(f);
     long entries = paged.entriesStart(f);
     int guess = guessEntry(f, top);
-    long touched = touch(f, guess);
+    long touched = touch(f, guess, scratch);
     if (touched == TOUCH_SENTINEL) {
       touchSink = touched; // almost never: keeps the touches from being dropped
     }
@@ -163,34 +163,66 @@ final class PageFinder extends RecordFinder {
    * Reads the line of entry {@code guess} of frame {@code f} and the lines around its probable
    * record, so that their cache misses overlap; returns their sum, for the caller to keep.
    */
-  private long touch(int f, int guess) {
-    RecordMemory data = paged.data;
-    int count = pages.count(f);
-    long frame = paged.frameStart(f);
-    int recordsStart = pages.recordsStart(f);
-    int recordsEnd = Math.max(recordsStart + 1, pages.recordsEndEstimate(f));
-    long likely = frame + recordsStart + (long) guess * (recordsEnd - recordsStart) / count;
-    long firstTouch = frame + recordsStart;
-    long lastTouchHere = Math.min(lastTouch, frame + pageBytes - Long.BYTES);
-    long touched = data.readNativeLong(paged.entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * guess);
-    for (int line = -LINES_AROUND; line <= LINES_AROUND; line++) {
-      touched += data.readNativeLong(Math.max(firstTouch, Math.min(lastTouchHere, likely + (long) LINE * line)));
+  private long touch(int f, int guess, RecordCopy scratch) {
+    long[] lines = scratch.touchedLines;
+    int n = linesToTouch(f, guess, lines, 0);
+    long touched = 0;
+    for (int i = 0; i < n; i++) {
+      touched += paged.data.readNativeLong(lines[i]);
     }
     return touched;
   }
 
+  /** Lines {@link #touch} reads for entry {@code guess} of frame {@code f}. */
+  private static final int TOUCHED_LINES = 2 + 2 * LINES_AROUND;
+
   /**
-   * The pages of 16 lookups are touched before any is searched, so that their cache misses
-   * overlap instead of following one another.
+   * Puts into {@code lines} from {@code at} the positions of the line of entry {@code guess} of
+   * frame {@code f} and of the lines around its probable record; returns the next free index.
+   */
+  private int linesToTouch(int f, int guess, long[] lines, int at) {
+    long likely = likelyRecord(f, guess);
+    long firstTouch = paged.frameStart(f) + pages.recordsStart(f);
+    long lastTouchHere = lastTouch(f);
+    lines[at++] = entryAddress(f, guess);
+    for (int line = -LINES_AROUND; line <= LINES_AROUND; line++) {
+      lines[at++] = Math.max(firstTouch, Math.min(lastTouchHere, likely + (long) LINE * line));
+    }
+    return at;
+  }
+
+  private long entryAddress(int f, int entry) {
+    return paged.entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * entry;
+  }
+
+  /** Where record {@code guess} of frame {@code f} probably starts, if the frame's records were of one size. */
+  private long likelyRecord(int f, int guess) {
+    int recordsStart = pages.recordsStart(f);
+    int recordsEnd = Math.max(recordsStart + 1, pages.recordsEndEstimate(f));
+    return paged.frameStart(f) + recordsStart + (long) guess * (recordsEnd - recordsStart) / pages.count(f);
+  }
+
+  /** The last position of frame {@code f} an eight-byte read may start at. */
+  private long lastTouch(int f) {
+    return Math.min(lastTouch, paged.frameStart(f) + pageBytes - Long.BYTES);
+  }
+
+  /**
+   * The pages of 16 lookups are read before any is searched, so that their cache misses overlap
+   * instead of following one another: first every key's frame and guessed entry, then, in a loop
+   * that does nothing else (so that all its reads fit in the processor's window of instructions in
+   * flight), the lines {@link #touch} reads for each.
    */
   @Override
   void findAll(byte[][] keys, long[] hashes, byte[][] values) {
+    RecordMemory data = paged.data;
     long[] hi = new long[GROUP];
     long[] lo = new long[GROUP];
+    long[] lines = new long[TOUCHED_LINES * GROUP];
     long[] hash = RecordCopy.ofThisThread().hash;
     for (int from = 0; from < keys.length; from += GROUP) {
       int count = Math.min(GROUP, keys.length - from);
-      long touched = 0;
+      int touches = 0;
       for (int i = 0; i < count; i++) {
         byte[] key = keys[from + i];
         if (hashes == null) {
@@ -203,8 +235,13 @@ final class PageFinder extends RecordFinder {
         }
         int f = frameOf(hi[i], lo[i]);
         if (f >= 0) {
-          touched += touch(f, guessEntry(f, (fullHashRange ? hi[i] : hashRange.mapHi(hi[i], lo[i])) >>> 32));
+          int guess = guessEntry(f, (fullHashRange ? hi[i] : hashRange.mapHi(hi[i], lo[i])) >>> 32);
+          touches = linesToTouch(f, guess, lines, touches);
         }
+      }
+      long touched = 0;
+      for (int t = 0; t < touches; t++) {
+        touched += data.readNativeLong(lines[t]);
       }
       if (touched == TOUCH_SENTINEL) {
         touchSink = touched;

@@ -28,6 +28,9 @@ final class RecordCopy {
   /** The looked-up key's hash, {@code hi, lo}. */
   final long[] hash = new long[2];
 
+  /** The positions a paged lookup reads before it searches its page ({@code PageFinder}). */
+  final long[] touchedLines = new long[16];
+
   /** The record's bytes from its first (header, key, value, checksum), in {@code [0, size)}. */
   byte[] bytes = new byte[64];
 

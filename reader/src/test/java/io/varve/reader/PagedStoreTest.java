@@ -417,6 +417,26 @@ class PagedStoreTest {
           reported = true;
         }
       }
+      try {
+        byte[][] keys = new byte[records.size() + absent.size()][];
+        int k = 0;
+        for (ByteBuffer key : records.keySet()) {
+          keys[k++] = key.array();
+        }
+        for (byte[] key : absent) {
+          keys[k++] = key;
+        }
+        byte[][] values = new byte[keys.length][];
+        store.getAll(keys, values);
+        for (int i = 0; i < keys.length; i++) {
+          byte[] expected = records.get(ByteBuffer.wrap(keys[i]));
+          if (!Arrays.equals(expected, values[i]) && !(mayMiss && values[i] == null)) {
+            fail(what + ": getAll answered " + (values[i] == null ? "absent" : values[i].length + " wrong bytes") + " for key " + i);
+          }
+        }
+      } catch (CorruptStoreException reportedDamage) {
+        reported = true;
+      }
       for (long rank = 0; rank < store.size(); rank++) {
         try {
           byte[] key = store.keyAt(rank);
