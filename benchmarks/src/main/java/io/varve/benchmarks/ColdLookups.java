@@ -2,6 +2,8 @@ package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
 import io.varve.core.index.IndexKind;
+import io.varve.core.index.IndexParameters;
+import io.varve.core.store.PagedParameters;
 import io.varve.reader.Store;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,10 +24,19 @@ import java.util.SplittableRandom;
  * bytes, or random sizes up to it when followed by {@code r}, e.g. {@code 4000r}) in {@code DIR}
  * unless it exists, then opens it, drops the page cache and looks up {@code LOOKUPS} random member
  * keys (default 10000), checking each value's length. {@code INDEX} is {@code blocked} (the
- * builder's default) or {@code ect} (g = 64, hmax = 64, 3 skip levels), for a store built here.
+ * builder's default for fixed sizes), {@code ect} (g = 64, hmax = 64, 3 skip levels) or {@code paged}
+ * (the default for variable sizes), for a store built here.
  */
 public final class ColdLookups {
   private ColdLookups() {}
+
+  private static IndexParameters parameters(IndexKind index) {
+    return switch (index) {
+      case ECT -> StoreBuilder.DEFAULT_ECT_INDEX;
+      case PAGED -> PagedParameters.INSTANCE;
+      default -> StoreBuilder.DEFAULT_INDEX;
+    };
+  }
 
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[0]);
@@ -37,7 +48,7 @@ public final class ColdLookups {
     if (!Files.exists(dir)) {
       long start = System.nanoTime();
       try (StoreBuilder builder =
-          StoreBuilder.create(dir).indexParameters(index == IndexKind.ECT ? StoreBuilder.DEFAULT_ECT_INDEX : StoreBuilder.DEFAULT_INDEX)) {
+          StoreBuilder.create(dir).indexParameters(parameters(index))) {
         for (long i = 0; i < records; i++) {
           builder.put(StoreLookupBenchmark.key(i), new byte[valueLength(i, valueBytes, randomSizes)]);
         }

@@ -15,10 +15,12 @@ import java.util.Arrays;
  * index's. Beyond that the reads would mostly miss the record and still cost their own misses (a
  * read that misses the cache holds up the lookup as much as a useful one): for variable-size
  * records only the offsets' words are read ahead then. Fixed-size records whose guess lands within
- * half a page read the guessed line alone: it is mostly another record's, but on the record's
- * memory page, whose address translation (a walk of nested page tables on a VM, the costliest part
- * of a first touch) then overlaps the index's miss. The measurements behind these thresholds are in
- * {@code docs/benchmarks}.
+ * {@value #MAX_PAGE_GUESS_ERROR_BYTES} bytes read the guessed line alone: it is mostly another
+ * record's, but on the record's memory page, whose address translation (a walk of nested page
+ * tables on a VM, the costliest part of a first touch) then overlaps the index's miss. A guess
+ * farther off lands on a neighbouring page often enough that a store read from disk pays a second
+ * read for it (1.14 reads per cold lookup with 120-byte records at 2,048 bytes). The measurements
+ * behind these thresholds are in {@code docs/benchmarks}.
  */
 enum ReadAhead {
   /** Nothing. */
@@ -34,7 +36,7 @@ enum ReadAhead {
   private static final int MAX_GUESS_ERROR_BYTES = 128;
 
   /** The farthest from its record (in bytes, typically) that a guess is worth reading for its page. */
-  private static final int MAX_PAGE_GUESS_ERROR_BYTES = 2048;
+  private static final int MAX_PAGE_GUESS_ERROR_BYTES = 256;
 
   /** The memory page size the mapping is read in (at least; larger pages only help). */
   private static final long OS_PAGE = 4096;
