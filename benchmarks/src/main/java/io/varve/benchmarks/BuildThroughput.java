@@ -1,5 +1,6 @@
 package io.varve.benchmarks;
 
+import io.varve.builder.BuildListener;
 import io.varve.builder.BuildSummary;
 import io.varve.builder.StoreBuilder;
 import java.io.IOException;
@@ -22,6 +23,18 @@ import java.util.SplittableRandom;
  */
 public final class BuildThroughput {
   private BuildThroughput() {}
+
+  /** Prints the build's phase and progress at most every {@code seconds}, timed from {@code start} ({@link System#nanoTime}). */
+  static BuildListener progressPrinter(long start, int seconds) {
+    long[] lastReport = {start};
+    return (phase, done, total) -> {
+      long now = System.nanoTime();
+      if (now - lastReport[0] > seconds * 1_000_000_000L) {
+        lastReport[0] = now;
+        System.out.printf("  %s %,d of %,d at %.1f s%n", phase, done, total, (now - start) / 1e9);
+      }
+    };
+  }
 
   public static void main(String[] args) throws IOException {
     long n = Long.parseLong(args[0]);
@@ -46,19 +59,8 @@ public final class BuildThroughput {
       value[j] = (byte) (j * 31);
     }
     long start = System.nanoTime();
-    long[] lastReport = {start};
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target)
-            .memoryBudget(budget)
-            .listener(
-                (phase, done, total) -> {
-                  long now = System.nanoTime();
-                  if (now - lastReport[0] > 5_000_000_000L) {
-                    lastReport[0] = now;
-                    System.out.printf("  %s %,d of %,d at %.1f s%n", phase, done, total, (now - start) / 1e9);
-                  }
-                })) {
+    try (StoreBuilder builder = StoreBuilder.create(target).memoryBudget(budget).listener(progressPrinter(start, 5))) {
       for (long i = 0; i < n; i++) {
         long a = random.nextLong();
         long b = random.nextLong();

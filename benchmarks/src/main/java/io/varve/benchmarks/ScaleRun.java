@@ -87,18 +87,8 @@ public final class ScaleRun {
     diskWatch.start();
     long stride = Math.max(1, n / Math.max(1, checked));
     long start = System.nanoTime();
-    long[] lastReport = {start};
     BuildSummary summary;
-    try (StoreBuilder builder =
-        StoreBuilder.create(target)
-            .listener(
-                (phase, done, total) -> {
-                  long now = System.nanoTime();
-                  if (now - lastReport[0] > 10_000_000_000L) {
-                    lastReport[0] = now;
-                    System.out.printf("  %s %,d of %,d at %.1f s%n", phase, done, total, (now - start) / 1e9);
-                  }
-                })) {
+    try (StoreBuilder builder = StoreBuilder.create(target).listener(BuildThroughput.progressPrinter(start, 10))) {
       SplittableRandom random = new SplittableRandom(SEED);
       byte[] key = new byte[16];
       byte[] value = new byte[8];
