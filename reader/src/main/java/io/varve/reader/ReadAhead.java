@@ -19,8 +19,8 @@ import java.util.Arrays;
  * record's, but on the record's memory page, whose address translation (a walk of nested page
  * tables on a VM, the costliest part of a first touch) then overlaps the index's miss. A guess
  * farther off lands on a neighbouring page often enough that a store read from disk pays a second
- * read for it (1.14 reads per cold lookup with 120-byte records at 2,048 bytes). The measurements
- * behind these thresholds are in {@code docs/benchmarks}.
+ * read for it. The measurements behind these thresholds are in {@code docs/benchmarks/RESULTS.md}
+ * ("Read-ahead").
  */
 enum ReadAhead {
   /** Nothing. */
