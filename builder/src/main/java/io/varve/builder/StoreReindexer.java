@@ -123,11 +123,14 @@ public final class StoreReindexer {
       return relayOut(files, meta, to, options);
     }
     boolean sameKind = meta.isSparse() == options.isSparse();
+    // Pages asked for a fixed-size store give way to the default index, as a build's do.
     IndexParameters knobs =
-        options.isPaged()
-            ? StoreBuilder.DEFAULT_INDEX // fixed-size records keep their layout, as a build gives them: the default index
-            : options.indexParameters()
-                .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX);
+        StoreWriter.suited(
+            options.indexParameters()
+                .orElse(sameKind ? meta.indexParameters() : options.isSparse() ? DEFAULT_SPARSE_INDEX : StoreBuilder.DEFAULT_INDEX),
+            meta.isFixedSize(),
+            meta.keyMode(),
+            meta.pageBytes());
     Path staging = StoreDirectory.staging(to);
     try {
       StoreMeta written = writeIndexed(files, meta, staging, blockBytes, knobs, options.listener());

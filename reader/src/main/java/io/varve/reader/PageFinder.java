@@ -24,8 +24,8 @@ final class PageFinder extends RecordFinder {
   private final HashRange hashRange;
   private final boolean fullHashRange;
   private final int pageBytes;
-  /** The last position an eight-byte touch may start at: the data's end (the footer follows). */
-  private final long lastTouch;
+  /** Where the records end in the data file: an eight-byte read may start there, since the footer follows. */
+  private final long dataEnd;
 
   PageFinder(KeyHasher hasher, PagedRecords records, KeyMatch keyMatch, HashRange hashRange) {
     super(hasher, records, keyMatch);
@@ -34,7 +34,7 @@ final class PageFinder extends RecordFinder {
     this.hashRange = hashRange;
     this.fullHashRange = hashRange.isFull();
     this.pageBytes = pages.pageBytes();
-    this.lastTouch = records.dataStart + records.dataBytes;
+    this.dataEnd = records.dataStart + records.dataBytes;
   }
 
   @Override
@@ -64,10 +64,9 @@ final class PageFinder extends RecordFinder {
       return -1;
     }
     int fragment = PagedLayout.fragment(lo);
-    long entries = paged.entriesStart(f);
     long rank = -1;
     for (int i = 0; i < pages.count(f) && rank < 0; i++) {
-      if (PagedLayout.entryFragment(paged.data.readLittleEndianInt(entries + (long) PagedLayout.ENTRY_BYTES * i)) == fragment) {
+      if (PagedLayout.entryFragment(paged.data.readLittleEndianInt(paged.entryPosition(f, i))) == fragment) {
         rank = pages.firstRank(f) + i;
       }
     }
@@ -86,6 +85,11 @@ final class PageFinder extends RecordFinder {
     return pages.frameOf(hi >>> 32);
   }
 
+  /** The top 32 bits of the key's hash as the page table holds them (mapped into the store's range). */
+  private long top(long hi, long lo) {
+    return (fullHashRange ? hi : hashRange.mapHi(hi, lo)) >>> 32;
+  }
+
   /**
    * The position of the key's record ({@code wantPosition}) or its frame and entry ({@code frame
    * << 32 | entry}), or -1 when absent; the record is then in {@code scratch}, checked.
@@ -95,7 +99,7 @@ final class PageFinder extends RecordFinder {
     if (f < 0) {
       return -1;
     }
-    long top = (fullHashRange ? hi : hashRange.mapHi(hi, lo)) >>> 32;
+    long top = top(hi, lo);
     int fragment = PagedLayout.fragment(lo);
     while (true) {
       long found = search(f, top, fragment, key, offset, length, lo, wantPosition, scratch);
@@ -184,15 +188,11 @@ final class PageFinder extends RecordFinder {
     long likely = likelyRecord(f, guess);
     long firstTouch = paged.frameStart(f) + pages.recordsStart(f);
     long lastTouchHere = lastTouch(f);
-    lines[at++] = entryAddress(f, guess);
+    lines[at++] = paged.entryPosition(f, guess);
     for (int line = -LINES_AROUND; line <= LINES_AROUND; line++) {
       lines[at++] = Math.max(firstTouch, Math.min(lastTouchHere, likely + (long) LINE * line));
     }
     return at;
-  }
-
-  private long entryAddress(int f, int entry) {
-    return paged.entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * entry;
   }
 
   /** Where record {@code guess} of frame {@code f} probably starts, if the frame's records were of one size. */
@@ -204,7 +204,7 @@ final class PageFinder extends RecordFinder {
 
   /** The last position of frame {@code f} an eight-byte read may start at. */
   private long lastTouch(int f) {
-    return Math.min(lastTouch, paged.frameStart(f) + pageBytes - Long.BYTES);
+    return Math.min(dataEnd, paged.frameStart(f) + pageBytes - Long.BYTES);
   }
 
   /**
@@ -235,7 +235,7 @@ final class PageFinder extends RecordFinder {
         }
         int f = frameOf(hi[i], lo[i]);
         if (f >= 0) {
-          int guess = guessEntry(f, (fullHashRange ? hi[i] : hashRange.mapHi(hi[i], lo[i])) >>> 32);
+          int guess = guessEntry(f, top(hi[i], lo[i]));
           touches = linesToTouch(f, guess, lines, touches);
         }
       }

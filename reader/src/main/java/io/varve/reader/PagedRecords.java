@@ -30,6 +30,11 @@ final class PagedRecords extends Records.Variable {
     return frameStart(f) + pages.headerStart(f) + PagedLayout.HEAD_CHECK_BYTES;
   }
 
+  /** Where entry {@code i} of frame {@code f} is in the data file. */
+  long entryPosition(int f, int i) {
+    return entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i;
+  }
+
   /**
    * The position of the record that entry {@code entry} of frame {@code f} points to, checked to
    * lie among the frame's records.
@@ -56,7 +61,7 @@ final class PagedRecords extends Records.Variable {
     int f = pages.frameOfRank(rank);
     checkHead(f);
     int i = (int) (rank - pages.firstRank(f));
-    long position = positionOf(f, data.readLittleEndianInt(entriesStart(f) + (long) PagedLayout.ENTRY_BYTES * i));
+    long position = positionOf(f, data.readLittleEndianInt(entryPosition(f, i)));
     // A faulted read of the entry could point at another intact record: settled before it is used.
     faults.settleReads();
     return position;
