@@ -3,6 +3,7 @@ package io.varve.benchmarks;
 import io.varve.builder.BuildListener;
 import io.varve.builder.BuildSummary;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.store.PageCacheWrites;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import java.util.SplittableRandom;
  *
  * <pre>
  * /usr/bin/time -v java -Xmx1g -cp benchmarks/target/benchmarks.jar \
- *     io.varve.benchmarks.BuildThroughput 100000000 /tmp/varve-scale [memoryBudgetMiB] [--value-bytes V] [--keep]
+ *     io.varve.benchmarks.BuildThroughput 100000000 /tmp/varve-scale [memoryBudgetMiB] [--value-bytes V] [--data-writes SMALL|HUGE_PAGES|UNCACHED] [--keep]
  * </pre>
  *
  * The target directory must not exist; it is deleted at the end unless {@code --keep} is given.
@@ -42,10 +43,12 @@ public final class BuildThroughput {
     long budget = StoreBuilder.DEFAULT_MEMORY_BUDGET;
     boolean keep = false;
     int valueBytes = 8;
+    PageCacheWrites dataWrites = PageCacheWrites.SMALL;
     for (int a = 2; a < args.length; a++) {
       switch (args[a]) {
         case "--keep" -> keep = true;
         case "--value-bytes" -> valueBytes = Integer.parseInt(args[++a]);
+        case "--data-writes" -> dataWrites = PageCacheWrites.valueOf(args[++a]);
         default -> budget = Long.parseLong(args[a]) << 20;
       }
     }
@@ -60,7 +63,7 @@ public final class BuildThroughput {
     }
     long start = System.nanoTime();
     BuildSummary summary;
-    try (StoreBuilder builder = StoreBuilder.create(target).memoryBudget(budget).listener(progressPrinter(start, 5))) {
+    try (StoreBuilder builder = StoreBuilder.create(target).memoryBudget(budget).dataWrites(dataWrites).listener(progressPrinter(start, 5))) {
       for (long i = 0; i < n; i++) {
         long a = random.nextLong();
         long b = random.nextLong();

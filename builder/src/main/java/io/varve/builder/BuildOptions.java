@@ -213,7 +213,7 @@ public final class BuildOptions {
     private Integer pageAlignment;
     private KeyMode keyMode;
     private boolean recordChecksums = true;
-    private PageCacheWrites dataWrites = PageCacheWrites.SMALL;
+    private PageCacheWrites dataWrites = PageCacheWrites.UNCACHED;
     private BuildListener listener = BuildListener.NONE;
     private final SortedMap<String, String> metadata = new TreeMap<>();
 
@@ -294,7 +294,7 @@ public final class BuildOptions {
       return this;
     }
 
-    /** How the data file is handed to the kernel (default {@link PageCacheWrites#SMALL}). */
+    /** How the data file is handed to the kernel (default {@link PageCacheWrites#UNCACHED}). */
     public Builder dataWrites(PageCacheWrites writes) {
       this.dataWrites = Objects.requireNonNull(writes, "dataWrites");
       return this;

@@ -190,7 +190,7 @@ public final class StoreMerger implements Closeable {
     return this;
   }
 
-  /** How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites} (default 64 KiB writes). */
+  /** How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites} (default {@link PageCacheWrites#UNCACHED}). */
   public StoreMerger dataWrites(PageCacheWrites writes) {
     checkOpen();
     settings.dataWrites(writes);

@@ -27,13 +27,22 @@ package io.varve.core.store;
  * Stateless; thread-safe.
  */
 public enum PageCacheWrites {
-  /** Writes of 64 KiB: small folios, cheap to allocate. The default. */
+  /** Writes of 64 KiB: small folios, cheap to allocate. */
   SMALL(1 << 16),
   /**
    * Writes of 2 MiB at offsets that are multiples of 2 MiB: where the file system caches large
    * folios (ext4 since Linux 6.16, XFS since 5.18), each is one huge-page folio.
    */
-  HUGE_PAGES(2 << 20);
+  HUGE_PAGES(2 << 20),
+  /**
+   * The first 64 MiB of a file as {@link #SMALL}, the rest past the page cache ({@code O_DIRECT}),
+   * in writes of 1 MiB from a thread of the writer's own: the kernel copies nothing and no dirty
+   * page waits to be written back, so a large file is written at the speed of the device, not of
+   * the copy into new page-cache memory. The file is then mostly not in this host's page cache.
+   * Where the file system or platform does not take such writes (tmpfs before Linux 6.6, macOS),
+   * all goes through the page cache as {@link #SMALL}. The default for builds' data files.
+   */
+  UNCACHED(1 << 16);
 
   private final int chunkBytes;
 
@@ -41,7 +50,10 @@ public enum PageCacheWrites {
     this.chunkBytes = chunkBytes;
   }
 
-  /** The size of each write, and the alignment of its offset in the file. */
+  /**
+   * The size of each write through the page cache, and the alignment of its offset in the file;
+   * for {@link #UNCACHED}, of the batches handed to its writer.
+   */
   public int chunkBytes() {
     return chunkBytes;
   }

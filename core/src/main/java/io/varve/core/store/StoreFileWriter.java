@@ -33,6 +33,12 @@ import java.util.zip.CRC32C;
 public final class StoreFileWriter extends OutputStream {
   private final Path path;
   private final FileChannel channel;
+  private PageCacheWrites writes;
+  /**
+   * Where the bytes go instead of {@link #channel} once they bypass the page cache ({@link
+   * PageCacheWrites#UNCACHED}, from {@link #UNCACHED_FROM_BYTES} on); else null.
+   */
+  private UncachedFileOutput uncached;
   private final CRC32C checksum = new CRC32C();
   /** Holds the bytes up to the next multiple of its length in the file, then goes to the file. */
   private final byte[] buffer;
@@ -52,17 +58,23 @@ public final class StoreFileWriter extends OutputStream {
   private boolean closed;
 
   private static final long SYNC_INTERVAL_BYTES = 64L << 20;
+  /**
+   * Where {@link PageCacheWrites#UNCACHED} starts to bypass the page cache: small files stay cached
+   * and cost no writing thread, and the switch comes at a multiple of the 64 KiB writes.
+   */
+  static final long UNCACHED_FROM_BYTES = 64L << 20;
 
   private StoreFileWriter(Path path, StoreFile kind, int version, PageCacheWrites writes) throws IOException {
     this.path = path;
     this.kind = kind;
     this.buffer = new byte[writes.chunkBytes()];
     this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    this.writes = writes;
     this.headerLength = kind.payloadOffset();
     try {
       kind.writeHeader(new DataOutputStream(this), version);
     } catch (IOException | RuntimeException e) {
-      channel.close();
+      close();
       throw e;
     }
   }
@@ -147,6 +159,9 @@ public final class StoreFileWriter extends OutputStream {
   public void flush() throws IOException {
     if (!closed) {
       flushBuffer();
+      if (uncached != null) {
+        uncached.flush();
+      }
     }
   }
 
@@ -165,6 +180,9 @@ public final class StoreFileWriter extends OutputStream {
     flushBuffer();
     int crc = (int) checksum.getValue();
     writeFully(ByteBuffer.wrap(kind.envelope().footer(crc)));
+    if (uncached != null) {
+      uncached.flush();
+    }
     awaitSync();
     channel.force(true);
     finished = true;
@@ -188,9 +206,20 @@ public final class StoreFileWriter extends OutputStream {
           }
         }
       } finally {
-        channel.close();
+        try {
+          if (uncached != null) {
+            uncached.close();
+          }
+        } finally {
+          channel.close();
+        }
       }
     }
+  }
+
+  /** Whether the bytes now go past the page cache ({@link PageCacheWrites#UNCACHED}, on a file system that takes it). */
+  boolean bypassesPageCache() {
+    return uncached != null;
   }
 
   /** Whether {@link #finish()} completed. */
@@ -207,7 +236,20 @@ public final class StoreFileWriter extends OutputStream {
   }
 
   private void writeFully(ByteBuffer bytes) throws IOException {
+    if (uncached == null
+        && writes == PageCacheWrites.UNCACHED
+        && flushed >= UNCACHED_FROM_BYTES
+        && flushed % PageCacheWrites.SMALL.chunkBytes() == 0) {
+      uncached = UncachedFileOutput.openOrNull(path, flushed);
+      if (uncached == null) {
+        writes = PageCacheWrites.SMALL; // not here: the page cache for the rest
+      }
+    }
     flushed += bytes.remaining();
+    if (uncached != null) {
+      uncached.write(bytes);
+      return; // on the device once written: nothing to force early
+    }
     while (bytes.hasRemaining()) {
       channel.write(bytes);
     }

@@ -32,18 +32,29 @@ class StoreFileWriterTest {
   @TempDir Path temp;
 
   @ParameterizedTest
-  @CsvSource({"DATA, SMALL", "DATA, HUGE_PAGES", "INDEX, SMALL", "INDEX, HUGE_PAGES"})
+  @CsvSource({"DATA, SMALL", "DATA, HUGE_PAGES", "DATA, UNCACHED", "INDEX, SMALL", "INDEX, HUGE_PAGES", "INDEX, UNCACHED"})
   void holdsTheBytesWrittenWhateverTheWriteSizes(StoreFile kind, PageCacheWrites writes) throws IOException {
     System.out.println("StoreFileWriterTest " + kind + " " + writes + " seed=" + SEED);
     SplittableRandom random = new SplittableRandom(SEED);
     Path path = temp.resolve(kind.fileName());
     ByteArrayOutputStream payload = new ByteArrayOutputStream();
     StoreFileWriter.FileSummary summary;
+    boolean bypassed = false;
     try (StoreFileWriter out = StoreFileWriter.create(path, kind, writes)) {
       for (int step = 0; step < 400; step++) {
         int choice = random.nextInt(10);
         if (choice == 0) {
           out.flush(); // leaves the file position off any boundary
+          // What was written can be read back at once: the file ends with the last byte written.
+          int header = kind.payloadOffset();
+          assertEquals(header + payload.size(), Files.size(path));
+          if (payload.size() > 0) {
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+              ByteBuffer last = ByteBuffer.allocate(1);
+              channel.read(last, header + payload.size() - 1L);
+              assertEquals(lastByte(payload), last.get(0));
+            }
+          }
         } else if (choice < 4) {
           int b = random.nextInt(256);
           out.write(b);
@@ -57,8 +68,15 @@ class StoreFileWriterTest {
           payload.write(bytes, 1, length);
         }
         assertEquals(payload.size(), out.payloadBytes());
+        bypassed |= out.bypassesPageCache();
       }
       summary = out.finish();
+    }
+    assertTrue(payload.size() > StoreFileWriter.UNCACHED_FROM_BYTES, "the file outgrew the cached head");
+    if (writes == PageCacheWrites.UNCACHED && directWritesWork(temp)) {
+      assertTrue(bypassed, "the writes bypassed the page cache past its head");
+    } else {
+      assertTrue(!bypassed, "only UNCACHED bypasses the page cache");
     }
     byte[] file = Files.readAllBytes(path);
     int header = kind.payloadOffset();
@@ -70,6 +88,25 @@ class StoreFileWriterTest {
     crc.update(file, 0, file.length - StoreFile.FOOTER_LENGTH);
     assertEquals((int) crc.getValue(), summary.checksum());
     assertEquals(summary.checksum(), StoreFileReader.verify(path, kind));
+  }
+
+  private static byte lastByte(ByteArrayOutputStream payload) {
+    // Slow (a copy) but rare: once per flush.
+    byte[] bytes = payload.toByteArray();
+    return bytes[bytes.length - 1];
+  }
+
+  /** Whether this directory's file system takes writes past the page cache. */
+  private static boolean directWritesWork(Path directory) throws IOException {
+    Path probe = Files.createTempFile(directory, "direct", ".probe");
+    try (FileChannel channel = FileChannel.open(probe, StandardOpenOption.WRITE, com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
+      return true;
+    } catch (IOException | UnsupportedOperationException e) {
+      System.out.println("no writes past the page cache in " + directory + ": " + e);
+      return false;
+    } finally {
+      Files.delete(probe);
+    }
   }
 
   /**
