@@ -76,6 +76,12 @@ final class UncachedFileOutput implements Closeable {
         return null;
       }
       channel = FileChannel.open(path, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
+      // Some file systems open such files and then refuse the writes: one block tells.
+      ByteBuffer probe = ByteBuffer.allocateDirect(2 * alignment).alignedSlice(alignment).limit(alignment);
+      while (probe.hasRemaining()) {
+        channel.write(probe, start + probe.position());
+      }
+      channel.truncate(start);
       return new UncachedFileOutput(path, channel, alignment, start);
     } catch (IOException | UnsupportedOperationException | LinkageError e) {
       if (channel != null) {
