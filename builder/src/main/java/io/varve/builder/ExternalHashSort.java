@@ -13,21 +13,34 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The external sort of a build: records in the order of their 128-bit hashes, within a memory
  * budget. Records go into an in-memory buffer; a full buffer is handed to a background thread
- * that appends its records to 256 hash-prefix partition files while the caller fills the other
- * buffer. {@link #finish} then gives the records back as sorted chunks in hash order: each
+ * (two for large records, half the partitions each) that appends its records to 256 hash-prefix
+ * partition files while the caller fills the other buffer. {@link #finish} then gives the records back as sorted chunks in hash order: each
  * partition loaded and sorted by the background thread while the caller consumes the previous
  * one. A partition too large for memory is split again by the next 8 hash bits; one whose records
  * all share one hash (a key repeated more often than memory holds) is reduced to its distinct
  * keys, under the {@link DuplicatePolicy}. Input that never spilled is sorted in memory.
  *
- * <p>Not thread-safe: one thread adds and reads the chunks; the sort's own background thread
- * spills and loads.
+ * <p>Not thread-safe: one thread adds and reads the chunks; the sort's own background threads
+ * spill and load.
  */
 final class ExternalHashSort {
+  /**
+   * The sort's own threads: each spills a share of a full buffer's partitions when its records are
+   * large; one of them loads the partitions back at the end. (Two loaders, each with half the
+   * memory, were slower.)
+   */
+  private static final int SPILL_THREADS = 2;
+  /**
+   * Records of this mean size and more are spilled by {@link #SPILL_THREADS} threads; smaller ones
+   * by one, since each thread reads every record's hash to find its share.
+   */
+  private static final long SHARED_SPILL_RECORD_BYTES = 256;
+
   /** Where the sort may create its files: made on first use, deleted by the caller. */
   interface Workspace {
     Path get() throws IOException;
@@ -48,7 +61,8 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
   private RecordBuffer filling;
   private RecordBuffer spare;
   private ExecutorService background;
-  private Future<?> pendingSpill;
+  /** The shares of the last spill, each on a background thread; empty when none is in flight. */
+  private final List<Future<?>> pendingSpill = new ArrayList<>();
   private HashPartitions partitions;
   private int spills;
   /**
@@ -118,10 +132,12 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   private ExecutorService background() {
     if (background == null) {
+      AtomicInteger threads = new AtomicInteger();
       background =
-          Executors.newSingleThreadExecutor(
+          Executors.newFixedThreadPool(
+              SPILL_THREADS,
               task -> {
-                Thread thread = new Thread(task, "varve-build");
+                Thread thread = new Thread(task, "varve-build-" + threads.incrementAndGet());
                 thread.setDaemon(true);
                 return thread;
               });
@@ -129,7 +145,11 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
     return background;
   }
 
-  /** Hands the full buffer to the background thread and continues with the other one. */
+  /**
+   * Hands the full buffer to the background threads and continues with the other one. Large
+   * records are spilled by two threads, each for half the partitions: the caller's core, idle
+   * while one thread spilled them (their spill costs more than filling a buffer), spills too.
+   */
   private void spill() throws IOException {
     awaitSpill();
     if (partitions == null) {
@@ -139,15 +159,23 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
     filling = spare;
     spare = full;
     spills++;
-    pendingSpill =
-        background()
-            .submit(
-                () -> {
-                  partitions.spill(full);
-                  partitions.flush();
-                  full.clear();
-                  return null;
-                });
+    int shares = full.averageRecordBytes() >= SHARED_SPILL_RECORD_BYTES ? SPILL_THREADS : 1;
+    AtomicInteger sharesLeft = new AtomicInteger(shares);
+    for (int share = 0; share < shares; share++) {
+      int from = share * HashPartitions.COUNT / shares;
+      int to = (share + 1) * HashPartitions.COUNT / shares;
+      pendingSpill.add(
+          background()
+              .submit(
+                  () -> {
+                    partitions.spill(full, from, to);
+                    partitions.flush(from, to);
+                    if (sharesLeft.decrementAndGet() == 0) {
+                      full.clear();
+                    }
+                    return null;
+                  }));
+    }
   }
 
   private int spillBufferBytes() {
@@ -155,18 +183,22 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
   }
 
   private void awaitSpill() throws IOException {
-    if (pendingSpill == null) {
-      return;
+    IOException failure = null;
+    for (Future<?> half : pendingSpill) {
+      try {
+        half.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failure = failure == null ? new IOException("interrupted while spilling", e) : failure;
+      } catch (ExecutionException e) {
+        if (failure == null) {
+          failure = rethrow(e.getCause());
+        }
+      }
     }
-    try {
-      pendingSpill.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while spilling", e);
-    } catch (ExecutionException e) {
-      throw rethrow(e.getCause());
-    } finally {
-      pendingSpill = null;
+    pendingSpill.clear();
+    if (failure != null) {
+      throw failure;
     }
   }
 
@@ -400,7 +432,7 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       }
       background = null;
     }
-    pendingSpill = null;
+    pendingSpill.clear();
     try {
       if (partitions != null) {
         partitions.close();

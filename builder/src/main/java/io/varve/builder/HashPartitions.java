@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * hashes share {@code sharedPrefixBits} leading bits are split by the next 8 bits, each partition
  * appended to its own {@link SpillFile} in input order. A partition is a contiguous range of hash
  * order, so sorting each one in memory, in partition order, sorts everything: no k-way merge.
- * Not thread-safe.
+ * Not thread-safe, except that threads may spill and flush disjoint ranges of partitions at once.
  */
 final class HashPartitions implements Closeable {
   static final int BITS = 8;
@@ -61,12 +61,22 @@ final class HashPartitions implements Closeable {
 
   /** Appends every record of {@code buffer}, in input order ({@code buffer} must be unsorted). */
   void spill(RecordBuffer buffer) throws IOException {
+    spill(buffer, 0, COUNT);
+  }
+
+  /** {@link #spill} of the records that fall into partitions {@code [from, to)}. */
+  void spill(RecordBuffer buffer, int from, int to) throws IOException {
     if (buffer.isSorted() && buffer.size() > 1) {
       throw new IllegalStateException("spill needs the records in input order");
     }
     RecordSlice slice = new RecordSlice();
     for (int i = 0; i < buffer.size(); i++) {
-      append(buffer.hi(i), buffer.lo(i), buffer.record(i, slice));
+      long hi = buffer.hi(i);
+      long lo = buffer.lo(i);
+      int p = partitionOf(hi, lo);
+      if (p >= from && p < to) {
+        append(hi, lo, buffer.record(i, slice));
+      }
     }
   }
 
@@ -77,9 +87,14 @@ final class HashPartitions implements Closeable {
 
   /** Flushes every partition file to the operating system. */
   void flush() throws IOException {
-    for (SpillFile.Writer writer : writers) {
-      if (writer != null) {
-        writer.flush();
+    flush(0, COUNT);
+  }
+
+  /** Flushes the files of partitions {@code [from, to)} to the operating system. */
+  void flush(int from, int to) throws IOException {
+    for (int p = from; p < to; p++) {
+      if (writers[p] != null) {
+        writers[p].flush();
       }
     }
   }

@@ -54,6 +54,8 @@ final class RecordBuffer {
   private long[] loScratch = new long[0];
   private long[] positionScratch = new long[0];
   private int count;
+  /** Bytes of the records held. */
+  private long recordBytes;
   private boolean sorted;
 
   RecordBuffer(long budgetBytes) {
@@ -88,6 +90,11 @@ final class RecordBuffer {
   /** Bytes this buffer holds on the heap, sort scratch included. */
   long memoryBytes() {
     return pageBytes + (long) LONGS_PER_RECORD * 8 * hi.length;
+  }
+
+  /** The mean length of the records held (0 when empty). */
+  long averageRecordBytes() {
+    return count == 0 ? 0 : recordBytes / count;
   }
 
   /**
@@ -147,6 +154,7 @@ final class RecordBuffer {
     lo[count] = l;
     position[count] = at;
     count++;
+    recordBytes += length;
     sorted = false;
     return at;
   }
@@ -258,6 +266,7 @@ final class RecordBuffer {
     Arrays.fill(partitionPage, -1);
     Arrays.fill(partitionLimit, 0);
     count = 0;
+    recordBytes = 0;
     sorted = false;
   }
 

@@ -286,6 +286,45 @@ class StoreBuilderTest {
     assertBuilt(expected);
   }
 
+  /**
+   * Records of a few hundred bytes, spilled by two threads (each for half the partitions), with
+   * repeated keys near and far under LAST_WINS and a collision under the first seed: the last value
+   * of each key survives, as with one spilling thread.
+   */
+  @ParameterizedTest(name = "collision={0}")
+  @ValueSource(booleans = {false, true})
+  void largeRecordsSpilledByTwoThreadsKeepTheLastValue(boolean collision) throws IOException {
+    long seed = SEED + (collision ? 51 : 50);
+    SplittableRandom random = TestRecords.seeded("StoreBuilderTest.largeRecordsSpilledByTwoThreadsKeepTheLastValue collision=" + collision, seed);
+    Map<ByteBuffer, byte[]> expected = new HashMap<>();
+    List<byte[]> keys = new ArrayList<>();
+    int puts = 30_000;
+    BuildSummary summary;
+    try (StoreBuilder builder = (collision ? weakBuilder(seed, true) : builder(true)).duplicates(DuplicatePolicy.LAST_WINS)) {
+      for (int i = 0; i < puts; i++) {
+        byte[] key;
+        if (keys.size() > 10 && random.nextInt(4) == 0) {
+          int j = random.nextBoolean() ? keys.size() - 1 - random.nextInt(10) : random.nextInt(keys.size());
+          key = keys.get(j);
+        } else {
+          key = randomKey(random, i);
+          keys.add(key);
+        }
+        byte[] value = new byte[300 + random.nextInt(400)];
+        random.nextBytes(value);
+        ByteBuffer.wrap(value).putInt(i);
+        put(builder, expected, key, value);
+      }
+      summary = builder.build();
+    }
+    if (collision) {
+      assertRehashedOnce(summary, seed);
+    }
+    assertTrue(summary.spills() > 5, "spilled " + summary.spills());
+    assertEquals(puts - expected.size(), summary.duplicatesDropped());
+    assertBuilt(expected);
+  }
+
   /** Fixed-size records, duplicates across spills (second writing pass) and a collision at once. */
   @Test
   void collisionWithFixedSizeRecordsAndDuplicatesAcrossSpills() throws IOException {
