@@ -129,6 +129,14 @@ class StoreBuilderTest {
     builder.put(key, value);
   }
 
+  /** Random bytes of {@code length} (at least 4) that start with {@code number}: every put's value is its own. */
+  private static byte[] numberedValue(SplittableRandom random, int length, int number) {
+    byte[] value = new byte[length];
+    random.nextBytes(value);
+    ByteBuffer.wrap(value).putInt(number);
+    return value;
+  }
+
   /** Puts {@code n} records of {@link #randomKey} and random values of up to {@code maxValue} bytes. */
   private static void putRandom(StoreBuilder builder, SplittableRandom random, int n, int maxValue) throws IOException {
     for (int i = 0; i < n; i++) {
@@ -310,10 +318,7 @@ class StoreBuilderTest {
           key = randomKey(random, i);
           keys.add(key);
         }
-        byte[] value = new byte[300 + random.nextInt(400)];
-        random.nextBytes(value);
-        ByteBuffer.wrap(value).putInt(i);
-        put(builder, expected, key, value);
+        put(builder, expected, key, numberedValue(random, 300 + random.nextInt(400), i));
       }
       summary = builder.build();
     }
@@ -1086,10 +1091,7 @@ class StoreBuilderTest {
     try (StoreBuilder builder = (collision ? weakBuilder(seed, true) : builder(true)).duplicates(DuplicatePolicy.LAST_WINS)) {
       for (int i = 0; i < puts; i++) {
         byte[] key = i % 2 == 0 ? hot : randomKey(random, i);
-        byte[] value = new byte[100];
-        random.nextBytes(value);
-        ByteBuffer.wrap(value).putInt(i);
-        put(builder, expected, key, value);
+        put(builder, expected, key, numberedValue(random, 100, i));
       }
       summary = builder.build();
     }
