@@ -19,7 +19,8 @@ import java.util.Arrays;
  * record's, but on the record's memory page, whose address translation (a walk of nested page
  * tables on a VM, the costliest part of a first touch) then overlaps the index's miss. A guess
  * farther off lands on a neighbouring page often enough that a store read from disk pays a second
- * read for it. The measurements behind these thresholds are in {@code docs/benchmarks/RESULTS.md}
+ * read for it; so, for the same reason, does a fixed-size guess closer to its page's edge than the
+ * guess's error, which is not read ahead. The measurements behind these thresholds are in {@code docs/benchmarks/RESULTS.md}
  * ("Read-ahead").
  */
 enum ReadAhead {
@@ -64,14 +65,33 @@ enum ReadAhead {
     return rankError * averageRecord + medianEstimateError(offsets) <= MAX_GUESS_ERROR_BYTES ? RECORD_LINES : OFFSETS;
   }
 
-  /** What lookups in {@code records} tell the index to read ahead; null for nothing. */
-  RecordPrefetcher prefetcher(Records records) {
+  /** What lookups in {@code records}, by ranks of {@code index}, tell the index to read ahead; null for nothing. */
+  RecordPrefetcher prefetcher(RankIndex index, Records records) {
     return switch (this) {
       case NONE -> null;
       case OFFSETS -> ((Records.WithOffsets) records).offsets()::touch;
-      case RECORD_LINES -> records instanceof Records.Fixed fixed ? fixedRecordLines(fixed) : variableRecordLines((Records.WithOffsets) records);
-      case RECORD_PAGE -> fixedRecordLine((Records.Fixed) records);
+      case RECORD_LINES ->
+          records instanceof Records.Fixed fixed
+              ? fixedRecordLines(fixed, pageEdgeMargin(index, fixed))
+              : variableRecordLines((Records.WithOffsets) records);
+      case RECORD_PAGE -> fixedRecordLine((Records.Fixed) records, pageEdgeMargin(index, (Records.Fixed) records));
     };
+  }
+
+  /**
+   * How close to a memory page's edge a guessed fixed-size record may start and still be read
+   * ahead: the guess's typical error in bytes. Closer, the record is too often on the neighbouring
+   * page, and on a cold store reading the guessed page costs a disk read the lookup does not need
+   * (fixed-size records never cross pages, so a guess inside this margin reads the record's page).
+   */
+  private static long pageEdgeMargin(RankIndex index, Records.Fixed records) {
+    return (long) Math.ceil(index.guessError() * records.recordLength());
+  }
+
+  /** Whether {@code start} lies at least {@code margin} bytes inside its memory page. */
+  static boolean awayFromPageEdges(long start, long margin) {
+    long inPage = start & (OS_PAGE - 1);
+    return inPage >= margin && inPage <= OS_PAGE - margin;
   }
 
   /** The median distance of {@link EliasFano#estimate} from the offset, over ranks spread evenly. */
@@ -105,21 +125,24 @@ enum ReadAhead {
    * each side: two took 1.00-1.07 times as long with 16-byte records, pushing tries out of the
    * cache, and the guessed line alone was no faster).
    */
-  private static RecordPrefetcher fixedRecordLines(Records.Fixed records) {
+  private static RecordPrefetcher fixedRecordLines(Records.Fixed records, long margin) {
     int recordLength = records.recordLength();
     int pageBytes = records.pageBytes;
-    return expected -> touchAround(records, records.dataStart + RecordFormat.fixedRecordOffset(expected, recordLength, pageBytes));
+    return expected -> {
+      long start = records.dataStart + RecordFormat.fixedRecordOffset(expected, recordLength, pageBytes);
+      return awayFromPageEdges(start, margin) ? touchAround(records, start) : 0;
+    };
   }
 
   /** Reads the line where the fixed-size record of rank {@code expected} starts. */
-  private static RecordPrefetcher fixedRecordLine(Records.Fixed records) {
+  private static RecordPrefetcher fixedRecordLine(Records.Fixed records, long margin) {
     int recordLength = records.recordLength();
     int pageBytes = records.pageBytes;
     RecordMemory data = records.data;
     long lastLong = data.length() - Long.BYTES;
     return expected -> {
       long start = records.dataStart + RecordFormat.fixedRecordOffset(expected, recordLength, pageBytes);
-      return data.readNativeLong(Math.min(start, lastLong));
+      return awayFromPageEdges(start, margin) ? data.readNativeLong(Math.min(start, lastLong)) : 0;
     };
   }
 

