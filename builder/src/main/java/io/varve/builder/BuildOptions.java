@@ -138,9 +138,17 @@ public final class BuildOptions {
     return recordChecksums;
   }
 
-  /** How the data file is handed to the kernel. */
+  /**
+   * How a build's data file is handed to the kernel: as set, else {@link PageCacheWrites#UNCACHED}
+   * (a merge's default is {@link PageCacheWrites#SMALL} instead, see {@link StoreMerger#dataWrites}).
+   */
   public PageCacheWrites dataWrites() {
-    return dataWrites;
+    return dataWrites(PageCacheWrites.UNCACHED);
+  }
+
+  /** How the data file is handed to the kernel: as set, else {@code unset}. */
+  PageCacheWrites dataWrites(PageCacheWrites unset) {
+    return dataWrites == null ? unset : dataWrites;
   }
 
   /** Receives progress reports. */
@@ -196,7 +204,7 @@ public final class BuildOptions {
   public String toString() {
     return "BuildOptions[memoryBudget=" + memoryBudget + ", temporaryDirectory=" + temporaryDirectory
         + ", indexParameters=" + indexParameters + ", sparseBlockBytes=" + sparseBlockBytes + ", pageAlignment="
-        + pageAlignment + ", keyMode=" + keyMode + ", recordChecksums=" + recordChecksums + ", dataWrites=" + dataWrites
+        + pageAlignment + ", keyMode=" + keyMode + ", recordChecksums=" + recordChecksums + ", dataWrites=" + (dataWrites == null ? "default" : dataWrites)
         + ", metadata=" + metadata + "]";
   }
 
@@ -213,7 +221,8 @@ public final class BuildOptions {
     private Integer pageAlignment;
     private KeyMode keyMode;
     private boolean recordChecksums = true;
-    private PageCacheWrites dataWrites = PageCacheWrites.UNCACHED;
+    /** Null until set: builds and merges default differently. */
+    private PageCacheWrites dataWrites;
     private BuildListener listener = BuildListener.NONE;
     private final SortedMap<String, String> metadata = new TreeMap<>();
 
@@ -294,7 +303,10 @@ public final class BuildOptions {
       return this;
     }
 
-    /** How the data file is handed to the kernel (default {@link PageCacheWrites#UNCACHED}). */
+    /**
+     * How the data file is handed to the kernel (default {@link PageCacheWrites#UNCACHED} for a
+     * build, {@link PageCacheWrites#SMALL} for a merge).
+     */
     public Builder dataWrites(PageCacheWrites writes) {
       this.dataWrites = Objects.requireNonNull(writes, "dataWrites");
       return this;

@@ -214,8 +214,9 @@ public final class StoreBuilder implements Closeable {
    * How the data file is handed to the kernel. The default, {@link PageCacheWrites#UNCACHED},
    * writes all of a large data file but its first 64 MiB past the page cache: the build does not
    * pay for copying it into the cache (the better part of a build of large records), and a store
-   * copied to its servers has no use for this host's cache. {@link PageCacheWrites#SMALL} leaves
-   * the store cached here; {@link PageCacheWrites#HUGE_PAGES} suits a store served from the host
+   * copied to its servers has no use for this host's cache (a merge, which may run where its result
+   * is served, defaults to {@link PageCacheWrites#SMALL}). {@link PageCacheWrites#SMALL} leaves the
+   * store cached here; {@link PageCacheWrites#HUGE_PAGES} suits a store served from the host
    * that builds it: there a reader's mapping gets huge pages, but on a VM that returns free memory
    * to its host the build writes its data at a fraction of the speed (see {@link PageCacheWrites}).
    */

@@ -190,7 +190,11 @@ public final class StoreMerger implements Closeable {
     return this;
   }
 
-  /** How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites} (default {@link PageCacheWrites#UNCACHED}). */
+  /**
+   * How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites}. The
+   * default is {@link PageCacheWrites#SMALL}, not a build's {@link PageCacheWrites#UNCACHED}: a
+   * merge may run on the host that serves its result, which should find the new store cached.
+   */
   public StoreMerger dataWrites(PageCacheWrites writes) {
     checkOpen();
     settings.dataWrites(writes);
@@ -345,7 +349,7 @@ public final class StoreMerger implements Closeable {
               pageBytes,
               parameters,
               keyMode,
-              options.dataWrites(),
+              options.dataWrites(PageCacheWrites.SMALL),
               options.recordChecksums(),
               mergedHashRange());
       MergeWalk walk = new MergeWalk(sources, bases, baseMetas, seed, writer, listener, upperBound);

@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.store.PageCacheWrites;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -128,6 +129,18 @@ class BuildOptionsTest {
     assertEquals("metadata value", assertThrows(NullPointerException.class, () -> b.metadata("k", null)).getMessage());
     // Refused values changed nothing.
     assertEquals(BuildOptions.DEFAULTS.toString(), b.build().toString());
+  }
+
+  /** Builds write their data file past the page cache by default, merges through it; a setting holds for both. */
+  @Test
+  void dataWritesDefaultByKindOfWriteUnlessSet() {
+    BuildOptions unset = BuildOptions.DEFAULTS;
+    assertEquals(PageCacheWrites.UNCACHED, unset.dataWrites());
+    assertEquals(PageCacheWrites.SMALL, unset.dataWrites(PageCacheWrites.SMALL));
+    BuildOptions set = BuildOptions.builder().dataWrites(PageCacheWrites.HUGE_PAGES).build();
+    assertEquals(PageCacheWrites.HUGE_PAGES, set.dataWrites());
+    assertEquals(PageCacheWrites.HUGE_PAGES, set.dataWrites(PageCacheWrites.SMALL));
+    assertEquals(PageCacheWrites.HUGE_PAGES, set.toBuilder().build().dataWrites(PageCacheWrites.SMALL), "kept by toBuilder");
   }
 
   private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable call) {

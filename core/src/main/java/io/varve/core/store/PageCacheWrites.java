@@ -40,7 +40,8 @@ public enum PageCacheWrites {
    * page waits to be written back, so a large file is written at the speed of the device, not of
    * the copy into new page-cache memory. The file is then mostly not in this host's page cache.
    * Where the file system or platform does not take such writes (tmpfs before Linux 6.6, macOS),
-   * all goes through the page cache as {@link #SMALL}. The default for builds' data files.
+   * all goes through the page cache as {@link #SMALL}. The default for builds' data files (merges
+   * default to {@link #SMALL}).
    */
   UNCACHED(1 << 16);
 
