@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The external sort of a build: records in the order of their 128-bit hashes, within a memory
  * budget. Records go into an in-memory buffer; a full buffer is handed to a background thread
  * (two for large records, half the partitions each) that appends its records to 256 hash-prefix
- * partition files while the caller fills the other buffer. {@link #finish} then gives the records back as sorted chunks in hash order: each
- * partition loaded and sorted by the background thread while the caller consumes the previous
- * one. A partition too large for memory is split again by the next 8 hash bits; one whose records
+ * partition files while the caller fills the other buffer. {@link #finish} then gives the records
+ * back as sorted chunks in hash order: each partition loaded and sorted by a background thread
+ * while the caller consumes the previous one. A partition too large for memory is split again by the next 8 hash bits; one whose records
  * all share one hash (a key repeated more often than memory holds) is reduced to its distinct
  * keys, under the {@link DuplicatePolicy}. Input that never spilled is sorted in memory.
  *
@@ -184,9 +184,9 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   private void awaitSpill() throws IOException {
     IOException failure = null;
-    for (Future<?> half : pendingSpill) {
+    for (Future<?> share : pendingSpill) {
       try {
-        half.get();
+        share.get();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         failure = failure == null ? new IOException("interrupted while spilling", e) : failure;

@@ -20,8 +20,8 @@ import java.util.Arrays;
  * tables on a VM, the costliest part of a first touch) then overlaps the index's miss. A guess
  * farther off lands on a neighbouring page often enough that a store read from disk pays a second
  * read for it; so, for the same reason, does a fixed-size guess closer to its page's edge than the
- * guess's error, which is not read ahead. The measurements behind these thresholds are in {@code docs/benchmarks/RESULTS.md}
- * ("Read-ahead").
+ * guess's error, which is not read ahead. The measurements behind these thresholds are in {@code
+ * docs/benchmarks/RESULTS.md} ("Read-ahead").
  */
 enum ReadAhead {
   /** Nothing. */
@@ -82,7 +82,8 @@ enum ReadAhead {
    * How close to a memory page's edge a guessed fixed-size record may start and still be read
    * ahead: the guess's typical error in bytes. Closer, the record is too often on the neighbouring
    * page, and on a cold store reading the guessed page costs a disk read the lookup does not need
-   * (fixed-size records never cross pages, so a guess inside this margin reads the record's page).
+   * (aligned to pages, as by default, a fixed-size record never crosses one, so a guess farther
+   * inside reads the record's own page).
    */
   private static long pageEdgeMargin(RankIndex index, Records.Fixed records) {
     return (long) Math.ceil(index.guessError() * records.recordLength());
