@@ -28,7 +28,9 @@ import java.util.zip.CRC32C;
  *
  * <p>Bytes reach the kernel in writes of the {@link PageCacheWrites} chosen at creation, at offsets
  * that are multiples of their size: 64 KiB by default; 2 MiB ({@link PageCacheWrites#HUGE_PAGES})
- * when a reader on this host should map the file with huge pages.
+ * when a reader on this host should map the file with huge pages. With {@link
+ * PageCacheWrites#UNCACHED} the bytes past the first 64 MiB go to an {@link UncachedFileOutput}
+ * instead, which needs no early forcing.
  */
 public final class StoreFileWriter extends OutputStream {
   private final Path path;
@@ -60,7 +62,8 @@ public final class StoreFileWriter extends OutputStream {
   private static final long SYNC_INTERVAL_BYTES = 64L << 20;
   /**
    * Where {@link PageCacheWrites#UNCACHED} starts to bypass the page cache: small files stay cached
-   * and cost no writing thread, and the switch comes at a multiple of the 64 KiB writes.
+   * and cost no writing thread. The switch comes at the first multiple of this writer's writes from
+   * there on.
    */
   static final long UNCACHED_FROM_BYTES = 64L << 20;
 
@@ -239,7 +242,7 @@ public final class StoreFileWriter extends OutputStream {
     if (uncached == null
         && writes == PageCacheWrites.UNCACHED
         && flushed >= UNCACHED_FROM_BYTES
-        && flushed % PageCacheWrites.SMALL.chunkBytes() == 0) {
+        && flushed % buffer.length == 0) {
       uncached = UncachedFileOutput.openOrNull(path, flushed);
       if (uncached == null) {
         writes = PageCacheWrites.SMALL; // not here: the page cache for the rest
