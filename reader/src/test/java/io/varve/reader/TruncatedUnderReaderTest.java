@@ -58,6 +58,8 @@ class TruncatedUnderReaderTest {
     VARIABLE,
     /** Checked in a heap copy, at a computed place. */
     FIXED,
+    /** Checked in a heap copy made by one bulk copy (records of {@link Records#BULK_COPY_BYTES} or more). */
+    MEDIUM_VALUES,
     /** Searched in a heap copy of their block. */
     SPARSE,
     /** Matched by a signature of the key's hash, in a heap copy. */
@@ -72,6 +74,7 @@ class TruncatedUnderReaderTest {
     dir = temp.resolve(name);
     records = switch (kind) {
       case FIXED -> TestRecords.fixed(RECORDS, 0x7A0CL, 8, 8);
+      case MEDIUM_VALUES -> TestRecords.variable(RECORDS / 10, 0x7A0CL, 16, 1_000);
       case LARGE_VALUES -> TestRecords.variable(400, 0x7A0CL, 16, 2 * RecordCopy.LIMIT);
       default -> TestRecords.variable(RECORDS, 0x7A0CL, 16, 60);
     };
