@@ -31,6 +31,7 @@ class DataFileCursor extends RecordCursor {
   private final int fixedValueLength;
   private final int pageBytes;
   /** Bytes of the checksum after each record, checked as records are read; 0 when there is none. */
+  private final RecordChecksum checksum;
   private final int checkBytes;
   private final RecordHasher hasher;
   private final Closeable resources;
@@ -49,7 +50,7 @@ class DataFileCursor extends RecordCursor {
    * @param payload the payload, positioned at its first byte; read in large blocks
    * @param starts the records' starts, or null for fixed-size records
    * @param fixedKeyLength every key's length when {@code starts} is null
-   * @param checkBytes bytes of the {@link RecordChecksum} after each record, or 0
+   * @param checksum the check after each record, {@link RecordChecksum#NONE} for none
    * @param resources closed with the cursor
    */
   DataFileCursor(
@@ -60,7 +61,7 @@ class DataFileCursor extends RecordCursor {
       int fixedKeyLength,
       int fixedValueLength,
       int pageBytes,
-      int checkBytes,
+      RecordChecksum checksum,
       RecordHasher hasher,
       Closeable resources) {
     this.source = source;
@@ -70,7 +71,8 @@ class DataFileCursor extends RecordCursor {
     this.fixedKeyLength = fixedKeyLength;
     this.fixedValueLength = fixedValueLength;
     this.pageBytes = pageBytes;
-    this.checkBytes = checkBytes;
+    this.checksum = checksum;
+    this.checkBytes = checksum.bytes();
     this.hasher = hasher;
     this.resources = resources;
   }
@@ -142,7 +144,7 @@ class DataFileCursor extends RecordCursor {
     if (checkBytes > 0) {
       int checkAt = record.offset + record.length();
       CorruptStoreException.check(
-          RecordChecksum.of(buffer, record.offset, record.length(), start) == RecordChecksum.read(buffer, checkAt),
+          checksum.of(buffer, record.offset, record.length(), start) == RecordChecksum.read(buffer, checkAt),
           source + ": record " + read + " (at payload byte " + start + ") does not match its checksum (damaged)");
     }
     recordStart = start;

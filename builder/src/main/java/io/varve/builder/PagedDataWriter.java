@@ -22,6 +22,8 @@ final class PagedDataWriter {
 
   private final OutputStream out;
   private final int pageBytes;
+  private final RecordChecksum checksum;
+  private final RecordChecksum headChecksum;
   private final int checkBytes;
   private final StartSink starts;
   private final PageTable.Builder table;
@@ -45,10 +47,12 @@ final class PagedDataWriter {
   private long nextStart;
   private boolean finished;
 
-  PagedDataWriter(OutputStream out, int pageBytes, int checkBytes, StartSink starts) {
+  PagedDataWriter(OutputStream out, int pageBytes, RecordChecksum checksum, StartSink starts) {
     this.out = out;
     this.pageBytes = pageBytes;
-    this.checkBytes = checkBytes;
+    this.checksum = checksum;
+    this.headChecksum = PagedLayout.headChecksum(checksum);
+    this.checkBytes = checksum.bytes();
     this.starts = starts;
     this.table = PageTable.builder(pageBytes);
     int maxRecords = PagedLayout.maxRecordsPerFrame(pageBytes, checkBytes);
@@ -125,7 +129,7 @@ final class PagedDataWriter {
     }
     long headOffset = frameBase + headerStart;
     RecordChecksum.write(
-        PagedLayout.headCheck(head, PagedLayout.HEAD_CHECK_BYTES, headBytes - PagedLayout.HEAD_CHECK_BYTES, headOffset), head, 0);
+        PagedLayout.headCheck(headChecksum, head, PagedLayout.HEAD_CHECK_BYTES, headBytes - PagedLayout.HEAD_CHECK_BYTES, headOffset), head, 0);
     out.write(head, 0, headBytes);
     written += headBytes;
     int at = 0;
@@ -133,7 +137,7 @@ final class PagedDataWriter {
       int recordLength = sizes[i] - checkBytes;
       starts.start(written);
       if (checkBytes > 0) {
-        RecordChecksum.write(RecordChecksum.of(buffered, at, recordLength, written), buffered, at + recordLength);
+        RecordChecksum.write(checksum.of(buffered, at, recordLength, written), buffered, at + recordLength);
       }
       written += sizes[i];
       at += sizes[i];
@@ -143,7 +147,7 @@ final class PagedDataWriter {
       starts.start(written);
       out.write(crossing, from, length);
       if (checkBytes > 0) {
-        RecordChecksum.write(RecordChecksum.of(crossing, from, length, written), check, 0);
+        RecordChecksum.write(checksum.of(crossing, from, length, written), check, 0);
         out.write(check, 0, checkBytes);
       }
       written += (long) length + checkBytes;

@@ -55,7 +55,7 @@ final class StoreScan extends DataFileCursor {
         meta.keyLength(),
         meta.valueLength(),
         meta.pageBytes(),
-        meta.checkBytes(),
+        meta.recordChecksum(),
         hasher,
         () -> Closeables.closeAll(payload, hashes));
     this.meta = meta;

@@ -68,6 +68,8 @@ final class StoreWriter {
   private final byte[] storedKey = new byte[Long.BYTES];
   private final HashRange hashRange;
   /** Bytes of the checksum after each record ({@link RecordChecksum}), or 0. */
+  /** The check after each record ({@link RecordChecksum#NONE} for none). */
+  private final RecordChecksum checksum;
   private final int checkBytes;
   private final byte[] check = new byte[RecordChecksum.BYTES];
   /** A record given in parts, joined to be checksummed. */
@@ -83,7 +85,8 @@ final class StoreWriter {
    * @param pageBytes the page size records are aligned to, or 0
    * @param keyMode what records keep of their keys: every {@code add} then writes that
    * @param dataWrites how the data file goes to the kernel
-   * @param recordChecksums whether each record ends with a {@link RecordChecksum}
+   * @param recordChecksums whether each record ends with a {@link RecordChecksum} (the {@link
+   *     RecordChecksum#CURRENT current} function)
    * @param hashRange the range every hash added lies in; the index holds the hashes it maps
    */
   StoreWriter(
@@ -102,7 +105,8 @@ final class StoreWriter {
       HashRange hashRange)
       throws IOException {
     this.hashRange = hashRange;
-    this.checkBytes = recordChecksums ? RecordChecksum.BYTES : 0;
+    this.checksum = recordChecksums ? RecordChecksum.CURRENT : RecordChecksum.NONE;
+    this.checkBytes = checksum.bytes();
     this.keyMode = keyMode;
     this.fixedKeyLength = fixedKeyLength;
     this.fixedValueLength = fixedValueLength;
@@ -125,7 +129,7 @@ final class StoreWriter {
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     int dataVersion = pagedLayout ? 3 : recordChecksums ? 2 : 1;
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataVersion, dataWrites);
-    this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checkBytes, starts::writeLong) : null;
+    this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checksum, starts::writeLong) : null;
     this.hashes = keyMode.keepsKeys() ? null : HashesWriter.create(directory.resolve(StoreFile.HASHES.fileName()));
   }
 
@@ -182,7 +186,7 @@ final class StoreWriter {
   /** Writes the checksum of the record just written from {@code bytes[from, from + length)}. */
   private void writeCheck(byte[] bytes, int from, int length, long start) throws IOException {
     if (checkBytes > 0) {
-      RecordChecksum.write(RecordChecksum.of(bytes, from, length, start), check, 0);
+      RecordChecksum.write(checksum.of(bytes, from, length, start), check, 0);
       data.write(check, 0, checkBytes);
     }
   }
@@ -345,7 +349,7 @@ final class StoreWriter {
         fixedKeyLength,
         fixedValueLength,
         pageBytes,
-        checkBytes,
+        checksum,
         hasher,
         () -> Closeables.closeAll(in, startsStream, extra));
   }
@@ -410,7 +414,7 @@ final class StoreWriter {
             fixedSize ? keyLength : -1,
             fixedSize ? valueLength : -1,
             pageBytes,
-            checkBytes > 0,
+            checksum,
             hashRange,
             payloadEnd,
             System.currentTimeMillis(),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
 import io.varve.core.store.IndexFile;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreFileReader;
@@ -140,7 +141,7 @@ final class StoreFiles {
       byte[] v = Arrays.copyOfRange(data, keyStart + keyLength, keyStart + keyLength + valueLength);
       position = keyStart + keyLength + valueLength;
       if (checkBytes > 0) {
-        assertEquals(expectedCheck(data, start, position), ByteBuffer.wrap(data, position, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
+        assertEquals(expectedCheck(meta.recordChecksum(), data, start, position), ByteBuffer.wrap(data, position, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
             "checksum of record " + i);
         position += checkBytes;
       }
@@ -212,7 +213,8 @@ final class StoreFiles {
         for (int p = end; p < frame; p++) {
           assertEquals(0, data[p], "padding is zero before frame " + f);
         }
-        long entriesHash = net.openhft.hashing.LongHashFunction.xx3().hashBytes(data, head + 4, 4 * count);
+        RecordChecksum headFunction = meta.recordChecksum() == RecordChecksum.CRC32C ? RecordChecksum.CRC32C : RecordChecksum.XXH3;
+        long entriesHash = specHash(headFunction, data, head + 4, head + 4 + 4 * count);
         assertEquals((int) (entriesHash ^ head * 0x9E3779B97F4A7C15L), payload.getInt(head), "head check of frame " + f);
         int position = head + 4 + 4 * count;
         for (int i = 0; i < count; i++) {
@@ -248,10 +250,21 @@ final class StoreFiles {
 
   /**
    * The record checksum as docs/FORMAT.md specifies it, computed here independently of {@code
-   * RecordChecksum}: XXH3-64 of the record's bytes, XOR its payload offset times the golden ratio.
+   * RecordChecksum}'s code: the hash {@code function} names (CRC32C or XXH3-64) of the record's
+   * bytes, XOR its payload offset times the golden ratio.
    */
-  static int expectedCheck(byte[] payload, int start, int end) {
-    return (int) (net.openhft.hashing.LongHashFunction.xx3().hashBytes(payload, start, end - start) ^ start * 0x9E3779B97F4A7C15L);
+  static int expectedCheck(RecordChecksum function, byte[] payload, int start, int end) {
+    return (int) (specHash(function, payload, start, end) ^ start * 0x9E3779B97F4A7C15L);
+  }
+
+  /** The hash {@code function} names (CRC32C, else XXH3-64 with seed 0) of {@code bytes[from, to)}. */
+  private static long specHash(RecordChecksum function, byte[] bytes, int from, int to) {
+    if (function == RecordChecksum.CRC32C) {
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(bytes, from, to - from);
+      return crc.getValue();
+    }
+    return net.openhft.hashing.LongHashFunction.xx3().hashBytes(bytes, from, to - from);
   }
 
   /** Names in {@code parent} left by a build: temporary or staging directories. */

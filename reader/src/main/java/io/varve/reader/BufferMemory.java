@@ -119,7 +119,10 @@ final class BufferMemory extends RecordMemory {
   }
 
   @Override
-  int checksum(long position, long length, long payloadOffset) {
+  int checksum(long position, long length, long payloadOffset, RecordChecksum function) {
+    if (function.streaming()) {
+      return streamedChecksum(position, length, payloadOffset, function);
+    }
     int size = (int) length;
     byte[] copy = COPY.get();
     if (copy.length < size) {
@@ -129,7 +132,7 @@ final class BufferMemory extends RecordMemory {
       }
     }
     read(position, copy, 0, size);
-    return RecordChecksum.of(copy, 0, size, payloadOffset);
+    return function.of(copy, 0, size, payloadOffset);
   }
 
   @Override

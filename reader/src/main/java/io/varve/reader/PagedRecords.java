@@ -2,6 +2,7 @@ package io.varve.reader;
 
 import io.varve.core.store.PageTable;
 import io.varve.core.store.PagedLayout;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.StoreMeta;
 
 /**
@@ -10,10 +11,12 @@ import io.varve.core.store.StoreMeta;
  */
 final class PagedRecords extends Records.Variable {
   private final PageTable pages;
+  private final RecordChecksum headChecksum;
 
   PagedRecords(RecordMemory data, DataFaults faults, long dataStart, StoreMeta meta, PageTable pages) {
     super(data, faults, dataStart, meta);
     this.pages = pages;
+    this.headChecksum = PagedLayout.headChecksum(meta.recordChecksum());
   }
 
   PageTable pages() {
@@ -51,7 +54,7 @@ final class PagedRecords extends Records.Variable {
   void checkHead(int f) {
     long head = frameStart(f) + pages.headerStart(f);
     int entryBytes = PagedLayout.ENTRY_BYTES * pages.count(f);
-    if (data.checksum(head + PagedLayout.HEAD_CHECK_BYTES, entryBytes, head - dataStart) != data.readLittleEndianInt(head)) {
+    if (data.checksum(head + PagedLayout.HEAD_CHECK_BYTES, entryBytes, head - dataStart, headChecksum) != data.readLittleEndianInt(head)) {
       throw faults.damaged("the head of frame " + f + " (at byte " + head + ") does not match its check (damaged)");
     }
   }

@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import io.varve.core.format.FileRegion;
+import io.varve.core.store.RecordChecksum;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 abstract class RecordMemory {
   private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+  private static final ThreadLocal<byte[]> PIECE = ThreadLocal.withInitial(() -> new byte[4096]);
 
   /**
    * Opens the data file in {@code region} (a whole file, or an artifact's entry; its bounds as
@@ -54,10 +56,26 @@ abstract class RecordMemory {
   abstract int readLittleEndianInt(long position);
 
   /**
-   * The {@link io.varve.core.store.RecordChecksum} of the {@code length} bytes at {@code position},
-   * a record starting at {@code payloadOffset}.
+   * The check by {@code function} of the {@code length} bytes at {@code position}, a record starting
+   * at {@code payloadOffset}.
    */
-  abstract int checksum(long position, long length, long payloadOffset);
+  abstract int checksum(long position, long length, long payloadOffset, RecordChecksum function);
+
+  /**
+   * {@link #checksum} for a function that {@link RecordChecksum#streaming streams}: the bytes are
+   * copied piece by piece into this thread's scratch array, and checked there.
+   */
+  final int streamedChecksum(long position, long length, long payloadOffset, RecordChecksum function) {
+    RecordChecksum.Stream stream = function.stream();
+    byte[] piece = PIECE.get();
+    for (long done = 0; done < length; ) {
+      int n = (int) Math.min(piece.length, length - done);
+      read(position + done, piece, 0, n);
+      stream.update(piece, 0, n);
+      done += n;
+    }
+    return stream.check(payloadOffset);
+  }
 
   abstract byte readByte(long position);
 

@@ -39,7 +39,9 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
   final long dataBytes;
   final long recordCount;
   final int pageBytes;
-  /** Bytes of the checksum after each record ({@link RecordChecksum}), 0 in stores without. */
+  /** The check after each record ({@link RecordChecksum#NONE} in stores without). */
+  final RecordChecksum checksum;
+  /** Bytes of the checksum after each record, 0 in stores without. */
   final int checkBytes;
 
   private Records(RecordMemory data, DataFaults faults, long dataStart, StoreMeta meta) {
@@ -49,6 +51,7 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
     this.dataBytes = meta.dataBytes();
     this.recordCount = meta.recordCount();
     this.pageBytes = meta.pageBytes();
+    this.checksum = meta.recordChecksum();
     this.checkBytes = meta.checkBytes();
   }
 
@@ -158,7 +161,7 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
     int header = headerLength(lengths);
     int checkAt = (int) size - checkBytes;
     if ((header > 0 && lengthsOfHeader(bytes, checkAt) != lengths)
-        || RecordChecksum.of(bytes, 0, checkAt, position - dataStart) != RecordChecksum.read(bytes, checkAt)) {
+        || checksum.of(bytes, 0, checkAt, position - dataStart) != RecordChecksum.read(bytes, checkAt)) {
       throw faults.damagedRecord(position);
     }
     copy.hold(this, position, lengths, header);
@@ -203,14 +206,14 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
       return;
     }
     long checkAt = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
-    if (data.checksum(position, checkAt - position, position - dataStart) != data.readLittleEndianInt(checkAt)) {
+    if (data.checksum(position, checkAt - position, position - dataStart, checksum) != data.readLittleEndianInt(checkAt)) {
       throw faults.damagedRecord(position);
     }
   }
 
   /** {@link #check} for a record copied to {@code block[p, checkAt)}, found at {@code position}. */
   final void checkCopy(byte[] block, int p, int checkAt, long position) {
-    if (checkBytes > 0 && RecordChecksum.of(block, p, checkAt - p, position - dataStart) != RecordChecksum.read(block, checkAt)) {
+    if (checkBytes > 0 && checksum.of(block, p, checkAt - p, position - dataStart) != RecordChecksum.read(block, checkAt)) {
       throw faults.damagedRecord(position);
     }
   }

@@ -27,16 +27,26 @@ final class GoldenStoreFiles {
   static final String SIGNATURE = "store-meta2-signature";
   /** Meta version 3: a blocked index of 100 keys per block on average (the variable sample's records). */
   static final String BLOCKED = "store-meta3-blocked";
-  /** Meta version 4: record checksums, variable sizes, a blocked index (the variable sample's records). */
-  static final String CHECKED_VARIABLE = "store-meta4-checked-variable";
-  /** Meta version 4: record checksums, fixed sizes, an ECT index (the fixed sample's records). */
-  static final String CHECKED_FIXED = "store-meta4-checked-fixed";
   /**
-   * Meta version 5, data version 3: a paged store over 512-byte pages, record checksums; the
+   * Meta version 4: XXH3 record checksums, variable sizes, a blocked index (the variable sample's
+   * records). Written by builders before meta version 6, which {@link #writeCheckedVariable} now
+   * writes: kept, no longer reproducible.
+   */
+  static final String XXH3_CHECKED_VARIABLE = "store-meta4-checked-variable";
+  /** Meta version 4: XXH3 record checksums, fixed sizes, an ECT index (the fixed sample's records); kept. */
+  static final String XXH3_CHECKED_FIXED = "store-meta4-checked-fixed";
+  /** Meta version 5, data version 3: {@link #PAGED} with XXH3 checks, as builders wrote it before meta version 6; kept. */
+  static final String XXH3_PAGED = "store-meta5-paged";
+  /** Meta version 6: CRC32C record checksums, variable sizes, a blocked index (the variable sample's records). */
+  static final String CHECKED_VARIABLE = "store-meta6-checked-variable";
+  /** Meta version 6: CRC32C record checksums, fixed sizes, an ECT index (the fixed sample's records). */
+  static final String CHECKED_FIXED = "store-meta6-checked-fixed";
+  /**
+   * Meta version 6, data version 3: a paged store over 512-byte pages, CRC32C record checksums; the
    * variable sample's keys, every hundredth value (from the 8th) longer than half a page, so that
    * records cross frames ({@link #pagedValue}).
    */
-  static final String PAGED = "store-meta5-paged";
+  static final String PAGED = "store-meta6-paged";
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */

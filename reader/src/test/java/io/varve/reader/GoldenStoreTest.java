@@ -7,13 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.core.blocked.BlockedIndexParameters;
 import io.varve.core.index.IndexKind;
 import io.varve.core.store.KeyMode;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.StoreFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.IntFunction;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Reads the committed golden stores of each meta format version (1 to 4) and checks every
@@ -73,24 +78,63 @@ class GoldenStoreTest {
 
   @Test
   void readsCheckedSamples() throws IOException {
-    check(GOLDEN.resolve(GoldenStoreFiles.CHECKED_VARIABLE), GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
-    check(GOLDEN.resolve(GoldenStoreFiles.CHECKED_FIXED), GoldenStoreFiles::fixedKey, GoldenStoreFiles::fixedValue, true);
-    for (String sample : new String[] {GoldenStoreFiles.CHECKED_VARIABLE, GoldenStoreFiles.CHECKED_FIXED}) {
-      try (Store store = Store.open(GOLDEN.resolve(sample))) {
-        assertTrue(store.meta().recordChecksums(), sample);
-        assertEquals(4, store.stats().formatVersion(), sample);
+    for (String sample : new String[] {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, GoldenStoreFiles.CHECKED_VARIABLE}) {
+      check(GOLDEN.resolve(sample), GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
+    }
+    for (String sample : new String[] {GoldenStoreFiles.XXH3_CHECKED_FIXED, GoldenStoreFiles.CHECKED_FIXED}) {
+      check(GOLDEN.resolve(sample), GoldenStoreFiles::fixedKey, GoldenStoreFiles::fixedValue, true);
+    }
+    Object[][] expected = {
+      {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, RecordChecksum.XXH3, 4}, {GoldenStoreFiles.XXH3_CHECKED_FIXED, RecordChecksum.XXH3, 4},
+      {GoldenStoreFiles.CHECKED_VARIABLE, RecordChecksum.CRC32C, 6}, {GoldenStoreFiles.CHECKED_FIXED, RecordChecksum.CRC32C, 6}
+    };
+    for (Object[] sample : expected) {
+      try (Store store = Store.open(GOLDEN.resolve((String) sample[0]))) {
+        assertEquals(sample[1], store.meta().recordChecksum(), (String) sample[0]);
+        assertEquals(sample[2], store.stats().formatVersion(), (String) sample[0]);
       }
     }
   }
 
+  /** A record check as docs/FORMAT.md defines it, computed without Varve's code. */
+  private interface SpecHash {
+    long of(byte[] bytes);
+
+    SpecHash XXH3 = net.openhft.hashing.LongHashFunction.xx3()::hashBytes;
+    SpecHash CRC32C =
+        bytes -> {
+          java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+          crc.update(bytes);
+          return crc.getValue();
+        };
+  }
+
+  static Stream<Arguments> checkedFixedSamples() {
+    return Stream.of(
+        Arguments.of(GoldenStoreFiles.XXH3_CHECKED_FIXED, "XXH3"),
+        Arguments.of(GoldenStoreFiles.CHECKED_FIXED, "CRC32C"));
+  }
+
+  static Stream<Arguments> pagedSamples() {
+    return Stream.of(
+        Arguments.of(GoldenStoreFiles.XXH3_PAGED, "XXH3"),
+        Arguments.of(GoldenStoreFiles.PAGED, "CRC32C"));
+  }
+
+  private static SpecHash specHash(String name) {
+    return name.equals("XXH3") ? SpecHash.XXH3 : SpecHash.CRC32C;
+  }
+
   /**
-   * The checksums of the fixed-size checked sample, computed here from docs/FORMAT.md alone: XXH3-64
-   * of the record's 24 bytes, XOR its payload offset times 0x9E3779B97F4A7C15, low 32 bits, little-endian.
+   * The checksums of the fixed-size checked samples, computed here from docs/FORMAT.md alone: the
+   * hash (XXH3-64 in meta version 4, CRC32C in 6) of the record's 24 bytes, XOR its payload offset
+   * times 0x9E3779B97F4A7C15, low 32 bits, little-endian.
    */
-  @Test
-  void checkedSampleFollowsTheSpec() throws IOException {
-    byte[] file = Files.readAllBytes(GOLDEN.resolve(GoldenStoreFiles.CHECKED_FIXED).resolve(StoreFile.DATA.fileName()));
-    net.openhft.hashing.LongHashFunction xxh3 = net.openhft.hashing.LongHashFunction.xx3();
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("checkedFixedSamples")
+  void checkedSampleFollowsTheSpec(String sample, String hashName) throws IOException {
+    byte[] file = Files.readAllBytes(GOLDEN.resolve(sample).resolve(StoreFile.DATA.fileName()));
+    SpecHash hash = specHash(hashName);
     java.nio.ByteBuffer payload =
         java.nio.ByteBuffer.wrap(file, StoreFile.DATA.payloadOffset(), file.length - (int) StoreFile.DATA.envelopeLength())
             .slice()
@@ -99,18 +143,20 @@ class GoldenStoreTest {
       int start = (i / (4096 / 28)) * 4096 + (i % (4096 / 28)) * 28;
       byte[] record = new byte[24];
       payload.get(start, record);
-      int expected = (int) (xxh3.hashBytes(record) ^ start * 0x9E3779B97F4A7C15L);
+      int expected = (int) (hash.of(record) ^ start * 0x9E3779B97F4A7C15L);
       assertEquals(expected, payload.getInt(start + 24), "checksum of record " + i);
     }
   }
 
-  @Test
-  void readsPagedSample() throws IOException {
-    Path dir = GOLDEN.resolve(GoldenStoreFiles.PAGED);
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("pagedSamples")
+  void readsPagedSample(String sample, String hashName) throws IOException {
+    Path dir = GOLDEN.resolve(sample);
     check(dir, GoldenStoreFiles::variableKey, GoldenStoreFiles::pagedValue, false);
     try (Store store = Store.open(dir)) {
       assertTrue(store.meta().isPaged());
-      assertEquals(5, store.stats().formatVersion());
+      assertEquals(RecordChecksum.valueOf(hashName), store.meta().recordChecksum());
+      assertEquals(hashName.equals("XXH3") ? 5 : 6, store.stats().formatVersion());
       assertEquals(IndexKind.PAGED, store.stats().indexKind());
       assertEquals(512, store.meta().pageBytes());
     }
@@ -122,12 +168,13 @@ class GoldenStoreTest {
    * point at the records, back to back from the head), the firsts (top 32 bits of each frame's first
    * hash), records that cross frames, and the checksum of every record.
    */
-  @Test
-  void pagedSampleFollowsTheSpec() throws IOException {
-    Path dir = GOLDEN.resolve(GoldenStoreFiles.PAGED);
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("pagedSamples")
+  void pagedSampleFollowsTheSpec(String sample, String hashName) throws IOException {
+    Path dir = GOLDEN.resolve(sample);
+    SpecHash check = specHash(hashName);
     byte[] dataFile = Files.readAllBytes(dir.resolve(StoreFile.DATA.fileName()));
     byte[] pagesFile = Files.readAllBytes(dir.resolve(StoreFile.PAGES.fileName()));
-    net.openhft.hashing.LongHashFunction xxh3 = net.openhft.hashing.LongHashFunction.xx3();
     java.nio.ByteBuffer data =
         java.nio.ByteBuffer.wrap(dataFile, StoreFile.DATA.payloadOffset(), dataFile.length - (int) StoreFile.DATA.envelopeLength())
             .slice()
@@ -155,7 +202,7 @@ class GoldenStoreTest {
       assertEquals(Math.max(frame, previousEnd), head, "frame " + f + "'s head follows the tail");
       byte[] entries = new byte[4 * count];
       data.get(head + 4, entries);
-      assertEquals((int) (xxh3.hashBytes(entries) ^ head * 0x9E3779B97F4A7C15L), data.getInt(head), "head check of frame " + f);
+      assertEquals((int) (check.of(entries) ^ head * 0x9E3779B97F4A7C15L), data.getInt(head), "head check of frame " + f);
       int position = head + 4 + 4 * count;
       for (int i = 0; i < count; i++) {
         int fragment = data.getShort(head + 4 + 4 * i) & 0xFFFF;
@@ -180,7 +227,7 @@ class GoldenStoreTest {
         int length = at - position + keyLength + valueLength;
         byte[] record = new byte[length];
         data.get(position, record);
-        assertEquals((int) (xxh3.hashBytes(record) ^ position * 0x9E3779B97F4A7C15L), data.getInt(position + length), "check of a record");
+        assertEquals((int) (check.of(record) ^ position * 0x9E3779B97F4A7C15L), data.getInt(position + length), "check of a record");
         position += length + 4;
         records++;
       }
@@ -193,12 +240,52 @@ class GoldenStoreTest {
     assertTrue(crossing > 0, "some records cross frames");
   }
 
+  /**
+   * A store checked with XXH3 (meta version 4) as a merge's base, and re-indexed: its records are
+   * checked with XXH3 as they are read, and every store written from them is checked with CRC32C,
+   * except a re-indexing that keeps the data file (and so its checks).
+   */
+  @Test
+  void xxh3StoresMergeAndReindexIntoStoresOfTheirOwnChecks() throws IOException {
+    Path base = GOLDEN.resolve(GoldenStoreFiles.XXH3_CHECKED_VARIABLE);
+    Path merged = temp.resolve("merged");
+    byte[] added = "added \u00e9".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (io.varve.builder.StoreMerger merger = io.varve.builder.StoreMerger.create(merged).base(base)) {
+      merger.put(added, new byte[] {1, 2, 3});
+      merger.put(GoldenStoreFiles.variableKey(7), new byte[] {9});
+      merger.merge();
+    }
+    try (Store store = Store.open(merged)) {
+      assertEquals(RecordChecksum.CRC32C, store.meta().recordChecksum());
+      assertEquals(GoldenStoreFiles.RECORDS + 1, store.size());
+      for (int i = 0; i < GoldenStoreFiles.RECORDS; i++) {
+        assertArrayEquals(i == 7 ? new byte[] {9} : GoldenStoreFiles.variableValue(i), store.get(GoldenStoreFiles.variableKey(i)), "record " + i);
+      }
+      assertArrayEquals(new byte[] {1, 2, 3}, store.get(added));
+      store.verify();
+    }
+    Path indexed = temp.resolve("reindexed");
+    io.varve.builder.StoreReindexer.reindex(base, indexed, io.varve.builder.StoreReindexer.DENSE, new BlockedIndexParameters(50));
+    check(indexed, GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
+    try (Store store = Store.open(indexed)) {
+      assertEquals(RecordChecksum.XXH3, store.meta().recordChecksum(), "the data file is kept as it is");
+    }
+    Path relaidOut = temp.resolve("relaid-out");
+    io.varve.builder.StoreReindexer.reindex(
+        GOLDEN.resolve(GoldenStoreFiles.XXH3_PAGED), relaidOut, io.varve.builder.StoreReindexer.DENSE, new BlockedIndexParameters(50));
+    check(relaidOut, GoldenStoreFiles::variableKey, GoldenStoreFiles::pagedValue, false);
+    try (Store store = Store.open(relaidOut)) {
+      assertEquals(RecordChecksum.CRC32C, store.meta().recordChecksum(), "the records are written anew");
+    }
+  }
+
   @Test
   void samplesCarryTheVersionsTheyNeed() throws IOException {
     String[][] expected = {
       {GoldenStoreFiles.VARIABLE, "1", "1"}, {GoldenStoreFiles.FIXED, "1", "1"}, {GoldenStoreFiles.SPARSE, "2", "1"},
       {GoldenStoreFiles.SIGNATURE, "2", "1"}, {GoldenStoreFiles.BLOCKED, "3", "1"},
-      {GoldenStoreFiles.CHECKED_VARIABLE, "4", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "4", "2"}, {GoldenStoreFiles.PAGED, "5", "3"}
+      {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, "4", "2"}, {GoldenStoreFiles.XXH3_CHECKED_FIXED, "4", "2"}, {GoldenStoreFiles.XXH3_PAGED, "5", "3"},
+      {GoldenStoreFiles.CHECKED_VARIABLE, "6", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "6", "2"}, {GoldenStoreFiles.PAGED, "6", "3"}
     };
     for (String[] sample : expected) {
       Path meta = GOLDEN.resolve(sample[0]).resolve(StoreFile.META.fileName());

@@ -40,7 +40,7 @@ final class HostileArtifactFiles {
     Path resources = Path.of(args.length > 0 ? args[0] : "reader/src/test/resources");
     Path golden = resources.resolve("golden").resolve(GOLDEN);
     Files.deleteIfExists(golden);
-    StoreArtifacts.pack(resources.resolve("golden").resolve(GoldenStoreFiles.CHECKED_VARIABLE), golden);
+    StoreArtifacts.pack(resources.resolve("golden").resolve(GoldenStoreFiles.XXH3_CHECKED_VARIABLE), golden);
     Path folder = resources.resolve("hostile").resolve("artifact");
     Files.createDirectories(folder);
     for (Map.Entry<String, byte[]> file : variants(Files.readAllBytes(golden)).entrySet()) {

@@ -66,7 +66,7 @@ class HostileArtifactTest {
   @Test
   void todaysPackerWritesTheGoldenBytes() throws IOException {
     Path packed = temp.resolve("packed.varve");
-    StoreArtifacts.pack(GOLDEN.resolve(GoldenStoreFiles.CHECKED_VARIABLE), packed);
+    StoreArtifacts.pack(GOLDEN.resolve(GoldenStoreFiles.XXH3_CHECKED_VARIABLE), packed);
     assertArrayEquals(Files.readAllBytes(GOLDEN.resolve(HostileArtifactFiles.GOLDEN)), Files.readAllBytes(packed));
   }
 
@@ -91,7 +91,7 @@ class HostileArtifactTest {
       assertEquals(List.of(StoreArtifact.MARKER, "meta", "index", "offsets", "data"), names);
       for (String name : names.subList(1, names.size())) {
         assertArrayEquals(
-            Files.readAllBytes(GOLDEN.resolve(GoldenStoreFiles.CHECKED_VARIABLE).resolve(name)),
+            Files.readAllBytes(GOLDEN.resolve(GoldenStoreFiles.XXH3_CHECKED_VARIABLE).resolve(name)),
             zip.getInputStream(zip.getEntry(name)).readAllBytes(),
             name + " is the store's file");
       }

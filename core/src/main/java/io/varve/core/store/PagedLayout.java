@@ -18,7 +18,8 @@ package io.varve.core.store;
  * Record    := RecordFormat's variable-size Record   back to back from the head's end; the last one
  *                                                    may run into later frames (which are then its Tail)
  * Padding   := zero bytes to the frame's end         (none after the payload's last record)
- * headCheck := RecordChecksum of the Entry bytes, with the payload offset of the Head as start
+ * headCheck := RecordChecksum of the Entry bytes, with the payload offset of the Head as start:
+ *              the records' function (meta recordCheck), XXH3 in a store whose records have none
  * </pre>
  *
  * {@code count}, {@code headerStart} and the frame's first hash are in the {@link PageTable}, not in
@@ -102,8 +103,16 @@ public final class PagedLayout {
     RecordChecksum.write(entry, bytes, at);
   }
 
-  /** The check of the entries {@code bytes[from, from + length)} of the head at payload offset {@code headOffset}. */
-  public static int headCheck(byte[] bytes, int from, int length, long headOffset) {
-    return RecordChecksum.of(bytes, from, length, headOffset);
+  /** The function of the heads' checks in a store whose records are checked by {@code records}. */
+  public static RecordChecksum headChecksum(RecordChecksum records) {
+    return records == RecordChecksum.NONE ? RecordChecksum.XXH3 : records;
+  }
+
+  /**
+   * The check, by {@code function} ({@link #headChecksum}), of the entries {@code bytes[from, from +
+   * length)} of the head at payload offset {@code headOffset}.
+   */
+  public static int headCheck(RecordChecksum function, byte[] bytes, int from, int length, long headOffset) {
+    return function.of(bytes, from, length, headOffset);
   }
 }

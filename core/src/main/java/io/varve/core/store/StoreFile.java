@@ -29,7 +29,7 @@ import java.io.IOException;
 public enum StoreFile {
   /**
    * The records in hash order ({@link RecordFormat}). Version 2: each record ends with a {@link
-   * RecordChecksum}; written only then. Version 3: the records are packed into frames ({@link
+   * RecordChecksum} (the meta names its function); written only then. Version 3: the records are packed into frames ({@link
    * PagedLayout}), in a store whose index kind is paged; written only then.
    */
   DATA("data", "varve-data", 1, 3, 4096),
@@ -58,10 +58,10 @@ public enum StoreFile {
    * may have a sparse index (a {@code blocks} file instead of {@code offsets}) or keep no full keys;
    * version 3: the meta names the index kind (ECT or blocked); version 4: records may end with a
    * checksum, and the keys' hashes may lie in a range narrower than the full one; version 5: the
-   * index kind may be paged (a {@code pages} file, no {@code index}). Each is written only when
-   * needed.
+   * index kind may be paged (a {@code pages} file, no {@code index}); version 6: the records'
+   * checksum may be CRC32C. Each is written only when needed.
    */
-  META("meta", "varve-meta", 1, 5, 0);
+  META("meta", "varve-meta", 1, 6, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;

@@ -32,9 +32,10 @@ import java.util.TreeMap;
  *                signatureBits:uint8                     (only when keyMode = 1: 1 to 64)
  *                keyLength:int32 valueLength:int32       (both -1: variable sizes; both &gt;= 0: fixed)
  *                pageBytes:int32                         (records aligned to pages of this size; 0: not)
- *                recordCheck:uint8                       (version 4: 1 = each record ends with a
- *                                                          {@link RecordChecksum}, 0 = not; absent
- *                                                          before version 4: not)
+ *                recordCheck:uint8                       (version 4: 0 = no check after each record,
+ *                                                          1 = an XXH3 {@link RecordChecksum}, version
+ *                                                          6: 2 = a CRC32C one; absent before version
+ *                                                          4: none)
  *                hashRange:HashRange                     (version 4: the keys' hashes lie in it and
  *                                                          the index holds them mapped by it; before
  *                                                          version 4: the full range)
@@ -46,7 +47,7 @@ import java.util.TreeMap;
  *                entryCount:int32 UserEntry^entryCount   (sorted by key, keys distinct)
  * Index       := EctKnobs                               (versions 1 and 2: always an ECT index)
  *              | indexKind:uint8 (EctKnobs | BlockedKnobs) (version 3: 0 = ECT, 1 = blocked)
- *              | indexKind:uint8 = 2                    (version 5: paged, no knobs; see {@link PagedLayout})
+ *              | indexKind:uint8 = 2                    (versions 5 and 6: paged, no knobs; see {@link PagedLayout})
  * EctKnobs    := bucketSize:int32 huffmanMax:int32 skipLevels:int32
  * BlockedKnobs:= keysPerBlock:int32
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
@@ -60,7 +61,8 @@ import java.util.TreeMap;
  * full keys, which version-1 readers cannot serve; 3 when the index is a blocked index, which
  * readers of versions 1 and 2 do not know; 4 when records end with a checksum, which changes the
  * data layout, or the index holds hashes mapped by a range other than the full one; 5 when the
- * records are paged ({@link PagedLayout}, data version 3). An immutable value; thread-safe.
+ * records are paged ({@link PagedLayout}, data version 3); 6 when the records' checksum is CRC32C,
+ * which version-5 readers would check as XXH3. An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
@@ -70,7 +72,8 @@ import java.util.TreeMap;
  * @param keyLength every key's length in fixed-size mode, else -1
  * @param valueLength every value's length in fixed-size mode, else -1
  * @param pageBytes the page size records are aligned to ({@link RecordFormat}), or 0
- * @param recordChecksums whether each record ends with a {@link RecordChecksum} that lookups check
+ * @param recordChecksum the check after each record that lookups verify ({@link RecordChecksum#NONE}
+ *     for none)
  * @param hashRange the range the keys' hashes lie in, which maps them for the index ({@link
  *     HashRange#FULL} for none)
  * @param dataBytes the data file's payload length
@@ -86,7 +89,7 @@ public record StoreMeta(
     int keyLength,
     int valueLength,
     int pageBytes,
-    boolean recordChecksums,
+    RecordChecksum recordChecksum,
     HashRange hashRange,
     long dataBytes,
     long createdMillis,
@@ -110,6 +113,7 @@ public record StoreMeta(
 
   /** Validates the fields and copies the collections. */
   public StoreMeta {
+    java.util.Objects.requireNonNull(recordChecksum, "recordChecksum");
     if (recordCount < 0 || dataBytes < 0) {
       throw new IllegalArgumentException("negative record count or data size");
     }
@@ -125,8 +129,8 @@ public record StoreMeta(
       throw new IllegalArgumentException("page size must be 0 or a power of two from 512 to 4096: " + pageBytes);
     }
     if (keyLength >= 0
-        && ((long) keyLength + valueLength + (recordChecksums ? RecordChecksum.BYTES : 0) > Integer.MAX_VALUE
-            || dataBytes != RecordFormat.fixedPayloadBytes(recordCount, keyLength + valueLength + (recordChecksums ? RecordChecksum.BYTES : 0), pageBytes))) {
+        && ((long) keyLength + valueLength + recordChecksum.bytes() > Integer.MAX_VALUE
+            || dataBytes != RecordFormat.fixedPayloadBytes(recordCount, keyLength + valueLength + recordChecksum.bytes(), pageBytes))) {
       throw new IllegalArgumentException("fixed-size records do not add up to the data size");
     }
     files = List.copyOf(files);
@@ -178,7 +182,7 @@ public record StoreMeta(
    * @throws IllegalArgumentException as the constructor does
    */
   public StoreMeta withFiles(IndexParameters indexParameters, long dataBytes, long createdMillis, List<FileEntry> files) {
-    return new StoreMeta(recordCount, seed, indexParameters, keyMode, keyLength, valueLength, pageBytes, recordChecksums,
+    return new StoreMeta(recordCount, seed, indexParameters, keyMode, keyLength, valueLength, pageBytes, recordChecksum,
         hashRange, dataBytes, createdMillis, files, userMetadata);
   }
 
@@ -197,9 +201,14 @@ public record StoreMeta(
     return indexKind() == IndexKind.PAGED;
   }
 
+  /** Whether each record ends with a {@link RecordChecksum} that lookups check. */
+  public boolean recordChecksums() {
+    return recordChecksum != RecordChecksum.NONE;
+  }
+
   /** Bytes of the checksum after each record: {@link RecordChecksum#BYTES} or 0. */
   public int checkBytes() {
-    return recordChecksums ? RecordChecksum.BYTES : 0;
+    return recordChecksum.bytes();
   }
 
   /** Bytes of each record in fixed-size mode, its checksum included; -1 when sizes vary. */
@@ -212,18 +221,22 @@ public record StoreMeta(
    * checksums, else 1.
    */
   public int dataFormatVersion() {
-    return isPaged() ? 3 : recordChecksums ? 2 : 1;
+    return isPaged() ? 3 : recordChecksums() ? 2 : 1;
   }
 
   /**
-   * The version of the meta format this meta needs: 4 with record checksums, 3 with a blocked
-   * index, 2 for a sparse store or one without full keys, else 1.
+   * The version of the meta format this meta needs: 6 with CRC32C record checksums, 5 when paged,
+   * 4 with record checksums, 3 with a blocked index, 2 for a sparse store or one without full keys,
+   * else 1.
    */
   public int formatVersion() {
+    if (recordChecksum == RecordChecksum.CRC32C) {
+      return 6;
+    }
     if (isPaged()) {
       return 5;
     }
-    if (recordChecksums || !hashRange.isFull()) {
+    if (recordChecksums() || !hashRange.isFull()) {
       return 4;
     }
     if (indexKind(indexParameters) != IndexKind.ECT) {
@@ -279,7 +292,7 @@ public record StoreMeta(
     out.writeInt(valueLength);
     out.writeInt(pageBytes);
     if (formatVersion() >= 4) {
-      out.writeByte(recordChecksums ? 1 : 0);
+      out.writeByte(recordChecksum.code());
       out.writeLong(hashRange.minHi());
       out.writeLong(hashRange.minLo());
       out.writeLong(hashRange.maxHi());
@@ -356,12 +369,13 @@ public record StoreMeta(
     int keyLength = in.readInt();
     int valueLength = in.readInt();
     int pageBytes = in.readInt();
-    boolean recordChecksums = false;
+    RecordChecksum recordChecksum = RecordChecksum.NONE;
     HashRange hashRange = HashRange.FULL;
     if (version >= 4) {
       int recordCheck = in.readUnsignedByte();
-      CorruptStoreException.check(recordCheck <= 1, "unknown record check " + recordCheck);
-      recordChecksums = recordCheck == 1;
+      recordChecksum = RecordChecksum.ofCode(recordCheck);
+      CorruptStoreException.check(
+          recordChecksum != RecordChecksum.CRC32C || version >= 6, "record check " + recordCheck + " in a version-" + version + " meta file");
       long minHi = in.readLong();
       long minLo = in.readLong();
       long maxHi = in.readLong();
@@ -403,7 +417,7 @@ public record StoreMeta(
           keyLength,
           valueLength,
           pageBytes,
-          recordChecksums,
+          recordChecksum,
           hashRange,
           dataBytes,
           createdMillis,

@@ -151,7 +151,7 @@ final class HostileMetaFiles {
     files.put("footer-checksum-wrong", flipped);
     files.put("other-format-name", withFooter(nameReplaced(valid, "varve-data")));
     lie(files, "version-0", f -> f.headerVersion = 0);
-    lie(files, "version-6", f -> f.headerVersion = 6);
+    lie(files, "version-7", f -> f.headerVersion = 7);
     // A header version other than the payload's layout.
     lie(files, "version-3-header-on-version-4-payload", f -> f.headerVersion = 3);
     lie(files, "version-1-header-on-version-3-payload", f -> {
@@ -239,7 +239,11 @@ final class HostileMetaFiles {
     });
     lie(files, "page-size-3000", f -> f.pageBytes = 3000);
     lie(files, "page-size-8192", f -> f.pageBytes = 8192);
-    lie(files, "unknown-record-check", f -> f.recordCheck = 2);
+    lie(files, "crc32c-record-check-in-version-4", f -> f.recordCheck = 2);
+    lie(files, "unknown-record-check", f -> {
+      f.version = 6;
+      f.recordCheck = 3;
+    });
     lie(files, "hash-range-min-above-max", f -> f.hashRange = new long[] {5, 0, 4, -1});
     // The file list.
     lie(files, "no-data-entry", f -> f.files = new Object[][] {{"offsets", 1_600L, 12}, {"index", 900L, 13}});

@@ -31,6 +31,20 @@ class HostileMetaTest {
     assertEquals(4, meta.formatVersion());
   }
 
+  /** Version 6 names CRC32C record checks; the same meta read as version 5 would check them as XXH3. */
+  @Test
+  void aVersion6MetaWithCrc32cChecksReads() throws IOException {
+    HostileMetaFiles.Fields fields = new HostileMetaFiles.Fields();
+    fields.version = 6;
+    fields.recordCheck = 2;
+    Path file = temp.resolve("meta");
+    Files.write(file, fields.file());
+    StoreMeta meta = StoreMeta.read(file);
+    assertEquals(RecordChecksum.CRC32C, meta.recordChecksum());
+    assertEquals(6, meta.formatVersion());
+    assertEquals(2, meta.dataFormatVersion());
+  }
+
   /** The paged variants lie about one field of a valid paged meta, which reads. */
   @Test
   void theValidPagedOriginalReads() throws IOException {
