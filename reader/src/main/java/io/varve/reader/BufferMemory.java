@@ -119,10 +119,7 @@ final class BufferMemory extends RecordMemory {
   }
 
   @Override
-  int checksum(long position, long length, long payloadOffset, RecordChecksum function) {
-    if (function.streaming()) {
-      return streamedChecksum(position, length, payloadOffset, function);
-    }
+  int xxh3Checksum(long position, long length, long payloadOffset) {
     int size = (int) length;
     byte[] copy = COPY.get();
     if (copy.length < size) {
@@ -132,7 +129,7 @@ final class BufferMemory extends RecordMemory {
       }
     }
     read(position, copy, 0, size);
-    return function.of(copy, 0, size, payloadOffset);
+    return RecordChecksum.XXH3.of(copy, 0, size, payloadOffset);
   }
 
   @Override

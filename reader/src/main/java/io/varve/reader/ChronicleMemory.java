@@ -136,10 +136,8 @@ final class ChronicleMemory extends RecordMemory {
 
   /** The {@link RecordChecksum} of the {@code length} bytes at {@code position}, a record starting at {@code payloadOffset}. */
   @Override
-  int checksum(long position, long length, long payloadOffset, RecordChecksum function) {
-    return function == RecordChecksum.XXH3
-        ? RecordChecksum.XXH3.ofMemory(address + position, length, payloadOffset)
-        : streamedChecksum(position, length, payloadOffset, function);
+  int xxh3Checksum(long position, long length, long payloadOffset) {
+    return RecordChecksum.XXH3.ofMemory(address + position, length, payloadOffset);
   }
 
   @Override

@@ -57,17 +57,19 @@ abstract class RecordMemory {
 
   /**
    * The check by {@code function} of the {@code length} bytes at {@code position}, a record starting
-   * at {@code payloadOffset}.
+   * at {@code payloadOffset}. A function that {@link RecordChecksum#streaming streams} checks the
+   * bytes copied into this thread's scratch array, piece by piece when they do not fit it.
    */
-  abstract int checksum(long position, long length, long payloadOffset, RecordChecksum function);
-
-  /**
-   * {@link #checksum} for a function that {@link RecordChecksum#streaming streams}: the bytes are
-   * copied piece by piece into this thread's scratch array, and checked there.
-   */
-  final int streamedChecksum(long position, long length, long payloadOffset, RecordChecksum function) {
-    RecordChecksum.Stream stream = function.stream();
+  final int checksum(long position, long length, long payloadOffset, RecordChecksum function) {
+    if (!function.streaming()) {
+      return xxh3Checksum(position, length, payloadOffset);
+    }
     byte[] piece = PIECE.get();
+    if (length <= piece.length) {
+      read(position, piece, 0, (int) length);
+      return function.of(piece, 0, (int) length, payloadOffset);
+    }
+    RecordChecksum.Stream stream = function.stream();
     for (long done = 0; done < length; ) {
       int n = (int) Math.min(piece.length, length - done);
       read(position + done, piece, 0, n);
@@ -76,6 +78,9 @@ abstract class RecordMemory {
     }
     return stream.check(payloadOffset);
   }
+
+  /** {@link #checksum} by {@link RecordChecksum#XXH3}, which reads native memory itself. */
+  abstract int xxh3Checksum(long position, long length, long payloadOffset);
 
   abstract byte readByte(long position);
 
