@@ -1,0 +1,402 @@
+package io.varve.silt;
+
+import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.Envelope;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+/**
+ * The file of one LogStore: its puts and deletes in the order they came (SILT §3.1), which is
+ * also the write-ahead log. Entries are found by their byte offset, which the LogStore's cuckoo
+ * table keeps.
+ *
+ * <pre>
+ * Log    := Header Record*
+ * Header := magic:int32 = 0x56534C47 ("VSLG") version:uint8 = 1 reserved:uint8[3]
+ *           number:int64 buckets:int32 crc:int32      (crc: CRC32C of the 20 bytes before)
+ * Record := length:int32 crc:int32 Body                (length: Body's bytes; crc: CRC32C of Body)
+ * Body   := kind:uint8 keyLength:varint key:byte[keyLength] value:byte[*]
+ *                                                      (kind 1: a put, the value is the rest of
+ *                                                       Body; kind 2: a delete, nothing follows)
+ * </pre>
+ *
+ * Integers are big-endian; a varint is unsigned LEB128 (7 bits per byte, low first). {@code
+ * number} is the log's number in the store's manifest; {@code buckets} the size of the table that
+ * indexed it, so that it is replayed into a table of the same shape whatever the options today.
+ *
+ * <p>A crash can leave the newest log's last record cut short, torn (its bytes complete but its
+ * checksum wrong), or followed by zeros: those are writes never synced, and {@link #scan} drops
+ * them when asked to repair the tail. Damage anywhere else is a {@link CorruptStoreException}.
+ *
+ * <p>Thread-safe for reads at offsets already written; one thread appends.
+ */
+final class SiltLog implements AutoCloseable {
+  static final int MAGIC = 0x56534C47;
+  static final int VERSION = 1;
+  static final Envelope FORMAT = Envelope.builder("SILT log").magic(MAGIC).byteVersion().versions(VERSION, VERSION).build();
+  static final int HEADER_BYTES = 24;
+  static final int RECORD_HEADER_BYTES = 8;
+  static final byte PUT = 1;
+  static final byte DELETE = 2;
+  /** The longest a log grows: offsets are ints. */
+  static final long MAX_BYTES = Integer.MAX_VALUE;
+  private static final int READ_GUESS = 512;
+  private static final ThreadLocal<ByteBuffer> READS = ThreadLocal.withInitial(() -> ByteBuffer.allocate(READ_GUESS));
+
+  private final Path file;
+  private final FileChannel channel;
+  private final long number;
+  private final int buckets;
+  /** Bytes written (the next record's offset); written only by the appending thread. */
+  private long end;
+  private byte[] scratch = new byte[256];
+
+  private SiltLog(Path file, FileChannel channel, long number, int buckets, long end) {
+    this.file = file;
+    this.channel = channel;
+    this.number = number;
+    this.buckets = buckets;
+    this.end = end;
+  }
+
+  /** Creates the log {@code file}, which must not exist, and forces its header. */
+  static SiltLog create(Path file, long number, int buckets) throws IOException {
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    try {
+      byte[] header = new byte[HEADER_BYTES];
+      FORMAT.putHeader(header, 0, VERSION);
+      ByteBuffer b = ByteBuffer.wrap(header);
+      b.putLong(8, number).putInt(16, buckets).putInt(20, Envelope.crc32c(header, 0, 20));
+      writeFully(channel, b, 0);
+      channel.force(true);
+      return new SiltLog(file, channel, number, buckets, HEADER_BYTES);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the existing log {@code file}, checking its header against {@code number}. Call
+   * {@link #scan} next, before any append.
+   *
+   * @param writable whether records will be appended (the newest log)
+   */
+  static SiltLog open(Path file, long number, boolean writable) throws IOException {
+    FileChannel channel = writable
+        ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
+        : FileChannel.open(file, StandardOpenOption.READ);
+    try {
+      ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+      readFully(channel, header, 0);
+      header.flip();
+      CorruptStoreException.check(header.remaining() == HEADER_BYTES, file + ": the SILT log header is cut short");
+      FORMAT.checkHeader(header.duplicate(), file.toString());
+      CorruptStoreException.check(
+          Envelope.crc32c(header.array(), 0, 20) == header.getInt(20), file + ": the SILT log header is damaged");
+      long found = header.getLong(8);
+      CorruptStoreException.check(found == number, file + ": log number " + found + " where the manifest names " + number);
+      int buckets = header.getInt(16);
+      CorruptStoreException.check(
+          buckets > 0 && Integer.bitCount(buckets) == 1 && buckets <= 1 << 28, file + ": bad table size " + buckets);
+      return new SiltLog(file, channel, number, buckets, HEADER_BYTES);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  Path file() {
+    return file;
+  }
+
+  long number() {
+    return number;
+  }
+
+  /** Buckets of the table that indexes this log. */
+  int buckets() {
+    return buckets;
+  }
+
+  /** Bytes in the log, header included. */
+  long bytes() {
+    return end;
+  }
+
+  /** Receives a log's records in order. */
+  interface Visitor {
+    /** A record at {@code offset}; {@code value} is null for a delete. */
+    void record(long offset, byte[] key, byte[] value) throws IOException;
+  }
+
+  /**
+   * Reads every record in order, and sets the end of the log after the last one.
+   *
+   * @param repairTail whether a record cut short, torn or followed by zeros at the end is dropped
+   *     (and the file cut there), as a crash leaves the newest log; otherwise it is damage
+   * @return bytes dropped from the tail
+   * @throws CorruptStoreException when a record is damaged elsewhere
+   */
+  long scan(boolean repairTail, Visitor visitor) throws IOException {
+    long size = channel.size();
+    Window window = new Window(channel, size);
+    long offset = HEADER_BYTES;
+    while (offset < size) {
+      String problem = null;
+      int length = 0;
+      Parsed parsed = null;
+      if (size - offset < RECORD_HEADER_BYTES) {
+        problem = "a record header cut short";
+      } else {
+        ByteBuffer head = window.at(offset, RECORD_HEADER_BYTES);
+        length = head.getInt(head.position());
+        int crc = head.getInt(head.position() + 4);
+        if (length < 2) {
+          problem = "a record of " + length + " bytes";
+        } else if (length > size - offset - RECORD_HEADER_BYTES) {
+          problem = "a record cut short";
+        } else {
+          ByteBuffer body = window.at(offset + RECORD_HEADER_BYTES, length);
+          if (Envelope.crc32c(body.array(), body.arrayOffset() + body.position(), length) != crc) {
+            problem = "a record whose checksum fails";
+          } else if ((parsed = parse(body.array(), body.arrayOffset() + body.position(), length)) == null) {
+            problem = "a malformed record";
+          }
+        }
+      }
+      if (problem != null) {
+        long next = length < 2 || length > size - offset - RECORD_HEADER_BYTES ? size : offset + RECORD_HEADER_BYTES + length;
+        if (repairTail && (next >= size || zerosFrom(next, size))) {
+          channel.truncate(offset);
+          channel.force(true);
+          end = offset;
+          return size - offset;
+        }
+        throw new CorruptStoreException(file + ": " + problem + " at offset " + offset + " of " + size);
+      }
+      visitor.record(offset, parsed.key, parsed.value);
+      offset += RECORD_HEADER_BYTES + length;
+    }
+    end = offset;
+    return 0;
+  }
+
+  /** Sequential reads of a log through one buffer, grown for records larger than it. */
+  private static final class Window {
+    private final FileChannel channel;
+    private final long size;
+    private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+    private long start;
+
+    Window(FileChannel channel, long size) {
+      this.channel = channel;
+      this.size = size;
+      buffer.limit(0);
+    }
+
+    /** A view whose position is {@code offset}'s byte, with {@code n} bytes readable. */
+    ByteBuffer at(long offset, int n) throws IOException {
+      if (offset < start || offset + n > start + buffer.limit()) {
+        if (buffer.capacity() < n) {
+          buffer = ByteBuffer.allocate(n);
+        }
+        buffer.clear();
+        buffer.limit((int) Math.min(buffer.capacity(), size - offset));
+        readFully(channel, buffer, offset);
+        buffer.flip();
+        start = offset;
+        if (buffer.limit() < n) {
+          throw new CorruptStoreException("the file ended while it was read");
+        }
+      }
+      ByteBuffer view = buffer.duplicate();
+      view.position((int) (offset - start));
+      return view;
+    }
+  }
+
+  private boolean zerosFrom(long from, long size) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(8192);
+    for (long at = from; at < size; at += b.capacity()) {
+      b.clear();
+      b.limit((int) Math.min(b.capacity(), size - at));
+      readFully(channel, b, at);
+      for (int i = 0; i < b.position(); i++) {
+        if (b.get(i) != 0) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private record Parsed(byte[] key, byte[] value) {}
+
+  private static Parsed parse(byte[] bytes, int from, int length) {
+    int end = from + length;
+    byte kind = bytes[from];
+    long keyLength = getVarint(bytes, from + 1, end);
+    if (keyLength < 0) {
+      return null;
+    }
+    int keyStart = (int) (keyLength >>> 32);
+    int keyBytes = (int) keyLength;
+    if (keyBytes < 0 || keyStart + (long) keyBytes > end) {
+      return null;
+    }
+    byte[] key = Arrays.copyOfRange(bytes, keyStart, keyStart + keyBytes);
+    if (kind == DELETE) {
+      return keyStart + keyBytes == end ? new Parsed(key, null) : null;
+    }
+    return kind == PUT ? new Parsed(key, Arrays.copyOfRange(bytes, keyStart + keyBytes, end)) : null;
+  }
+
+  /**
+   * Appends a put ({@code value} non-null) or a delete of {@code key}.
+   *
+   * @return the record's offset
+   */
+  long append(byte[] key, byte[] value) throws IOException {
+    int bodyBytes = recordBytes(key.length, value == null ? -1 : value.length) - RECORD_HEADER_BYTES;
+    int total = RECORD_HEADER_BYTES + bodyBytes;
+    if (scratch.length < total) {
+      scratch = new byte[Math.max(total, scratch.length * 2)];
+    }
+    byte[] b = scratch;
+    int at = RECORD_HEADER_BYTES;
+    b[at++] = value == null ? DELETE : PUT;
+    at = putVarint(b, at, key.length);
+    System.arraycopy(key, 0, b, at, key.length);
+    at += key.length;
+    if (value != null) {
+      System.arraycopy(value, 0, b, at, value.length);
+    }
+    ByteBuffer buffer = ByteBuffer.wrap(b, 0, total);
+    buffer.putInt(0, bodyBytes).putInt(4, Envelope.crc32c(b, RECORD_HEADER_BYTES, bodyBytes));
+    long offset = end;
+    writeFully(channel, buffer, offset);
+    end = offset + total;
+    return offset;
+  }
+
+  /** The bytes a record of a key and value of these lengths takes (value -1: a delete). */
+  static int recordBytes(int keyLength, int valueLength) {
+    long bytes = (long) RECORD_HEADER_BYTES + 1 + varintBytes(keyLength) + keyLength + Math.max(0, valueLength);
+    if (bytes > Integer.MAX_VALUE - 64) {
+      throw new IllegalArgumentException("a record of " + bytes + " bytes is too large for a SILT log");
+    }
+    return (int) bytes;
+  }
+
+  /** What a record holds for a key: absent, deleted, or a value. */
+  static final byte[] DELETED = new byte[0];
+
+  /**
+   * The value of the record at {@code offset} if its key is {@code key}: its value, {@link
+   * #DELETED} for a delete, or null when the record holds another key.
+   *
+   * @throws CorruptStoreException when the record is damaged (it is never served)
+   */
+  byte[] valueIfKey(long offset, byte[] key) throws IOException {
+    ByteBuffer read = READS.get();
+    read.clear();
+    readFully(channel, read, offset);
+    CorruptStoreException.check(read.position() >= RECORD_HEADER_BYTES, file + ": the record at " + offset + " is cut short");
+    int length = read.getInt(0);
+    int crc = read.getInt(4);
+    CorruptStoreException.check(length >= 2, file + ": the record at " + offset + " has a bad length " + length);
+    byte[] body;
+    int bodyStart;
+    if (RECORD_HEADER_BYTES + length <= read.capacity()) {
+      CorruptStoreException.check(read.position() >= RECORD_HEADER_BYTES + length, file + ": the record at " + offset + " is cut short");
+      body = read.array();
+      bodyStart = RECORD_HEADER_BYTES;
+    } else {
+      CorruptStoreException.check(length <= channel.size() - offset - RECORD_HEADER_BYTES,
+          file + ": the record at " + offset + " runs past the end of the log");
+      body = new byte[length];
+      ByteBuffer rest = ByteBuffer.wrap(body);
+      readFully(channel, rest, offset + RECORD_HEADER_BYTES);
+      CorruptStoreException.check(!rest.hasRemaining(), file + ": the record at " + offset + " is cut short");
+      bodyStart = 0;
+    }
+    CorruptStoreException.check(Envelope.crc32c(body, bodyStart, length) == crc, file + ": the record at " + offset + " is damaged");
+    int bodyEnd = bodyStart + length;
+    long keyLength = getVarint(body, bodyStart + 1, bodyEnd);
+    int keyStart = (int) (keyLength >>> 32);
+    CorruptStoreException.check(keyLength >= 0 && (int) keyLength >= 0 && keyStart + (long) (int) keyLength <= bodyEnd,
+        file + ": the record at " + offset + " is malformed");
+    if ((int) keyLength != key.length || !Arrays.equals(body, keyStart, keyStart + key.length, key, 0, key.length)) {
+      return null;
+    }
+    byte kind = body[bodyStart];
+    if (kind == DELETE) {
+      return DELETED;
+    }
+    CorruptStoreException.check(kind == PUT, file + ": the record at " + offset + " has kind " + kind);
+    return Arrays.copyOfRange(body, keyStart + key.length, bodyEnd);
+  }
+
+  /** Forces the records written so far to the device. */
+  void force() throws IOException {
+    channel.force(false);
+  }
+
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+
+  // --- varints and whole reads and writes ---
+
+  static int varintBytes(int value) {
+    return value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5;
+  }
+
+  private static int putVarint(byte[] b, int at, int value) {
+    while ((value & ~0x7F) != 0) {
+      b[at++] = (byte) (value & 0x7F | 0x80);
+      value >>>= 7;
+    }
+    b[at++] = (byte) value;
+    return at;
+  }
+
+  /** The varint at {@code at}: its value in the low 32 bits, the offset after it in the high; -1 if malformed. */
+  private static long getVarint(byte[] b, int at, int end) {
+    long value = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      if (at >= end) {
+        return -1;
+      }
+      int next = b[at++];
+      value |= (long) (next & 0x7F) << shift;
+      if (next >= 0) {
+        return value > Integer.MAX_VALUE ? -1 : (long) at << 32 | value;
+      }
+    }
+    return -1;
+  }
+
+  private static void writeFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
+    while (b.hasRemaining()) {
+      position += channel.write(b, position);
+    }
+  }
+
+  /** Reads until {@code b} is full or the file ends. */
+  private static void readFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
+    while (b.hasRemaining()) {
+      int n = channel.read(b, position);
+      if (n < 0) {
+        return;
+      }
+      position += n;
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.varve.silt;
+
+import io.varve.core.cuckoo.CuckooTagTable;
+
+/**
+ * How a {@link SiltStore} sizes its log stores, syncs its writes and merges. Immutable;
+ * thread-safe. Start from {@link #DEFAULTS} or {@link #builder()}.
+ *
+ * <pre>{@code
+ * SiltOptions options = SiltOptions.builder().logStoreEntries(1 << 20).syncEveryWrite(true).build();
+ * }</pre>
+ *
+ * @param logStoreEntries entries a log store's table is sized for (a power of two slots at least
+ *     this many; it takes about 95 % of them before it is frozen)
+ * @param maxLogBytes the size at which a log store is frozen, at most 2^31 - 1
+ * @param syncEveryWrite whether every put and delete is forced to the device before it returns;
+ *     otherwise writes are durable once {@link SiltStore#sync()} returns
+ * @param logsPerMerge frozen log stores that start a background merge into the sorted store
+ * @param backgroundMerges whether merges start by themselves; otherwise only {@link
+ *     SiltStore#mergeNow()} merges
+ * @param mergeMemoryBudget bytes a merge may sort in memory before it spills
+ */
+public record SiltOptions(
+    int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int logsPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {
+  /** 128 Ki-entry log stores (SILT's), logs of up to 256 MiB, syncs on call, a merge per 4 frozen logs. */
+  public static final SiltOptions DEFAULTS = new SiltOptions(1 << 17, 256L << 20, false, 4, true, 64L << 20);
+
+  /** @throws IllegalArgumentException when a value is out of range */
+  public SiltOptions {
+    if (logStoreEntries < CuckooTagTable.WAYS || logStoreEntries > 1 << 28) {
+      throw new IllegalArgumentException("log store entries must be 4 to 2^28, not " + logStoreEntries);
+    }
+    if (maxLogBytes < 4096 || maxLogBytes > SiltLog.MAX_BYTES) {
+      throw new IllegalArgumentException("log bytes must be 4 KiB to 2^31 - 1, not " + maxLogBytes);
+    }
+    if (logsPerMerge < 1) {
+      throw new IllegalArgumentException("logs per merge must be at least 1, not " + logsPerMerge);
+    }
+    if (mergeMemoryBudget < 2L << 20) {
+      throw new IllegalArgumentException("the merge memory budget must be at least 2 MiB, not " + mergeMemoryBudget);
+    }
+  }
+
+  /** Buckets of a new log store's table. */
+  int logTableBuckets() {
+    return CuckooTagTable.forEntries(logStoreEntries, 1.0).slotCount() / CuckooTagTable.WAYS;
+  }
+
+  public static Builder builder() {
+    return DEFAULTS.toBuilder();
+  }
+
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Sets options one by one; {@link #build()} checks them. Not thread-safe. */
+  public static final class Builder {
+    private int logStoreEntries;
+    private long maxLogBytes;
+    private boolean syncEveryWrite;
+    private int logsPerMerge;
+    private boolean backgroundMerges;
+    private long mergeMemoryBudget;
+
+    private Builder(SiltOptions o) {
+      logStoreEntries = o.logStoreEntries;
+      maxLogBytes = o.maxLogBytes;
+      syncEveryWrite = o.syncEveryWrite;
+      logsPerMerge = o.logsPerMerge;
+      backgroundMerges = o.backgroundMerges;
+      mergeMemoryBudget = o.mergeMemoryBudget;
+    }
+
+    public Builder logStoreEntries(int entries) {
+      this.logStoreEntries = entries;
+      return this;
+    }
+
+    public Builder maxLogBytes(long bytes) {
+      this.maxLogBytes = bytes;
+      return this;
+    }
+
+    public Builder syncEveryWrite(boolean sync) {
+      this.syncEveryWrite = sync;
+      return this;
+    }
+
+    public Builder logsPerMerge(int logs) {
+      this.logsPerMerge = logs;
+      return this;
+    }
+
+    public Builder backgroundMerges(boolean background) {
+      this.backgroundMerges = background;
+      return this;
+    }
+
+    public Builder mergeMemoryBudget(long bytes) {
+      this.mergeMemoryBudget = bytes;
+      return this;
+    }
+
+    public SiltOptions build() {
+      return new SiltOptions(logStoreEntries, maxLogBytes, syncEveryWrite, logsPerMerge, backgroundMerges, mergeMemoryBudget);
+    }
+  }
+}

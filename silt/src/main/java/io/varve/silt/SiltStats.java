@@ -1,0 +1,19 @@
+package io.varve.silt;
+
+/**
+ * What a {@link SiltStore} holds at one moment. Immutable; thread-safe.
+ *
+ * @param sortedRecords records of the sorted store
+ * @param logStores log stores: the one taking writes and the frozen ones waiting for a merge
+ * @param logEntries keys in the log stores (a key in two counts twice; deletes count)
+ * @param logBytes bytes of their logs
+ * @param memoryBytes heap bytes of the log stores' tables and the sorted store's index
+ * @param merges merges completed since the store was opened
+ */
+public record SiltStats(long sortedRecords, int logStores, long logEntries, long logBytes, long memoryBytes, long merges) {
+  /** Heap bytes per key held, counting keys of the log stores and the sorted store alike. */
+  public double memoryBytesPerEntry() {
+    long entries = sortedRecords + logEntries;
+    return entries == 0 ? 0 : (double) memoryBytes / entries;
+  }
+}

@@ -1,0 +1,514 @@
+package io.varve.silt;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.builder.StoreMerger;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.reader.Store;
+import io.varve.reader.StoreClosedException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+
+/**
+ * A mutable key-value store the SILT way: puts and deletes are appended to a log store (an on-disk
+ * log and a cuckoo table of tags in memory); a full log store is frozen and a new one takes the
+ * writes; frozen log stores are merged in the background into the sorted store, a Varve store,
+ * which holds almost every key with a few bits of memory each and serves it with one disk read.
+ *
+ * <pre>{@code
+ * try (SiltStore store = SiltStore.open(Path.of("/data/silt"))) {
+ *   store.put(key, value);
+ *   store.delete(otherKey);
+ *   store.sync();               // both are durable now
+ *   byte[] v = store.get(key);  // the newest value, or null
+ * }
+ * }</pre>
+ *
+ * <p>A get looks in the log store taking writes, then the frozen ones newest first, then the
+ * sorted store: the newest write of a key wins, and a delete hides older values. Merges apply
+ * deletes to the sorted store and drop them.
+ *
+ * <p>Durability: the logs are the write-ahead log. Writes reach the operating system before
+ * {@code put} returns, so a killed process loses none; {@link #sync()} (or {@link
+ * SiltOptions#syncEveryWrite()}) forces them to the device, so that they survive a crash of the
+ * machine. Opening replays the logs, dropping a last record that a crash cut short. A merge
+ * publishes its sorted store by an atomic rename of the manifest, so a crash during one leaves
+ * the store as before it.
+ *
+ * <p>Thread-safe: any number of threads read, also during merges; writes are serialized. A reader
+ * holds the parts it reads until it is done, so a merge closes nothing under it. Use after {@link
+ * #close()} throws {@link StoreClosedException}.
+ */
+public final class SiltStore implements Closeable {
+  private final Path directory;
+  private final SiltOptions options;
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private final ReentrantLock mergeLock = new ReentrantLock();
+  private final ExecutorService merges;
+  /** The parts readers see; null once closed. Replaced under the write lock. */
+  private volatile SiltView current;
+  /** Guarded by the write lock. */
+  private SiltManifest manifest;
+  private volatile long mergeCount;
+  private volatile Throwable mergeFailure;
+  private boolean mergeScheduled;
+
+  private SiltStore(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
+    this.directory = directory;
+    this.options = options;
+    this.manifest = manifest;
+    this.current = view;
+    this.merges = options.backgroundMerges()
+        ? Executors.newSingleThreadExecutor(r -> {
+          Thread t = new Thread(r, "varve-silt-merge " + directory.getFileName());
+          t.setDaemon(true);
+          return t;
+        })
+        : null;
+  }
+
+  /** Opens the store in {@code directory} with {@link SiltOptions#DEFAULTS}, creating it if it does not exist. */
+  public static SiltStore open(Path directory) throws IOException {
+    return open(directory, SiltOptions.DEFAULTS);
+  }
+
+  /**
+   * Opens the store in {@code directory}, creating it if the directory does not exist or is
+   * empty; replays its logs.
+   *
+   * @throws IllegalArgumentException if {@code directory} holds other files but no store
+   * @throws CorruptStoreException if the manifest, a log or the sorted store is damaged
+   */
+  public static SiltStore open(Path directory, SiltOptions options) throws IOException {
+    Objects.requireNonNull(options, "options");
+    Path dir = directory.toAbsolutePath().normalize();
+    Files.createDirectories(dir);
+    if (!SiltManifest.exists(dir)) {
+      create(dir, options);
+    }
+    SiltManifest manifest = SiltManifest.read(dir);
+    deleteLeftovers(dir, manifest);
+    List<LogStore> logs = new ArrayList<>();
+    SortedStore sorted = null;
+    try {
+      sorted = new SortedStore(manifest.sortedNumber(), Store.open(dir.resolve(SiltManifest.sortedName(manifest.sortedNumber()))));
+      List<Long> numbers = manifest.logNumbers();
+      for (int i = 0; i < numbers.size(); i++) {
+        long number = numbers.get(i);
+        logs.add(LogStore.open(dir.resolve(SiltManifest.logName(number)), number, i == numbers.size() - 1, options.maxLogBytes()));
+      }
+    } catch (IOException | RuntimeException e) {
+      logs.forEach(Retained::release);
+      if (sorted != null) {
+        sorted.release();
+      }
+      throw e;
+    }
+    LogStore active = logs.remove(logs.size() - 1);
+    List<LogStore> frozen = new ArrayList<>(logs);
+    java.util.Collections.reverse(frozen);
+    SiltStore store = new SiltStore(dir, options, manifest, new SiltView(active, frozen, sorted));
+    store.writeLock.lock();
+    try {
+      store.maybeScheduleMerge();
+    } finally {
+      store.writeLock.unlock();
+    }
+    return store;
+  }
+
+  /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */
+  private static void create(Path dir, SiltOptions options) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> foreign = files.filter(p -> !isOurs(p.getFileName().toString())).toList();
+      if (!foreign.isEmpty()) {
+        throw new IllegalArgumentException(dir + " holds no SILT store but other files, such as " + foreign.get(0).getFileName());
+      }
+    }
+    deleteLeftovers(dir, null);
+    long sortedNumber = 1;
+    long logNumber = 2;
+    try (StoreBuilder builder = StoreBuilder.create(dir.resolve(SiltManifest.sortedName(sortedNumber)))) {
+      builder.build();
+    }
+    LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes()).release();
+    new SiltManifest(3, sortedNumber, List.of(logNumber)).write(dir);
+  }
+
+  private static boolean isOurs(String name) {
+    return name.equals(SiltManifest.FILE) || name.equals(SiltManifest.FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog")
+        || name.matches("sorted-\\d{16}") || name.startsWith(".");
+  }
+
+  /** Deletes logs and sorted stores that {@code manifest} does not name (work a crash cut short). */
+  private static void deleteLeftovers(Path dir, SiltManifest manifest) throws IOException {
+    Set<String> keep = new HashSet<>();
+    if (manifest != null) {
+      keep.add(SiltManifest.sortedName(manifest.sortedNumber()));
+      manifest.logNumbers().forEach(n -> keep.add(SiltManifest.logName(n)));
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path p : files.toList()) {
+        String name = p.getFileName().toString();
+        boolean ours = name.equals(SiltManifest.FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog") || name.matches("sorted-\\d{16}");
+        if (ours && !keep.contains(name)) {
+          SortedStore.deleteTree(p);
+        }
+      }
+    }
+  }
+
+  /** The store's directory. */
+  public Path directory() {
+    return directory;
+  }
+
+  public SiltOptions options() {
+    return options;
+  }
+
+  private SiltView acquire() {
+    for (;;) {
+      SiltView view = current;
+      if (view == null) {
+        throw new StoreClosedException(directory.toString());
+      }
+      if (view.tryRetain()) {
+        return view;
+      }
+    }
+  }
+
+  /** The newest value of {@code key}, or null when the store does not hold it (or it was deleted). */
+  public byte[] get(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    long[] hash = new long[2];
+    LogStore.HASHER.hash(key, hash);
+    SiltView view = acquire();
+    try {
+      byte[] value = view.active.get(key, hash[0], hash[1]);
+      for (int i = 0; value == null && i < view.frozen.size(); i++) {
+        value = view.frozen.get(i).get(key, hash[0], hash[1]);
+      }
+      if (value != null) {
+        return value == SiltLog.DELETED ? null : value;
+      }
+      return view.sorted.store().get(key);
+    } finally {
+      view.release();
+    }
+  }
+
+  /** Whether the store holds {@code key}. */
+  public boolean contains(byte[] key) {
+    return get(key) != null;
+  }
+
+  /** Inserts {@code key} with {@code value}, or replaces its value (the arrays are not kept). */
+  public void put(byte[] key, byte[] value) throws IOException {
+    write(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+  }
+
+  /** Deletes {@code key}; nothing happens if the store does not hold it. */
+  public void delete(byte[] key) throws IOException {
+    write(Objects.requireNonNull(key, "key"), null);
+  }
+
+  private void write(byte[] key, byte[] value) throws IOException {
+    int recordBytes = SiltLog.recordBytes(key.length, value == null ? -1 : value.length);
+    if (recordBytes > options.maxLogBytes() - SiltLog.HEADER_BYTES) {
+      throw new IllegalArgumentException(
+          "a record of " + recordBytes + " bytes does not fit a log of " + options.maxLogBytes() + " bytes (SiltOptions.maxLogBytes)");
+    }
+    long[] hash = new long[2];
+    LogStore.HASHER.hash(key, hash);
+    writeLock.lock();
+    try {
+      SiltView view = checkOpen();
+      LogStore active = view.active;
+      if (!active.write(key, value, hash[0], hash[1])) {
+        freezeLocked();
+        active = current.active;
+        if (!active.write(key, value, hash[0], hash[1])) {
+          throw new IllegalStateException("a new log store refused a record of " + recordBytes + " bytes");
+        }
+      }
+      if (options.syncEveryWrite()) {
+        active.force();
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private SiltView checkOpen() {
+    SiltView view = current;
+    if (view == null) {
+      throw new StoreClosedException(directory.toString());
+    }
+    return view;
+  }
+
+  /** Forces every write so far to the device: they survive a crash of the machine. */
+  public void sync() throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen().active.force();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Freezes the log store taking writes and starts a new one (done by itself when a log store is
+   * full). The frozen one keeps serving reads until a merge folds it into the sorted store.
+   */
+  public void freezeLog() throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen();
+      freezeLocked();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void freezeLocked() throws IOException {
+    SiltView view = current;
+    view.active.force();
+    long number = manifest.nextNumber();
+    LogStore next = LogStore.create(dir(SiltManifest.logName(number)), number, options.logTableBuckets(), options.maxLogBytes());
+    try {
+      List<Long> logs = new ArrayList<>(manifest.logNumbers());
+      logs.add(number);
+      SiltManifest published = manifest.take().withLogs(logs);
+      published.write(directory);
+      manifest = published;
+    } catch (IOException | RuntimeException e) {
+      next.deleteWhenReleased();
+      next.release();
+      throw e;
+    }
+    List<LogStore> frozen = new ArrayList<>();
+    frozen.add(view.active);
+    frozen.addAll(view.frozen);
+    publish(new SiltView(next, frozen, view.sorted));
+    maybeScheduleMerge();
+  }
+
+  private Path dir(String name) {
+    return directory.resolve(name);
+  }
+
+  /** Under the write lock: replaces the view readers see. */
+  private void publish(SiltView view) {
+    SiltView old = current;
+    current = view;
+    old.release();
+  }
+
+  private void maybeScheduleMerge() {
+    if (merges != null && !mergeScheduled && current.frozen.size() >= options.logsPerMerge()) {
+      mergeScheduled = true;
+      try {
+        merges.execute(() -> {
+        writeLock.lock();
+        try {
+          mergeScheduled = false;
+        } finally {
+          writeLock.unlock();
+        }
+        try {
+          merge();
+        } catch (IOException | RuntimeException | Error e) {
+          mergeFailure = e;
+        }
+      });
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        // The store is closing: the frozen logs stay in the manifest and merge after the next open.
+        mergeScheduled = false;
+      }
+    }
+  }
+
+  /**
+   * Merges every frozen log store into a new sorted store now, and waits for it; a background
+   * merge running meanwhile is waited for first.
+   *
+   * @throws IOException if the merge fails (the store stays as it was, and readable)
+   */
+  public void mergeNow() throws IOException {
+    checkOpen();
+    merge();
+  }
+
+  private void merge() throws IOException {
+    mergeLock.lock();
+    try {
+      SiltView view;
+      try {
+        view = acquire();
+      } catch (StoreClosedException e) {
+        return;
+      }
+      try {
+        if (!view.frozen.isEmpty()) {
+          mergeFrozen(view);
+        }
+      } finally {
+        view.release();
+      }
+    } finally {
+      mergeLock.unlock();
+    }
+  }
+
+  private void mergeFrozen(SiltView view) throws IOException {
+    List<LogStore> merging = new ArrayList<>(view.frozen);
+    java.util.Collections.reverse(merging); // oldest first: later records win
+    long number;
+    writeLock.lock();
+    try {
+      number = manifest.nextNumber();
+      manifest = manifest.take();
+    } finally {
+      writeLock.unlock();
+    }
+    Path target = dir(SiltManifest.sortedName(number));
+    try (StoreMerger merger = StoreMerger.create(target).base(view.sorted.directory()).memoryBudget(options.mergeMemoryBudget())) {
+      for (LogStore log : merging) {
+        log.scan((offset, key, value) -> {
+          if (value == null) {
+            merger.delete(key);
+          } else {
+            merger.put(key, value);
+          }
+        });
+      }
+      merger.merge();
+    }
+    SortedStore sorted;
+    try {
+      sorted = new SortedStore(number, Store.open(target));
+    } catch (IOException | RuntimeException e) {
+      SortedStore.deleteTree(target);
+      throw e;
+    }
+    writeLock.lock();
+    try {
+      SiltView now = current;
+      if (now == null) {
+        sorted.deleteWhenReleased();
+        sorted.release();
+        return;
+      }
+      List<LogStore> remaining = new ArrayList<>(now.frozen);
+      remaining.removeAll(merging);
+      List<Long> logs = new ArrayList<>();
+      for (int i = remaining.size() - 1; i >= 0; i--) {
+        logs.add(remaining.get(i).number());
+      }
+      logs.add(now.active.number());
+      SiltManifest published = manifest.withSorted(number, logs);
+      try {
+        published.write(directory);
+      } catch (IOException | RuntimeException e) {
+        sorted.deleteWhenReleased();
+        sorted.release();
+        throw e;
+      }
+      manifest = published;
+      publish(new SiltView(now.active, remaining, sorted));
+      now.sorted.deleteWhenReleased();
+      now.sorted.release();
+      for (LogStore log : merging) {
+        log.deleteWhenReleased();
+        log.release();
+      }
+      mergeCount++;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** A merge that failed in the background since the store was opened, or null. */
+  public Throwable mergeFailure() {
+    return mergeFailure;
+  }
+
+  /** What the store holds now. */
+  public SiltStats stats() {
+    SiltView view = acquire();
+    try {
+      long entries = view.active.entries();
+      long bytes = view.active.logBytes();
+      long memory = view.active.ramBytesUsed();
+      for (LogStore log : view.frozen) {
+        entries += log.entries();
+        bytes += log.logBytes();
+        memory += log.ramBytesUsed();
+      }
+      Store sorted = view.sorted.store();
+      memory += sorted.stats().memoryBytes();
+      return new SiltStats(sorted.size(), 1 + view.frozen.size(), entries, bytes, memory, mergeCount);
+    } finally {
+      view.release();
+    }
+  }
+
+  /**
+   * Waits for a running merge, forces the log taking writes, and closes the store. Readers still
+   * in flight finish on the parts they hold. Closing twice does nothing.
+   */
+  @Override
+  public void close() {
+    if (merges != null) {
+      merges.shutdown();
+      try {
+        merges.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    mergeLock.lock();
+    writeLock.lock();
+    try {
+      SiltView view = current;
+      if (view == null) {
+        return;
+      }
+      current = null;
+      try {
+        view.active.force();
+      } catch (IOException e) {
+        throw new UncheckedIOException("forcing " + view.active.file(), e);
+      } finally {
+        // The store's own references, besides the view's: every part closes once readers let go.
+        view.active.release();
+        view.frozen.forEach(Retained::release);
+        view.sorted.release();
+        view.release();
+      }
+    } finally {
+      writeLock.unlock();
+      mergeLock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SILT store " + directory;
+  }
+}

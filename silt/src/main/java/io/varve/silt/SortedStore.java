@@ -1,0 +1,64 @@
+package io.varve.silt;
+
+import io.varve.reader.Store;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * SILT's SortedStore (§3.3): a Varve store, memory-mapped, which holds all but the newest writes.
+ * Thread-safe.
+ */
+final class SortedStore extends Retained {
+  private final long number;
+  private final Store store;
+  private volatile boolean deleteWhenReleased;
+
+  SortedStore(long number, Store store) {
+    this.number = number;
+    this.store = store;
+  }
+
+  long number() {
+    return number;
+  }
+
+  Store store() {
+    return store;
+  }
+
+  Path directory() {
+    return store.directory();
+  }
+
+  /** Deletes the store's directory once no view holds it any more. */
+  void deleteWhenReleased() {
+    deleteWhenReleased = true;
+  }
+
+  @Override
+  void released() throws IOException {
+    store.close();
+    if (deleteWhenReleased) {
+      deleteTree(store.directory());
+    }
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "sorted store " + store.directory();
+  }
+}
