@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * The module boundaries of DESIGN.md, checked on the compiled main classes of every module (this
  * module sees them all): {@code core} depends on no other Varve module; the builder, which sits on
  * every Spark job's classpath, never on the reader or Chronicle; the SSD modules ({@code bcms},
- * {@code bufferhash}) on {@code core} only; the Spark writer on the builder and {@code core}.
+ * {@code bufferhash}) on {@code core} only; the SILT store on {@code core}, the builder and the reader; the
+ * Spark writer on the builder and {@code core}.
  * Maven's dependency graph allows more than this (a test scope, a dependency added in passing);
  * these rules say what the design allows.
  */
@@ -31,7 +32,7 @@ class ModuleBoundariesTest {
   void coreDependsOnNoOtherModule() {
     check(noClasses().that().resideInAPackage("io.varve.core..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.builder..", "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli..",
+            "io.varve.builder..", "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.silt..", "io.varve.examples..", "io.varve.cli..",
             "io.varve.benchmarks..", "net.openhft.chronicle.."));
   }
 
@@ -39,21 +40,22 @@ class ModuleBoundariesTest {
   void theBuilderNeverReachesTheReaderOrChronicle() {
     check(noClasses().that().resideInAPackage("io.varve.builder..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli..", "net.openhft.."));
+            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.silt..", "io.varve.examples..", "io.varve.cli..",
+            "net.openhft.."));
   }
 
   @Test
   void theReaderNeverReachesTheBuilder() {
     check(noClasses().that().resideInAPackage("io.varve.reader..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.builder..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli.."));
+            "io.varve.builder..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.silt..", "io.varve.examples..", "io.varve.cli.."));
   }
 
   @Test
   void theSsdModulesDependOnCoreOnly() {
     check(noClasses().that().resideInAnyPackage("io.varve.bcms..", "io.varve.bufferhash..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.builder..", "io.varve.reader..", "io.varve.examples..", "io.varve.cli..", "net.openhft.chronicle.."));
+            "io.varve.builder..", "io.varve.reader..", "io.varve.silt..", "io.varve.examples..", "io.varve.cli..", "net.openhft.chronicle.."));
     check(noClasses().that().resideInAPackage("io.varve.bcms..")
         .should().dependOnClassesThat().resideInAPackage("io.varve.bufferhash.."));
     check(noClasses().that().resideInAPackage("io.varve.bufferhash..")
@@ -65,13 +67,22 @@ class ModuleBoundariesTest {
     // It runs on executors, beside the job's own jars: no reader, no Chronicle.
     check(noClasses().that().resideInAPackage("io.varve.spark..")
         .should().dependOnClassesThat().resideInAnyPackage(
-            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.examples..", "io.varve.cli..", "net.openhft.chronicle.."));
+            "io.varve.reader..", "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.silt..", "io.varve.examples..", "io.varve.cli..",
+            "net.openhft.chronicle.."));
+  }
+
+  @Test
+  void theSiltStoreBuildsOnTheImmutableStoreOnly() {
+    // Core, builder and reader; not the other SSD modules, whose cuckoo table it shares through core.
+    check(noClasses().that().resideInAPackage("io.varve.silt..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.varve.bcms..", "io.varve.bufferhash..", "io.varve.spark..", "io.varve.examples..", "io.varve.cli..", "io.varve.benchmarks.."));
   }
 
   @Test
   void theRulesSeeEveryModule() {
     // A rule over classes that were not imported passes vacuously: make sure each module is there.
-    for (String module : new String[] {"core", "builder", "reader", "bcms", "bufferhash", "spark"}) {
+    for (String module : new String[] {"core", "builder", "reader", "bcms", "bufferhash", "silt", "spark"}) {
       String prefix = "io.varve." + module + ".";
       if (varve.stream().noneMatch(c -> c.getName().startsWith(prefix))) {
         throw new AssertionError("no main class of " + module + " was imported");

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * thread-safe (or immutable, or stateless, which say as much).
  */
 class PublicTypesDocumentedTest {
-  private static final List<String> LIBRARY_MODULES = List.of("core", "builder", "reader", "bcms", "bufferhash", "spark");
+  private static final List<String> LIBRARY_MODULES = List.of("core", "builder", "reader", "bcms", "bufferhash", "silt", "spark");
   private static final Pattern PUBLIC_TYPE =
       Pattern.compile("(?m)^public\\s+(?:(?:final|abstract|sealed|non-sealed|static)\\s+)*(?:class|interface|enum|record|@interface)\\s+(\\w+)");
   private static final Pattern THREAD_SAFETY = Pattern.compile("(?i)thread|immutable|stateless");
