@@ -30,12 +30,11 @@ package io.varve.core.cuckoo;
  */
 public final class CuckooTagTable {
   /** Slots per bucket. */
-  public static final int WAYS = 4;
+  public static final int WAYS = TagBuckets.WAYS;
   /** Bits of key fragment per tag. */
-  public static final int TAG_BITS = 15;
+  public static final int TAG_BITS = TagBuckets.TAG_BITS;
   /** The tag of an empty slot. */
   static final short EMPTY = 0;
-  private static final int VALID = 1 << TAG_BITS;
   static final int MAX_KICKS = 500;
 
   private final short[] tags;
@@ -81,56 +80,17 @@ public final class CuckooTagTable {
 
   /** The tag of a key whose 128-bit hash has low word {@code lo}: never {@link #EMPTY}. */
   public static short tagOf(long lo) {
-    return (short) (VALID | (int) (lo >>> (64 - TAG_BITS)));
-  }
-
-  private int firstBucket(long hi) {
-    return (int) hi & bucketMask;
-  }
-
-  private int alternateBucket(int bucket, short tag) {
-    return (bucket ^ ((tag & 0xFFFF) * 0x5BD1E995 >>> 7)) & bucketMask;
+    return TagBuckets.tagOf(lo);
   }
 
   /** The first slot whose tag matches the key of hash {@code (hi, lo)}, or -1. */
   public int firstCandidate(long hi, long lo) {
-    return scan(tagOf(lo), firstBucket(hi), 0);
+    return TagBuckets.firstCandidate(tags, bucketMask, hi, lo);
   }
 
   /** The next slot after {@code slot} (a candidate of the same hash) whose tag matches, or -1. */
   public int nextCandidate(long hi, long lo, int slot) {
-    if (slot == stash) {
-      return -1;
-    }
-    short tag = tagOf(lo);
-    int b1 = firstBucket(hi);
-    int position = slot / WAYS == b1 ? slot - b1 * WAYS + 1 : WAYS + slot - alternateBucket(b1, tag) * WAYS + 1;
-    return scan(tag, b1, position);
-  }
-
-  /** Positions 0..3 are the first bucket's slots, 4..7 the other's, 8 the stash. */
-  private int scan(short tag, int b1, int position) {
-    if (position < WAYS) {
-      int base = b1 * WAYS;
-      for (int i = base + position; i < base + WAYS; i++) {
-        if (tags[i] == tag) {
-          return i;
-        }
-      }
-      position = WAYS;
-    }
-    if (position < 2 * WAYS) {
-      int b2 = alternateBucket(b1, tag);
-      if (b2 != b1) {
-        int base = b2 * WAYS;
-        for (int i = base + position - WAYS; i < base + WAYS; i++) {
-          if (tags[i] == tag) {
-            return i;
-          }
-        }
-      }
-    }
-    return tags[stash] == tag ? stash : -1;
+    return TagBuckets.nextCandidate(tags, bucketMask, hi, lo, slot);
   }
 
   /** The payload of {@code slot}. */
@@ -162,13 +122,13 @@ public final class CuckooTagTable {
       return false;
     }
     short tag = tagOf(lo);
-    int bucket = firstBucket(hi);
+    int bucket = TagBuckets.firstBucket(hi, bucketMask);
     size++;
     for (int kick = 0; kick < MAX_KICKS; kick++) {
       if (placeIn(bucket, tag, payload)) {
         return true;
       }
-      int other = alternateBucket(bucket, tag);
+      int other = TagBuckets.alternateBucket(bucket, tag, bucketMask);
       if (other != bucket && placeIn(other, tag, payload)) {
         return true;
       }
@@ -181,7 +141,7 @@ public final class CuckooTagTable {
       payloads[victim] = payload;
       tag = victimTag;
       payload = victimPayload;
-      bucket = alternateBucket(victimBucket, victimTag);
+      bucket = TagBuckets.alternateBucket(victimBucket, victimTag, bucketMask);
     }
     tags[stash] = tag;
     payloads[stash] = payload;
@@ -236,6 +196,11 @@ public final class CuckooTagTable {
         visitor.accept(i);
       }
     }
+  }
+
+  /** A copy of the tags, slot by slot (the stash last): the filter a frozen table leaves. */
+  public CuckooTagFilter filter() {
+    return CuckooTagFilter.wrap(tags.clone());
   }
 
   /** Heap bytes held: six per slot. */

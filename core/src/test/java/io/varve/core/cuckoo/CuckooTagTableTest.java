@@ -170,4 +170,27 @@ class CuckooTagTableTest {
     assertTrue(CuckooTagTable.tagOf(0) != CuckooTagTable.EMPTY);
     assertTrue(CuckooTagTable.tagOf(-1L) != CuckooTagTable.EMPTY);
   }
+
+  @Test
+  void theFilterOfAFullTableHasItsCandidates() {
+    Keyed keyed = new Keyed(CuckooTagTable.withBuckets(1 << 8));
+    for (int i = 0; keyed.insert("key-" + i); i++) {
+      // fill
+    }
+    CuckooTagFilter filter = keyed.table.filter();
+    assertEquals(keyed.table.slotCount(), filter.slotCount());
+    assertEquals(1 << 8, filter.bucketCount());
+    for (int i = 0; i < 2000; i++) {
+      long[] h = Keyed.hash((i % 2 == 0 ? "key-" : "absent-") + i);
+      int a = keyed.table.firstCandidate(h[0], h[1]);
+      int b = filter.firstCandidate(h[0], h[1]);
+      while (a >= 0 || b >= 0) {
+        assertEquals(a, b);
+        a = keyed.table.nextCandidate(h[0], h[1], a);
+        b = filter.nextCandidate(h[0], h[1], b);
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> CuckooTagFilter.wrap(new short[12]));
+    assertThrows(IllegalArgumentException.class, () -> CuckooTagFilter.wrap(new short[4]));
+  }
 }
