@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 
 /**
  * The file of one LogStore: its puts and deletes in the order they came (SILT §3.1), which is
@@ -39,13 +38,11 @@ final class SiltLog implements AutoCloseable {
   static final int VERSION = 1;
   static final Envelope FORMAT = Envelope.builder("SILT log").magic(MAGIC).byteVersion().versions(VERSION, VERSION).build();
   static final int HEADER_BYTES = 24;
-  static final int RECORD_HEADER_BYTES = 8;
-  static final byte PUT = 1;
-  static final byte DELETE = 2;
+  static final int RECORD_HEADER_BYTES = SiltRecords.HEADER_BYTES;
+  static final byte PUT = SiltRecords.PUT;
+  static final byte DELETE = SiltRecords.DELETE;
   /** The longest a log grows: offsets are ints. */
   static final long MAX_BYTES = Integer.MAX_VALUE;
-  private static final int READ_GUESS = 512;
-  private static final ThreadLocal<ByteBuffer> READS = ThreadLocal.withInitial(() -> ByteBuffer.allocate(READ_GUESS));
 
   private final Path file;
   private final FileChannel channel;
@@ -149,7 +146,7 @@ final class SiltLog implements AutoCloseable {
     while (offset < size) {
       String problem = null;
       int length = 0;
-      Parsed parsed = null;
+      SiltRecords.Parsed parsed = null;
       if (size - offset < RECORD_HEADER_BYTES) {
         problem = "a record header cut short";
       } else {
@@ -164,7 +161,7 @@ final class SiltLog implements AutoCloseable {
           ByteBuffer body = window.at(offset + RECORD_HEADER_BYTES, length);
           if (Envelope.crc32c(body.array(), body.arrayOffset() + body.position(), length) != crc) {
             problem = "a record whose checksum fails";
-          } else if ((parsed = parse(body.array(), body.arrayOffset() + body.position(), length)) == null) {
+          } else if ((parsed = SiltRecords.parse(body.array(), body.arrayOffset() + body.position(), length)) == null) {
             problem = "a malformed record";
           }
         }
@@ -179,7 +176,7 @@ final class SiltLog implements AutoCloseable {
         }
         throw new CorruptStoreException(file + ": " + problem + " at offset " + offset + " of " + size);
       }
-      visitor.record(offset, parsed.key, parsed.value);
+      visitor.record(offset, parsed.key(), parsed.value());
       offset += RECORD_HEADER_BYTES + length;
     }
     end = offset;
@@ -235,27 +232,6 @@ final class SiltLog implements AutoCloseable {
     return true;
   }
 
-  private record Parsed(byte[] key, byte[] value) {}
-
-  private static Parsed parse(byte[] bytes, int from, int length) {
-    int end = from + length;
-    byte kind = bytes[from];
-    long keyLength = getVarint(bytes, from + 1, end);
-    if (keyLength < 0) {
-      return null;
-    }
-    int keyStart = (int) (keyLength >>> 32);
-    int keyBytes = (int) keyLength;
-    if (keyBytes < 0 || keyStart + (long) keyBytes > end) {
-      return null;
-    }
-    byte[] key = Arrays.copyOfRange(bytes, keyStart, keyStart + keyBytes);
-    if (kind == DELETE) {
-      return keyStart + keyBytes == end ? new Parsed(key, null) : null;
-    }
-    return kind == PUT ? new Parsed(key, Arrays.copyOfRange(bytes, keyStart + keyBytes, end)) : null;
-  }
-
   /**
    * Appends a put ({@code value} non-null) or a delete of {@code key}.
    *
@@ -270,7 +246,7 @@ final class SiltLog implements AutoCloseable {
     byte[] b = scratch;
     int at = RECORD_HEADER_BYTES;
     b[at++] = value == null ? DELETE : PUT;
-    at = putVarint(b, at, key.length);
+    at = SiltRecords.putVarint(b, at, key.length);
     System.arraycopy(key, 0, b, at, key.length);
     at += key.length;
     if (value != null) {
@@ -286,7 +262,7 @@ final class SiltLog implements AutoCloseable {
 
   /** The bytes a record of a key and value of these lengths takes (value -1: a delete). */
   static int recordBytes(int keyLength, int valueLength) {
-    long bytes = (long) RECORD_HEADER_BYTES + 1 + varintBytes(keyLength) + keyLength + Math.max(0, valueLength);
+    long bytes = (long) RECORD_HEADER_BYTES + 1 + SiltRecords.varintBytes(keyLength) + keyLength + Math.max(0, valueLength);
     if (bytes > Integer.MAX_VALUE - 64) {
       throw new IllegalArgumentException("a record of " + bytes + " bytes is too large for a SILT log");
     }
@@ -294,7 +270,7 @@ final class SiltLog implements AutoCloseable {
   }
 
   /** What a record holds for a key: absent, deleted, or a value. */
-  static final byte[] DELETED = new byte[0];
+  static final byte[] DELETED = SiltRecords.DELETED;
 
   /**
    * The value of the record at {@code offset} if its key is {@code key}: its value, {@link
@@ -303,43 +279,12 @@ final class SiltLog implements AutoCloseable {
    * @throws CorruptStoreException when the record is damaged (it is never served)
    */
   byte[] valueIfKey(long offset, byte[] key) throws IOException {
-    ByteBuffer read = READS.get();
-    read.clear();
-    readFully(channel, read, offset);
-    CorruptStoreException.check(read.position() >= RECORD_HEADER_BYTES, file + ": the record at " + offset + " is cut short");
-    int length = read.getInt(0);
-    int crc = read.getInt(4);
-    CorruptStoreException.check(length >= 2, file + ": the record at " + offset + " has a bad length " + length);
-    byte[] body;
-    int bodyStart;
-    if (RECORD_HEADER_BYTES + length <= read.capacity()) {
-      CorruptStoreException.check(read.position() >= RECORD_HEADER_BYTES + length, file + ": the record at " + offset + " is cut short");
-      body = read.array();
-      bodyStart = RECORD_HEADER_BYTES;
-    } else {
-      CorruptStoreException.check(length <= channel.size() - offset - RECORD_HEADER_BYTES,
-          file + ": the record at " + offset + " runs past the end of the log");
-      body = new byte[length];
-      ByteBuffer rest = ByteBuffer.wrap(body);
-      readFully(channel, rest, offset + RECORD_HEADER_BYTES);
-      CorruptStoreException.check(!rest.hasRemaining(), file + ": the record at " + offset + " is cut short");
-      bodyStart = 0;
-    }
-    CorruptStoreException.check(Envelope.crc32c(body, bodyStart, length) == crc, file + ": the record at " + offset + " is damaged");
-    int bodyEnd = bodyStart + length;
-    long keyLength = getVarint(body, bodyStart + 1, bodyEnd);
-    int keyStart = (int) (keyLength >>> 32);
-    CorruptStoreException.check(keyLength >= 0 && (int) keyLength >= 0 && keyStart + (long) (int) keyLength <= bodyEnd,
-        file + ": the record at " + offset + " is malformed");
-    if ((int) keyLength != key.length || !Arrays.equals(body, keyStart, keyStart + key.length, key, 0, key.length)) {
-      return null;
-    }
-    byte kind = body[bodyStart];
-    if (kind == DELETE) {
-      return DELETED;
-    }
-    CorruptStoreException.check(kind == PUT, file + ": the record at " + offset + " has kind " + kind);
-    return Arrays.copyOfRange(body, keyStart + key.length, bodyEnd);
+    return SiltRecords.valueIfKey(channel, offset, Long.MAX_VALUE, key, file);
+  }
+
+  /** The checked bytes of the record at {@code offset}, header included (a conversion copies them). */
+  byte[] record(long offset) throws IOException {
+    return SiltRecords.read(channel, offset, Long.MAX_VALUE, file);
   }
 
   /** Forces the records written so far to the device. */
@@ -352,51 +297,11 @@ final class SiltLog implements AutoCloseable {
     channel.close();
   }
 
-  // --- varints and whole reads and writes ---
-
-  static int varintBytes(int value) {
-    return value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5;
+  static void writeFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
+    SiltRecords.writeFully(channel, b, position);
   }
 
-  private static int putVarint(byte[] b, int at, int value) {
-    while ((value & ~0x7F) != 0) {
-      b[at++] = (byte) (value & 0x7F | 0x80);
-      value >>>= 7;
-    }
-    b[at++] = (byte) value;
-    return at;
-  }
-
-  /** The varint at {@code at}: its value in the low 32 bits, the offset after it in the high; -1 if malformed. */
-  private static long getVarint(byte[] b, int at, int end) {
-    long value = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      if (at >= end) {
-        return -1;
-      }
-      int next = b[at++];
-      value |= (long) (next & 0x7F) << shift;
-      if (next >= 0) {
-        return value > Integer.MAX_VALUE ? -1 : (long) at << 32 | value;
-      }
-    }
-    return -1;
-  }
-
-  private static void writeFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
-    while (b.hasRemaining()) {
-      position += channel.write(b, position);
-    }
-  }
-
-  /** Reads until {@code b} is full or the file ends. */
-  private static void readFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
-    while (b.hasRemaining()) {
-      int n = channel.read(b, position);
-      if (n < 0) {
-        return;
-      }
-      position += n;
-    }
+  static void readFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
+    SiltRecords.readFully(channel, b, position);
   }
 }
