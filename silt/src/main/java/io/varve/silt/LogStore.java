@@ -176,6 +176,16 @@ final class LogStore extends Retained {
     return -1;
   }
 
+  /** The table, for a conversion of the frozen store: no write may come any more. */
+  CuckooTagTable table() {
+    return table;
+  }
+
+  /** The checked bytes of the record at {@code offset}. */
+  byte[] record(long offset) throws IOException {
+    return log.record(offset);
+  }
+
   /** Reads the log's records in order (a frozen store's, for a merge). */
   void scan(SiltLog.Visitor visitor) throws IOException {
     log.scan(false, visitor);

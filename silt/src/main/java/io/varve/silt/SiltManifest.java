@@ -14,31 +14,55 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which files make the store now: the sorted store and the logs, oldest first (the last takes the
- * writes). A merge or a new log publishes a new manifest by writing it under a temporary name,
+ * Which files make the store now: the sorted store, the hash stores oldest first, and the logs
+ * oldest first (the last takes the writes). A merge or a new log publishes a new manifest by writing it under a temporary name,
  * forcing it and renaming it over the old; files the manifest does not name are leftovers of
  * work a crash cut short, deleted at the next open.
  *
  * <pre>
- * Manifest := Header nextNumber:int64 sortedNumber:int64 logCount:int32 logNumber:int64[logCount] Footer
+ * Manifest := Header nextNumber:int64 sortedNumber:int64 hashCount:int32 hashNumber:int64[hashCount]
+ *             logCount:int32 logNumber:int64[logCount] Footer
  * Header   := magic:int32 = 0x56534C4D ("VSLM") version:uint8 = 1 reserved:uint8[3]
  * Footer   := crc:int32                          (CRC32C of every byte before it)
  * </pre>
  *
- * Numbers name files: the log {@code log-NNNNNNNNNNNNNNNN.vlog}, the sorted store's directory
- * {@code sorted-NNNNNNNNNNNNNNNN} (16 decimal digits); {@code nextNumber} is the next unused one.
+ * Numbers name files: a log {@code log-NNNNNNNNNNNNNNNN.vlog}, a hash store {@code
+ * hash-NNNNNNNNNNNNNNNN.vhash}, the sorted store's directory {@code sorted-NNNNNNNNNNNNNNNN} (16
+ * decimal digits); each list rises, every number differs, and {@code nextNumber} is above them all.
+ * There is at least one log.
  * Immutable; thread-safe.
  */
-record SiltManifest(long nextNumber, long sortedNumber, List<Long> logNumbers) {
+record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, List<Long> logNumbers) {
   static final String FILE = "MANIFEST";
   static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 1).build();
 
   SiltManifest {
+    hashNumbers = List.copyOf(hashNumbers);
     logNumbers = List.copyOf(logNumbers);
   }
 
   static String logName(long number) {
     return String.format("log-%016d.vlog", number);
+  }
+
+  static String hashName(long number) {
+    return String.format("hash-%016d.vhash", number);
+  }
+
+  /** Whether {@code name} is one of the names this manifest's store gives its files. */
+  static boolean isStoreFileName(String name) {
+    return name.equals(FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog") || name.matches("hash-\\d{16}\\.vhash")
+        || name.matches("sorted-\\d{16}");
+  }
+
+  /** The names of the files this manifest names, itself included. */
+  java.util.Set<String> fileNames() {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    names.add(FILE);
+    names.add(sortedName(sortedNumber));
+    hashNumbers.forEach(n -> names.add(hashName(n)));
+    logNumbers.forEach(n -> names.add(logName(n)));
+    return names;
   }
 
   static String sortedName(long number) {
@@ -47,23 +71,22 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> logNumbers) {
 
   /** This manifest with one number taken: {@code nextNumber} moves on. */
   SiltManifest take() {
-    return new SiltManifest(nextNumber + 1, sortedNumber, logNumbers);
+    return new SiltManifest(nextNumber + 1, sortedNumber, hashNumbers, logNumbers);
   }
 
-  SiltManifest withLogs(List<Long> logs) {
-    return new SiltManifest(nextNumber, sortedNumber, logs);
-  }
-
-  SiltManifest withSorted(long number, List<Long> logs) {
-    return new SiltManifest(nextNumber, number, logs);
+  SiltManifest with(long sorted, List<Long> hashes, List<Long> logs) {
+    return new SiltManifest(nextNumber, sorted, hashes, logs);
   }
 
   byte[] toBytes() {
-    int length = FORMAT.headerLength() + 20 + 8 * logNumbers.size();
+    int body = 24 + 8 * (hashNumbers.size() + logNumbers.size());
+    int length = FORMAT.headerLength() + body;
     byte[] bytes = new byte[length + FORMAT.footerLength()];
     FORMAT.putHeader(bytes, 0, 1);
-    ByteBuffer b = ByteBuffer.wrap(bytes, FORMAT.headerLength(), 20 + 8 * logNumbers.size());
-    b.putLong(nextNumber).putLong(sortedNumber).putInt(logNumbers.size());
+    ByteBuffer b = ByteBuffer.wrap(bytes, FORMAT.headerLength(), body);
+    b.putLong(nextNumber).putLong(sortedNumber).putInt(hashNumbers.size());
+    hashNumbers.forEach(b::putLong);
+    b.putInt(logNumbers.size());
     logNumbers.forEach(b::putLong);
     FORMAT.putFooter(bytes, 0, length);
     return bytes;
@@ -72,24 +95,33 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> logNumbers) {
   static SiltManifest fromBytes(byte[] bytes, String source) {
     FORMAT.checkHeader(bytes, source);
     int end = bytes.length - FORMAT.footerLength();
-    CorruptStoreException.check(end >= FORMAT.headerLength() + 20, source + ": the manifest is cut short");
+    CorruptStoreException.check(end >= FORMAT.headerLength() + 24, source + ": the manifest is cut short");
     FORMAT.checkFooter(bytes, 0, end, source);
     ByteBuffer b = ByteBuffer.wrap(bytes, FORMAT.headerLength(), end - FORMAT.headerLength());
     long next = b.getLong();
     long sorted = b.getLong();
+    CorruptStoreException.check(sorted >= 0 && sorted < next, source + ": bad sorted store number " + sorted);
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    seen.add(sorted);
+    List<Long> hashes = numbers(b, next, seen, 0, "hash store", source);
+    List<Long> logs = numbers(b, next, seen, 1, "log", source);
+    CorruptStoreException.check(!b.hasRemaining(), source + ": " + b.remaining() + " bytes after the manifest's lists");
+    return new SiltManifest(next, sorted, hashes, logs);
+  }
+
+  private static List<Long> numbers(ByteBuffer b, long next, java.util.Set<Long> seen, int least, String what, String source) {
+    CorruptStoreException.check(b.remaining() >= 4, source + ": the manifest is cut short");
     int count = b.getInt();
-    CorruptStoreException.check(count >= 1 && count == b.remaining() / 8 && b.remaining() % 8 == 0,
-        source + ": the manifest lists " + count + " logs in " + b.remaining() + " bytes");
-    List<Long> logs = new ArrayList<>(count);
+    CorruptStoreException.check(count >= least && count <= b.remaining() / 8, source + ": the manifest lists " + count + " " + what + "s");
+    List<Long> numbers = new ArrayList<>(count);
     long previous = -1;
     for (int i = 0; i < count; i++) {
-      long log = b.getLong();
-      CorruptStoreException.check(log > previous && log < next && log != sorted, source + ": bad log number " + log);
-      logs.add(log);
-      previous = log;
+      long number = b.getLong();
+      CorruptStoreException.check(number > previous && number < next && seen.add(number), source + ": bad " + what + " number " + number);
+      numbers.add(number);
+      previous = number;
     }
-    CorruptStoreException.check(sorted >= 0 && sorted < next, source + ": bad sorted store number " + sorted);
-    return new SiltManifest(next, sorted, logs);
+    return numbers;
   }
 
   /** Reads the manifest of {@code directory}. */

@@ -15,15 +15,17 @@ import io.varve.core.cuckoo.CuckooTagTable;
  * @param maxLogBytes the size at which a log store is frozen, at most 2^31 - 1
  * @param syncEveryWrite whether every put and delete is forced to the device before it returns;
  *     otherwise writes are durable once {@link SiltStore#sync()} returns
- * @param logsPerMerge frozen log stores that start a background merge into the sorted store
- * @param backgroundMerges whether merges start by themselves; otherwise only {@link
- *     SiltStore#mergeNow()} merges
+ * @param hashStoresPerMerge hash stores that start a background merge into the sorted store
+ *     (SILT's H: more of them cost two bytes of memory per entry each and a little read
+ *     amplification, and save rewrites of the sorted store)
+ * @param backgroundMerges whether frozen log stores are converted and merged by themselves;
+ *     otherwise only {@link SiltStore#convertNow()} and {@link SiltStore#mergeNow()} do it
  * @param mergeMemoryBudget bytes a merge may sort in memory before it spills
  */
 public record SiltOptions(
-    int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int logsPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {
-  /** 128 Ki-entry log stores (SILT's), logs of up to 256 MiB, syncs on call, a merge per 4 frozen logs. */
-  public static final SiltOptions DEFAULTS = new SiltOptions(1 << 17, 256L << 20, false, 4, true, 64L << 20);
+    int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int hashStoresPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {
+  /** 128 Ki-entry log stores (SILT's), logs of up to 256 MiB, syncs on call, a merge per 8 hash stores. */
+  public static final SiltOptions DEFAULTS = new SiltOptions(1 << 17, 256L << 20, false, 8, true, 64L << 20);
 
   /** @throws IllegalArgumentException when a value is out of range */
   public SiltOptions {
@@ -33,8 +35,8 @@ public record SiltOptions(
     if (maxLogBytes < 4096 || maxLogBytes > SiltLog.MAX_BYTES) {
       throw new IllegalArgumentException("log bytes must be 4 KiB to 2^31 - 1, not " + maxLogBytes);
     }
-    if (logsPerMerge < 1) {
-      throw new IllegalArgumentException("logs per merge must be at least 1, not " + logsPerMerge);
+    if (hashStoresPerMerge < 1) {
+      throw new IllegalArgumentException("hash stores per merge must be at least 1, not " + hashStoresPerMerge);
     }
     if (mergeMemoryBudget < 2L << 20) {
       throw new IllegalArgumentException("the merge memory budget must be at least 2 MiB, not " + mergeMemoryBudget);
@@ -59,7 +61,7 @@ public record SiltOptions(
     private int logStoreEntries;
     private long maxLogBytes;
     private boolean syncEveryWrite;
-    private int logsPerMerge;
+    private int hashStoresPerMerge;
     private boolean backgroundMerges;
     private long mergeMemoryBudget;
 
@@ -67,7 +69,7 @@ public record SiltOptions(
       logStoreEntries = o.logStoreEntries;
       maxLogBytes = o.maxLogBytes;
       syncEveryWrite = o.syncEveryWrite;
-      logsPerMerge = o.logsPerMerge;
+      hashStoresPerMerge = o.hashStoresPerMerge;
       backgroundMerges = o.backgroundMerges;
       mergeMemoryBudget = o.mergeMemoryBudget;
     }
@@ -87,8 +89,8 @@ public record SiltOptions(
       return this;
     }
 
-    public Builder logsPerMerge(int logs) {
-      this.logsPerMerge = logs;
+    public Builder hashStoresPerMerge(int stores) {
+      this.hashStoresPerMerge = stores;
       return this;
     }
 
@@ -103,7 +105,7 @@ public record SiltOptions(
     }
 
     public SiltOptions build() {
-      return new SiltOptions(logStoreEntries, maxLogBytes, syncEveryWrite, logsPerMerge, backgroundMerges, mergeMemoryBudget);
+      return new SiltOptions(logStoreEntries, maxLogBytes, syncEveryWrite, hashStoresPerMerge, backgroundMerges, mergeMemoryBudget);
     }
   }
 }

@@ -11,21 +11,24 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 
 /**
- * A mutable key-value store the SILT way: puts and deletes are appended to a log store (an on-disk
- * log and a cuckoo table of tags in memory); a full log store is frozen and a new one takes the
- * writes; frozen log stores are merged in the background into the sorted store, a Varve store,
- * which holds almost every key with a few bits of memory each and serves it with one disk read.
+ * A mutable key-value store the SILT way (Lim et al., SOSP 2011): puts and deletes are appended to
+ * a log store (an on-disk log and a cuckoo table of tags in memory, six bytes per slot); a full log
+ * store is frozen, a new one takes the writes, and the frozen one is converted in the background
+ * into a hash store (its entries rewritten in the table's order, so that only the tags stay in
+ * memory, two bytes per slot); hash stores are merged in the background into the sorted store, a
+ * Varve store, which holds almost every key with a few bits of memory each and serves it with one
+ * disk read.
  *
  * <pre>{@code
  * try (SiltStore store = SiltStore.open(Path.of("/data/silt"))) {
@@ -36,8 +39,8 @@ import java.util.stream.Stream;
  * }
  * }</pre>
  *
- * <p>A get looks in the log store taking writes, then the frozen ones newest first, then the
- * sorted store: the newest write of a key wins, and a delete hides older values. Merges apply
+ * <p>A get looks in the log store taking writes, then the frozen ones and the hash stores, newest
+ * first, then the sorted store: the newest write of a key wins, and a delete hides older values. Merges apply
  * deletes to the sorted store and drop them.
  *
  * <p>Durability: the logs are the write-ahead log. Writes reach the operating system before
@@ -55,15 +58,17 @@ public final class SiltStore implements Closeable {
   private final Path directory;
   private final SiltOptions options;
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final ReentrantLock mergeLock = new ReentrantLock();
+  /** Held by a conversion or a merge: one at a time. */
+  private final ReentrantLock workLock = new ReentrantLock();
   private final ExecutorService merges;
   /** The parts readers see; null once closed. Replaced under the write lock. */
   private volatile SiltView current;
   /** Guarded by the write lock. */
   private SiltManifest manifest;
   private volatile long mergeCount;
+  private volatile long conversionCount;
   private volatile Throwable mergeFailure;
-  private boolean mergeScheduled;
+  private boolean workScheduled;
 
   private SiltStore(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
     this.directory = directory;
@@ -101,9 +106,13 @@ public final class SiltStore implements Closeable {
     SiltManifest manifest = SiltManifest.read(dir);
     deleteLeftovers(dir, manifest);
     List<LogStore> logs = new ArrayList<>();
+    List<HashStore> hashStores = new ArrayList<>();
     SortedStore sorted = null;
     try {
       sorted = new SortedStore(manifest.sortedNumber(), Store.open(dir.resolve(SiltManifest.sortedName(manifest.sortedNumber()))));
+      for (long number : manifest.hashNumbers()) {
+        hashStores.add(0, HashStore.open(dir.resolve(SiltManifest.hashName(number)), number));
+      }
       List<Long> numbers = manifest.logNumbers();
       for (int i = 0; i < numbers.size(); i++) {
         long number = numbers.get(i);
@@ -111,6 +120,7 @@ public final class SiltStore implements Closeable {
       }
     } catch (IOException | RuntimeException e) {
       logs.forEach(Retained::release);
+      hashStores.forEach(Retained::release);
       if (sorted != null) {
         sorted.release();
       }
@@ -119,10 +129,10 @@ public final class SiltStore implements Closeable {
     LogStore active = logs.remove(logs.size() - 1);
     List<LogStore> frozen = new ArrayList<>(logs);
     java.util.Collections.reverse(frozen);
-    SiltStore store = new SiltStore(dir, options, manifest, new SiltView(active, frozen, sorted));
+    SiltStore store = new SiltStore(dir, options, manifest, new SiltView(active, frozen, hashStores, sorted));
     store.writeLock.lock();
     try {
-      store.maybeScheduleMerge();
+      store.maybeScheduleWork();
     } finally {
       store.writeLock.unlock();
     }
@@ -144,26 +154,20 @@ public final class SiltStore implements Closeable {
       builder.build();
     }
     LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes()).release();
-    new SiltManifest(3, sortedNumber, List.of(logNumber)).write(dir);
+    new SiltManifest(3, sortedNumber, List.of(), List.of(logNumber)).write(dir);
   }
 
   private static boolean isOurs(String name) {
-    return name.equals(SiltManifest.FILE) || name.equals(SiltManifest.FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog")
-        || name.matches("sorted-\\d{16}") || name.startsWith(".");
+    return name.equals(SiltManifest.FILE) || SiltManifest.isStoreFileName(name) || name.startsWith(".");
   }
 
-  /** Deletes logs and sorted stores that {@code manifest} does not name (work a crash cut short). */
+  /** Deletes logs, hash stores and sorted stores that {@code manifest} does not name (work a crash cut short). */
   private static void deleteLeftovers(Path dir, SiltManifest manifest) throws IOException {
-    Set<String> keep = new HashSet<>();
-    if (manifest != null) {
-      keep.add(SiltManifest.sortedName(manifest.sortedNumber()));
-      manifest.logNumbers().forEach(n -> keep.add(SiltManifest.logName(n)));
-    }
+    Set<String> keep = manifest == null ? Set.of() : manifest.fileNames();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path p : files.toList()) {
         String name = p.getFileName().toString();
-        boolean ours = name.equals(SiltManifest.FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog") || name.matches("sorted-\\d{16}");
-        if (ours && !keep.contains(name)) {
+        if (SiltManifest.isStoreFileName(name) && !keep.contains(name)) {
           SortedStore.deleteTree(p);
         }
       }
@@ -201,6 +205,9 @@ public final class SiltStore implements Closeable {
       byte[] value = view.active.get(key, hash[0], hash[1]);
       for (int i = 0; value == null && i < view.frozen.size(); i++) {
         value = view.frozen.get(i).get(key, hash[0], hash[1]);
+      }
+      for (int i = 0; value == null && i < view.hashStores.size(); i++) {
+        value = view.hashStores.get(i).get(key, hash[0], hash[1]);
       }
       if (value != null) {
         return value == SiltLog.DELETED ? null : value;
@@ -273,7 +280,7 @@ public final class SiltStore implements Closeable {
 
   /**
    * Freezes the log store taking writes and starts a new one (done by itself when a log store is
-   * full). The frozen one keeps serving reads until a merge folds it into the sorted store.
+   * full). The frozen one keeps serving reads until it is converted to a hash store.
    */
   public void freezeLog() throws IOException {
     writeLock.lock();
@@ -293,7 +300,7 @@ public final class SiltStore implements Closeable {
     try {
       List<Long> logs = new ArrayList<>(manifest.logNumbers());
       logs.add(number);
-      SiltManifest published = manifest.take().withLogs(logs);
+      SiltManifest published = manifest.take().with(manifest.sortedNumber(), manifest.hashNumbers(), logs);
       published.write(directory);
       manifest = published;
     } catch (IOException | RuntimeException e) {
@@ -304,8 +311,8 @@ public final class SiltStore implements Closeable {
     List<LogStore> frozen = new ArrayList<>();
     frozen.add(view.active);
     frozen.addAll(view.frozen);
-    publish(new SiltView(next, frozen, view.sorted));
-    maybeScheduleMerge();
+    publish(new SiltView(next, frozen, view.hashStores, view.sorted));
+    maybeScheduleWork();
   }
 
   private Path dir(String name) {
@@ -319,43 +326,134 @@ public final class SiltStore implements Closeable {
     old.release();
   }
 
-  private void maybeScheduleMerge() {
-    if (merges != null && !mergeScheduled && current.frozen.size() >= options.logsPerMerge()) {
-      mergeScheduled = true;
-      try {
-        merges.execute(() -> {
+  /** Under the write lock: starts a background conversion (and merge, when due) if there is work. */
+  private void maybeScheduleWork() {
+    if (merges == null || workScheduled || current.frozen.isEmpty()) {
+      return;
+    }
+    workScheduled = true;
+    try {
+      merges.execute(() -> {
         writeLock.lock();
         try {
-          mergeScheduled = false;
+          workScheduled = false;
         } finally {
           writeLock.unlock();
         }
         try {
-          merge();
+          convert();
+          SiltView view = current;
+          if (view != null && view.hashStores.size() >= options.hashStoresPerMerge()) {
+            merge();
+          }
         } catch (IOException | RuntimeException | Error e) {
           mergeFailure = e;
         }
       });
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
-        // The store is closing: the frozen logs stay in the manifest and merge after the next open.
-        mergeScheduled = false;
-      }
+    } catch (RejectedExecutionException closing) {
+      // The store is closing: the frozen logs stay in the manifest and are converted after the next open.
+      workScheduled = false;
     }
   }
 
   /**
-   * Merges every frozen log store into a new sorted store now, and waits for it; a background
-   * merge running meanwhile is waited for first.
+   * Converts every frozen log store to a hash store now, and waits (a background conversion
+   * running meanwhile is waited for first).
+   *
+   * @throws IOException if a conversion fails (the log store stays, and readable)
+   */
+  public void convertNow() throws IOException {
+    checkOpen();
+    convert();
+  }
+
+  /**
+   * Converts every frozen log store, then merges every hash store into a new sorted store, now, and
+   * waits. The log store taking writes stays: {@link #freezeLog()} first to merge everything.
    *
    * @throws IOException if the merge fails (the store stays as it was, and readable)
    */
   public void mergeNow() throws IOException {
     checkOpen();
+    convert();
     merge();
   }
 
+  private void convert() throws IOException {
+    workLock.lock();
+    try {
+      for (;;) {
+        SiltView view = current;
+        if (view == null || view.frozen.isEmpty()) {
+          return;
+        }
+        convertOldest(view.frozen.get(view.frozen.size() - 1));
+      }
+    } finally {
+      workLock.unlock();
+    }
+  }
+
+  /** Under the work lock: rewrites the oldest frozen log store as a hash store and publishes it. */
+  private void convertOldest(LogStore log) throws IOException {
+    long number = takeNumber();
+    HashStore converted = HashStore.convert(log, dir(SiltManifest.hashName(number)), number);
+    writeLock.lock();
+    try {
+      SiltView now = current;
+      if (now == null) {
+        converted.deleteWhenReleased();
+        converted.release();
+        return;
+      }
+      List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
+      hashes.add(number);
+      List<Long> logs = new ArrayList<>(manifest.logNumbers());
+      logs.remove(Long.valueOf(log.number()));
+      publishManifest(manifest.with(manifest.sortedNumber(), hashes, logs), converted);
+      List<LogStore> frozen = new ArrayList<>(now.frozen);
+      frozen.remove(log);
+      List<HashStore> hashStores = new ArrayList<>();
+      hashStores.add(converted);
+      hashStores.addAll(now.hashStores);
+      publish(new SiltView(now.active, frozen, hashStores, now.sorted));
+      log.deleteWhenReleased();
+      log.release();
+      conversionCount++;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private long takeNumber() {
+    writeLock.lock();
+    try {
+      long number = manifest.nextNumber();
+      manifest = manifest.take();
+      return number;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Under the write lock: writes {@code next}; if that fails, the new part is deleted. */
+  private void publishManifest(SiltManifest next, Retained newPart) throws IOException {
+    try {
+      next.write(directory);
+    } catch (IOException | RuntimeException e) {
+      if (newPart instanceof HashStore h) {
+        h.deleteWhenReleased();
+      } else if (newPart instanceof SortedStore s) {
+        s.deleteWhenReleased();
+      }
+      newPart.release();
+      throw e;
+    }
+    manifest = next;
+  }
+
   private void merge() throws IOException {
-    mergeLock.lock();
+    workLock.lock();
     try {
       SiltView view;
       try {
@@ -364,32 +462,26 @@ public final class SiltStore implements Closeable {
         return;
       }
       try {
-        if (!view.frozen.isEmpty()) {
-          mergeFrozen(view);
+        if (!view.hashStores.isEmpty()) {
+          mergeHashStores(view);
         }
       } finally {
         view.release();
       }
     } finally {
-      mergeLock.unlock();
+      workLock.unlock();
     }
   }
 
-  private void mergeFrozen(SiltView view) throws IOException {
-    List<LogStore> merging = new ArrayList<>(view.frozen);
+  /** Under the work lock: merges the view's hash stores into a new sorted store and publishes it. */
+  private void mergeHashStores(SiltView view) throws IOException {
+    List<HashStore> merging = new ArrayList<>(view.hashStores);
     java.util.Collections.reverse(merging); // oldest first: later records win
-    long number;
-    writeLock.lock();
-    try {
-      number = manifest.nextNumber();
-      manifest = manifest.take();
-    } finally {
-      writeLock.unlock();
-    }
+    long number = takeNumber();
     Path target = dir(SiltManifest.sortedName(number));
     try (StoreMerger merger = StoreMerger.create(target).base(view.sorted.directory()).memoryBudget(options.mergeMemoryBudget())) {
-      for (LogStore log : merging) {
-        log.scan((offset, key, value) -> {
+      for (HashStore store : merging) {
+        store.scan((offset, key, value) -> {
           if (value == null) {
             merger.delete(key);
           } else {
@@ -414,28 +506,17 @@ public final class SiltStore implements Closeable {
         sorted.release();
         return;
       }
-      List<LogStore> remaining = new ArrayList<>(now.frozen);
+      List<HashStore> remaining = new ArrayList<>(now.hashStores);
       remaining.removeAll(merging);
-      List<Long> logs = new ArrayList<>();
-      for (int i = remaining.size() - 1; i >= 0; i--) {
-        logs.add(remaining.get(i).number());
-      }
-      logs.add(now.active.number());
-      SiltManifest published = manifest.withSorted(number, logs);
-      try {
-        published.write(directory);
-      } catch (IOException | RuntimeException e) {
-        sorted.deleteWhenReleased();
-        sorted.release();
-        throw e;
-      }
-      manifest = published;
-      publish(new SiltView(now.active, remaining, sorted));
+      List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
+      merging.forEach(h -> hashes.remove(Long.valueOf(h.number())));
+      publishManifest(manifest.with(number, hashes, manifest.logNumbers()), sorted);
+      publish(new SiltView(now.active, now.frozen, remaining, sorted));
       now.sorted.deleteWhenReleased();
       now.sorted.release();
-      for (LogStore log : merging) {
-        log.deleteWhenReleased();
-        log.release();
+      for (HashStore store : merging) {
+        store.deleteWhenReleased();
+        store.release();
       }
       mergeCount++;
     } finally {
@@ -460,9 +541,15 @@ public final class SiltStore implements Closeable {
         bytes += log.logBytes();
         memory += log.ramBytesUsed();
       }
+      long hashEntries = 0;
+      for (HashStore store : view.hashStores) {
+        hashEntries += store.entries();
+        memory += store.ramBytesUsed();
+      }
       Store sorted = view.sorted.store();
       memory += sorted.stats().memoryBytes();
-      return new SiltStats(sorted.size(), 1 + view.frozen.size(), entries, bytes, memory, mergeCount);
+      return new SiltStats(sorted.size(), 1 + view.frozen.size(), entries, bytes, view.hashStores.size(), hashEntries, memory,
+          conversionCount, mergeCount);
     } finally {
       view.release();
     }
@@ -482,7 +569,7 @@ public final class SiltStore implements Closeable {
         Thread.currentThread().interrupt();
       }
     }
-    mergeLock.lock();
+    workLock.lock();
     writeLock.lock();
     try {
       SiltView view = current;
@@ -496,14 +583,12 @@ public final class SiltStore implements Closeable {
         throw new UncheckedIOException("forcing " + view.active.file(), e);
       } finally {
         // The store's own references, besides the view's: every part closes once readers let go.
-        view.active.release();
-        view.frozen.forEach(Retained::release);
-        view.sorted.release();
+        view.parts().forEach(Retained::release);
         view.release();
       }
     } finally {
       writeLock.unlock();
-      mergeLock.unlock();
+      workLock.unlock();
     }
   }
 

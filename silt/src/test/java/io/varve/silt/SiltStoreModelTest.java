@@ -79,8 +79,10 @@ class SiltStoreModelTest {
           } else {
             assertArrayEquals(expected, found, "op " + op);
           }
-        } else if (action < 994) {
+        } else if (action < 993) {
           store.freezeLog();
+        } else if (action < 995) {
+          store.convertNow();
         } else if (action < 997) {
           store.mergeNow();
         } else {
@@ -152,16 +154,25 @@ class SiltStoreModelTest {
     try (SiltStore store = SiltStore.open(temp.resolve("tiers"), SMALL)) {
       store.put(key, new byte[] {1});
       store.mergeNow(); // nothing frozen yet: the value stays in the log store
+      assertEquals(0, store.stats().sortedRecords());
       store.freezeLog();
+      assertArrayEquals(new byte[] {1}, store.get(key), "served by a frozen log store");
+      store.convertNow();
+      assertEquals(1, store.stats().hashStores());
+      assertArrayEquals(new byte[] {1}, store.get(key), "served by a hash store");
       store.mergeNow(); // now in the sorted store
       assertEquals(1, store.stats().sortedRecords());
+      assertEquals(0, store.stats().hashStores());
       store.delete(key);
       assertNull(store.get(key), "a delete in the log store hides the sorted store's value");
       store.freezeLog();
       assertNull(store.get(key), "and in a frozen log store");
+      store.convertNow();
+      assertNull(store.get(key), "and in a hash store");
       store.put(key, new byte[] {2});
       assertArrayEquals(new byte[] {2}, store.get(key), "the newest log store wins");
       store.freezeLog();
+      assertArrayEquals(new byte[] {2}, store.get(key), "a newer frozen log store wins over a hash store");
       store.mergeNow();
       assertArrayEquals(new byte[] {2}, store.get(key));
       store.delete(key);
@@ -181,9 +192,17 @@ class SiltStoreModelTest {
       SiltStats stats = store.stats();
       assertTrue(stats.logStores() > 10, "1000 keys in 64-entry log stores: " + stats);
       assertEquals(1000, stats.logEntries());
+      store.convertNow();
+      assertEquals(1, store.stats().logStores());
+      assertEquals(stats.logStores() - 1, store.stats().hashStores());
+      assertEquals(1000, store.stats().hashEntries() + store.stats().logEntries());
+      for (int i = 0; i < 1000; i++) {
+        assertArrayEquals(new byte[8], store.get(("key-" + i).getBytes(StandardCharsets.UTF_8)));
+      }
       store.mergeNow();
       assertEquals(1000, store.stats().sortedRecords() + store.stats().logEntries());
       assertEquals(1, store.stats().logStores(), "all but the log store taking writes merged");
+      assertEquals(0, store.stats().hashStores());
     }
   }
 
