@@ -67,8 +67,13 @@ public final class SiltStore implements Closeable {
   private SiltManifest manifest;
   private volatile long mergeCount;
   private volatile long conversionCount;
+  private final java.util.concurrent.atomic.AtomicLongArray written = new java.util.concurrent.atomic.AtomicLongArray(8);
   private volatile Throwable mergeFailure;
   private boolean workScheduled;
+  /** Signalled when background work publishes a view: stalled writers look again. */
+  private final Object progress = new Object();
+  /** Frozen log stores past which writers wait for conversions. */
+  static final int MAX_FROZEN_LOGS = 2;
 
   private SiltStore(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
     this.directory = directory;
@@ -241,6 +246,7 @@ public final class SiltStore implements Closeable {
     }
     long[] hash = new long[2];
     LogStore.HASHER.hash(key, hash);
+    awaitBackgroundWork();
     writeLock.lock();
     try {
       SiltView view = checkOpen();
@@ -255,8 +261,53 @@ public final class SiltStore implements Closeable {
       if (options.syncEveryWrite()) {
         active.force();
       }
+      written.incrementAndGet(0);
+      written.addAndGet(1, key.length + (value == null ? 0 : value.length));
+      written.incrementAndGet(2);
+      written.addAndGet(3, recordBytes);
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  /**
+   * Stalls a writer while background work lags: more than {@value #MAX_FROZEN_LOGS} frozen log
+   * stores wait for conversion, or two hash stores more than a merge takes wait for one. Memory
+   * stays bounded however fast writes come, as with LevelDB's write stalls.
+   */
+  private void awaitBackgroundWork() throws IOException {
+    if (merges == null) {
+      return;
+    }
+    synchronized (progress) {
+      for (;;) {
+        SiltView view = current;
+        if (view == null || view.frozen.size() <= MAX_FROZEN_LOGS && view.hashStores.size() < options.hashStoresPerMerge() + 2) {
+          return;
+        }
+        Throwable failure = mergeFailure;
+        if (failure != null) {
+          writeLock.lock();
+          try {
+            maybeScheduleWork(); // try again; the failure holds until work succeeds
+          } finally {
+            writeLock.unlock();
+          }
+          throw new IOException("writes wait for background work that failed: " + failure, failure);
+        }
+        try {
+          progress.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted while writes waited for background work");
+        }
+      }
+    }
+  }
+
+  private void signalProgress() {
+    synchronized (progress) {
+      progress.notifyAll();
     }
   }
 
@@ -328,7 +379,9 @@ public final class SiltStore implements Closeable {
 
   /** Under the write lock: starts a background conversion (and merge, when due) if there is work. */
   private void maybeScheduleWork() {
-    if (merges == null || workScheduled || current.frozen.isEmpty()) {
+    SiltView view = current;
+    if (merges == null || workScheduled || view == null
+        || view.frozen.isEmpty() && view.hashStores.size() < options.hashStoresPerMerge()) {
       return;
     }
     workScheduled = true;
@@ -342,12 +395,21 @@ public final class SiltStore implements Closeable {
         }
         try {
           convert();
-          SiltView view = current;
-          if (view != null && view.hashStores.size() >= options.hashStoresPerMerge()) {
+          SiltView now = current;
+          if (now != null && now.hashStores.size() >= options.hashStoresPerMerge()) {
             merge();
           }
+          mergeFailure = null;
         } catch (IOException | RuntimeException | Error e) {
           mergeFailure = e;
+        } finally {
+          signalProgress();
+        }
+        writeLock.lock();
+        try {
+          maybeScheduleWork(); // what came meanwhile
+        } finally {
+          writeLock.unlock();
         }
       });
     } catch (RejectedExecutionException closing) {
@@ -420,6 +482,9 @@ public final class SiltStore implements Closeable {
       log.deleteWhenReleased();
       log.release();
       conversionCount++;
+      signalProgress();
+      written.addAndGet(4, converted.entries());
+      written.addAndGet(5, Files.size(converted.file()));
     } finally {
       writeLock.unlock();
     }
@@ -519,6 +584,9 @@ public final class SiltStore implements Closeable {
         store.release();
       }
       mergeCount++;
+      signalProgress();
+      written.addAndGet(6, sorted.store().size());
+      written.addAndGet(7, sorted.store().stats().fileBytes());
     } finally {
       writeLock.unlock();
     }
@@ -527,6 +595,12 @@ public final class SiltStore implements Closeable {
   /** A merge that failed in the background since the store was opened, or null. */
   public Throwable mergeFailure() {
     return mergeFailure;
+  }
+
+  /** What the store wrote since it was opened. */
+  public SiltWriteStats writeStats() {
+    return new SiltWriteStats(written.get(0), written.get(1), written.get(2), written.get(3), written.get(4), written.get(5),
+        written.get(6), written.get(7));
   }
 
   /** What the store holds now. */

@@ -1,0 +1,125 @@
+package io.varve.silt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SiltTuningTest {
+  @TempDir Path temp;
+
+  @Test
+  void theModelFollowsThePaper() {
+    SiltTuning tuning = new SiltTuning(100_000_000, 1024, 3.5);
+    SiltOptions paper = SiltOptions.builder().logStoreEntries(1 << 17).hashStoresPerMerge(31).build();
+    // 31 hash stores of 0.95 × 2^17 entries: d = 3.86 M, N / d = 25.9, plus the log and the conversion.
+    assertEquals(1 + 1 + 100e6 / (0.95 * (1 << 17) * 31), tuning.writeAmplification(paper), 0.01);
+    // Equation (6) with 16.5 stores searched on average: 1 + 16.5 × 8 × 0.95 / 2^15.
+    assertEquals(1 + 16.5 * 8 * 0.95 / 32768, tuning.readAmplification(paper), 1e-9);
+    // (6 + 2.25 × 32) × 2^17 bytes over 10^8 keys, plus 3.5 bits.
+    assertEquals((6 + 2.25 * 32) * (1 << 17) / 1e8 + 3.5 / 8, tuning.memoryBytesPerEntry(paper), 1e-9);
+  }
+
+  @Test
+  void itPicksTheFewestWritesThatFitTheBudget() {
+    SiltTuning tuning = new SiltTuning(100_000_000, 1024, 3.5);
+    SiltOptions chosen = tuning.optionsFor(100_000_000L, 1.02, SiltOptions.DEFAULTS);
+    assertTrue(tuning.memoryBytesPerEntry(chosen) <= 1.0, "one byte per entry: " + chosen);
+    assertTrue(tuning.readAmplification(chosen) <= 1.02);
+    SiltOptions roomier = tuning.optionsFor(400_000_000L, 1.02, SiltOptions.DEFAULTS);
+    assertTrue(tuning.writeAmplification(roomier) < tuning.writeAmplification(chosen), "more memory, fewer rewrites");
+    System.out.printf("10^8 keys of 1 KiB: 1 byte/entry -> %s, WA %.2f, RA %.4f; 4 bytes/entry -> WA %.2f%n", chosen,
+        tuning.writeAmplification(chosen), tuning.readAmplification(chosen), tuning.writeAmplification(roomier));
+    assertThrows(IllegalArgumentException.class, () -> tuning.optionsFor(40_000_000L, 1.02, SiltOptions.DEFAULTS),
+        "the sorted store alone needs 44 MB");
+  }
+
+  /** Conversions and merges exactly when the model has them: its write amplification, measured. */
+  @Test
+  void writeAmplificationAsModelled() throws IOException {
+    SiltOptions options = SiltOptions.builder().logStoreEntries(1024).maxLogBytes(8 << 20).hashStoresPerMerge(4)
+        .backgroundMerges(false).build();
+    Measured measured = updateUniformly(options, (store, stats) -> {
+      if (stats.logStores() > 1) {
+        store.convertNow();
+      }
+      if (store.stats().hashStores() >= options.hashStoresPerMerge()) {
+        store.mergeNow();
+      }
+    });
+    double model = measured.tuning.writeAmplification(options);
+    System.out.printf("driven: write amplification %.3f measured, %.3f modelled%n", measured.writes.writeAmplification(), model);
+    assertEquals(model, measured.writes.writeAmplification(), 0.08 * model);
+  }
+
+  /**
+   * In the background, a merge takes every hash store converted meanwhile: no more writes than the
+   * model, and memory within its peak (and the frozen log stores a conversion may leave waiting).
+   */
+  @Test
+  void backgroundWorkStaysWithinTheModel() throws IOException {
+    SiltOptions options = SiltOptions.builder().logStoreEntries(1024).maxLogBytes(8 << 20).hashStoresPerMerge(4).build();
+    long[] peak = {0};
+    int[] calls = {0};
+    Measured measured = updateUniformly(options, (store, stats) -> {
+      if (calls[0]++ % 256 == 0) {
+        peak[0] = Math.max(peak[0], store.stats().memoryBytes());
+      }
+    });
+    double modelWrites = measured.tuning.writeAmplification(options);
+    double modelMemory = measured.tuning.memoryBytesPerEntry(options) * measured.keys;
+    System.out.printf("background: write amplification %.3f measured, %.3f modelled; peak memory %,d bytes measured, %,.0f modelled%n",
+        measured.writes.writeAmplification(), modelWrites, peak[0], modelMemory);
+    assertTrue(measured.writes.writeAmplification() < 1.05 * modelWrites && measured.writes.writeAmplification() > 0.4 * modelWrites);
+    double frozenLogs = SiltStore.MAX_FROZEN_LOGS * 6.0 * 1024;
+    assertTrue(peak[0] > 0.5 * modelMemory && peak[0] < modelMemory + frozenLogs, peak[0] + " against " + modelMemory);
+  }
+
+  private interface AfterPut {
+    void after(SiltStore store, SiltStats stats) throws IOException;
+  }
+
+  private record Measured(SiltTuning tuning, SiltWriteStats writes, int keys) {}
+
+  /** 20,000 keys merged into the sorted store, then 200,000 updates of random ones (after a reopen, which resets the counts). */
+  private Measured updateUniformly(SiltOptions options, AfterPut after) throws IOException {
+    long seed = 0x7A11;
+    System.out.println("SiltTuningTest seed " + seed);
+    Random random = new Random(seed);
+    int keys = 20_000;
+    Path dir = temp.resolve("store-" + options.backgroundMerges());
+    try (SiltStore store = SiltStore.open(dir, options)) {
+      for (int k = 0; k < keys; k++) {
+        store.put(key(k), value(random));
+      }
+      store.freezeLog();
+      store.mergeNow();
+    }
+    try (SiltStore store = SiltStore.open(dir, options)) {
+      double sortedBits = 8.0 * store.stats().memoryBytes() / keys;
+      for (int i = 0; i < 200_000; i++) {
+        store.put(key(random.nextInt(keys)), value(random));
+        after.after(store, options.backgroundMerges() ? null : store.stats());
+      }
+      SiltWriteStats writes = store.writeStats();
+      assertEquals(200_000, writes.operations());
+      return new Measured(new SiltTuning(keys, 120, sortedBits), writes, keys);
+    }
+  }
+
+  private static byte[] key(int k) {
+    return ByteBuffer.allocate(8).putLong(0, k * 0x9E3779B97F4A7C15L).array();
+  }
+
+  private static byte[] value(Random random) {
+    byte[] v = new byte[100];
+    random.nextBytes(v);
+    return v;
+  }
+}
