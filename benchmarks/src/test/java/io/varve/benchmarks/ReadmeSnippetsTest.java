@@ -46,7 +46,8 @@ class ReadmeSnippetsTest {
           "import io.varve.core.serial.*;",
           "import io.varve.core.store.*;",
           "import io.varve.bcms.*;",
-          "import io.varve.bufferhash.*;");
+          "import io.varve.bufferhash.*;",
+          "import io.varve.silt.*;");
 
   /** The variables a fragment may use without declaring them (unless it declares them itself). */
   static final List<String> FRAGMENT_CONTEXT =
