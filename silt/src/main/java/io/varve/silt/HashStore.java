@@ -77,6 +77,11 @@ final class HashStore extends Retained {
     CuckooTagTable table = log.table();
     int buckets = table.slotCount() / CuckooTagTable.WAYS;
     long[] starts = new long[buckets + 2];
+    // The records are read in slot order, at random offsets of the log: through a mapping, not a read each.
+    java.nio.MappedByteBuffer records;
+    try (FileChannel in = FileChannel.open(log.file(), StandardOpenOption.READ)) {
+      records = in.map(FileChannel.MapMode.READ_ONLY, 0, in.size());
+    }
     try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(out), 1 << 16));
       byte[] header = new byte[HEADER_BYTES];
@@ -90,7 +95,7 @@ final class HashStore extends Retained {
         int last = bucket == buckets ? first : first + CuckooTagTable.WAYS - 1;
         for (int slot = first; slot <= last; slot++) {
           if (table.tagAt(slot) != 0) {
-            byte[] record = log.record(table.payload(slot) & 0xFFFF_FFFFL);
+            byte[] record = SiltRecords.read(records, table.payload(slot) & 0xFFFF_FFFFL, log.file());
             data.write(record);
             at += record.length;
           }
@@ -291,12 +296,17 @@ final class HashStore extends Retained {
   /** Reads every entry in file order (for a merge: one per key, so their order does not matter). */
   void scan(SiltLog.Visitor visitor) throws IOException {
     long end = bucketStarts.get(bucketStarts.size() - 1);
+    ReadWindow window = new ReadWindow(channel, end);
     long at = HEADER_BYTES;
     while (at < end) {
-      byte[] record = SiltRecords.read(channel, at, end, file);
-      SiltRecords.Parsed parsed = SiltRecords.parse(record, SiltRecords.HEADER_BYTES, record.length - SiltRecords.HEADER_BYTES);
+      CorruptStoreException.check(end - at >= SiltRecords.HEADER_BYTES, file + ": the entry at " + at + " is cut short");
+      ByteBuffer head = window.at(at, SiltRecords.HEADER_BYTES);
+      int length = head.getInt(head.position());
+      CorruptStoreException.check(length >= 2 && length <= end - at - SiltRecords.HEADER_BYTES, file + ": the entry at " + at + " has length " + length);
+      ByteBuffer record = window.at(at, SiltRecords.HEADER_BYTES + length);
+      SiltRecords.Parsed parsed = SiltRecords.parseChecked(record.array(), record.arrayOffset() + record.position(), length, at, file);
       visitor.record(at, parsed.key(), parsed.value());
-      at += record.length;
+      at += SiltRecords.HEADER_BYTES + length;
     }
   }
 

@@ -181,11 +181,6 @@ final class LogStore extends Retained {
     return table;
   }
 
-  /** The checked bytes of the record at {@code offset}. */
-  byte[] record(long offset) throws IOException {
-    return log.record(offset);
-  }
-
   /** Reads the log's records in order (a frozen store's, for a merge). */
   void scan(SiltLog.Visitor visitor) throws IOException {
     log.scan(false, visitor);

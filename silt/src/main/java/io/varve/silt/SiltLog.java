@@ -141,7 +141,7 @@ final class SiltLog implements AutoCloseable {
    */
   long scan(boolean repairTail, Visitor visitor) throws IOException {
     long size = channel.size();
-    Window window = new Window(channel, size);
+    ReadWindow window = new ReadWindow(channel, size);
     long offset = HEADER_BYTES;
     while (offset < size) {
       String problem = null;
@@ -181,40 +181,6 @@ final class SiltLog implements AutoCloseable {
     }
     end = offset;
     return 0;
-  }
-
-  /** Sequential reads of a log through one buffer, grown for records larger than it. */
-  private static final class Window {
-    private final FileChannel channel;
-    private final long size;
-    private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
-    private long start;
-
-    Window(FileChannel channel, long size) {
-      this.channel = channel;
-      this.size = size;
-      buffer.limit(0);
-    }
-
-    /** A view whose position is {@code offset}'s byte, with {@code n} bytes readable. */
-    ByteBuffer at(long offset, int n) throws IOException {
-      if (offset < start || offset + n > start + buffer.limit()) {
-        if (buffer.capacity() < n) {
-          buffer = ByteBuffer.allocate(n);
-        }
-        buffer.clear();
-        buffer.limit((int) Math.min(buffer.capacity(), size - offset));
-        readFully(channel, buffer, offset);
-        buffer.flip();
-        start = offset;
-        if (buffer.limit() < n) {
-          throw new CorruptStoreException("the file ended while it was read");
-        }
-      }
-      ByteBuffer view = buffer.duplicate();
-      view.position((int) (offset - start));
-      return view;
-    }
   }
 
   private boolean zerosFrom(long from, long size) throws IOException {
@@ -280,11 +246,6 @@ final class SiltLog implements AutoCloseable {
    */
   byte[] valueIfKey(long offset, byte[] key) throws IOException {
     return SiltRecords.valueIfKey(channel, offset, Long.MAX_VALUE, key, file);
-  }
-
-  /** The checked bytes of the record at {@code offset}, header included (a conversion copies them). */
-  byte[] record(long offset) throws IOException {
-    return SiltRecords.read(channel, offset, Long.MAX_VALUE, file);
   }
 
   /** Forces the records written so far to the device. */

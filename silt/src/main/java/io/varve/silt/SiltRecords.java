@@ -120,6 +120,27 @@ final class SiltRecords {
     return record;
   }
 
+  /** The whole checked record at {@code offset} of {@code bytes} (a mapped log), header included. */
+  static byte[] read(ByteBuffer bytes, long offset, Path file) {
+    CorruptStoreException.check(offset >= 0 && offset <= bytes.limit() - HEADER_BYTES, file + ": the record at " + offset + " is cut short");
+    int length = bytes.getInt((int) offset);
+    CorruptStoreException.check(length >= 2 && length <= bytes.limit() - offset - HEADER_BYTES,
+        file + ": the record at " + offset + " has a bad length " + length);
+    byte[] record = new byte[HEADER_BYTES + length];
+    bytes.get((int) offset, record);
+    parseChecked(record, 0, length, offset, file);
+    return record;
+  }
+
+  /** The key and value of the record {@code bytes[at, at + 8 + length)}, its CRC32C and grammar checked. */
+  static Parsed parseChecked(byte[] bytes, int at, int length, long offset, Path file) {
+    CorruptStoreException.check(Envelope.crc32c(bytes, at + HEADER_BYTES, length) == getInt(bytes, at + 4),
+        file + ": the record at " + offset + " is damaged");
+    Parsed parsed = parse(bytes, at + HEADER_BYTES, length);
+    CorruptStoreException.check(parsed != null, file + ": the record at " + offset + " is malformed");
+    return parsed;
+  }
+
   static int getInt(byte[] b, int at) {
     return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
   }

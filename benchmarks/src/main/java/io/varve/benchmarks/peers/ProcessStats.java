@@ -26,7 +26,7 @@ public final class ProcessStats {
    * Reads completed and sectors read by the block device holding {@code path} (from
    * /proc/diskstats), or null when that cannot be told.
    */
-  static long[] diskReads(Path path) {
+  public static long[] diskReads(Path path) {
     return diskStats(path, 3, 5);
   }
 
