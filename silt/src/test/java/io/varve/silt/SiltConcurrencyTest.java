@@ -45,7 +45,7 @@ class SiltConcurrencyTest {
   private static final SiltOptions SMALL = SiltOptions.builder()
       .logStoreEntries(128)
       .maxLogBytes(32 << 10)
-      .logsPerMerge(2)
+      .hashStoresPerMerge(2)
       .backgroundMerges(true)
       .build();
 
