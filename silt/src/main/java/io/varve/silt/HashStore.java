@@ -53,14 +53,14 @@ final class HashStore extends Retained {
   private static final ThreadLocal<ByteBuffer> PAGES = ThreadLocal.withInitial(() -> ByteBuffer.allocate(SiltRecords.READ_GUESS));
 
   private final Path file;
-  private final FileChannel channel;
+  private final FileAccess channel;
   private final long number;
   private final CuckooTagFilter filter;
   private final EliasFano bucketStarts;
   private final int entries;
   private volatile boolean deleteWhenReleased;
 
-  private HashStore(Path file, FileChannel channel, long number, CuckooTagFilter filter, EliasFano bucketStarts, int entries) {
+  private HashStore(Path file, FileAccess channel, long number, CuckooTagFilter filter, EliasFano bucketStarts, int entries) {
     this.file = file;
     this.channel = channel;
     this.number = number;
@@ -157,13 +157,13 @@ final class HashStore extends Retained {
    * @throws CorruptStoreException when it is damaged
    */
   static HashStore open(Path file, long number) throws IOException {
-    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    FileAccess channel = FileAccess.open(file, new java.nio.file.OpenOption[] {StandardOpenOption.READ}, StandardOpenOption.READ);
     try {
       long size = channel.size();
       String source = file.toString();
       CorruptStoreException.check(size >= HEADER_BYTES + FOOTER_BYTES, source + ": a SILT hash store of " + size + " bytes");
       ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
-      SiltRecords.readFully(channel, header, 0);
+      channel.readFully(header, 0);
       FORMAT.checkHeader(header.duplicate().flip(), source);
       CorruptStoreException.check(Envelope.crc32c(header.array(), 0, 20) == header.getInt(20), source + ": the header is damaged");
       long found = header.getLong(8);
@@ -171,14 +171,14 @@ final class HashStore extends Retained {
       int buckets = header.getInt(16);
       CorruptStoreException.check(buckets > 0 && Integer.bitCount(buckets) == 1 && buckets <= 1 << 28, source + ": bad table size " + buckets);
       ByteBuffer footer = ByteBuffer.allocate(FOOTER_BYTES);
-      SiltRecords.readFully(channel, footer, size - FOOTER_BYTES);
+      channel.readFully(footer, size - FOOTER_BYTES);
       long trailerOffset = footer.getLong(0);
       long slots = (long) buckets * CuckooTagTable.WAYS + 1;
       long trailerBytes = 2 * slots + 8L * (buckets + 2);
       CorruptStoreException.check(trailerOffset >= HEADER_BYTES && trailerOffset + trailerBytes + FOOTER_BYTES == size,
           source + ": the trailer at " + trailerOffset + " does not end where the file does (" + size + " bytes)");
       ByteBuffer trailer = ByteBuffer.allocate((int) trailerBytes + 8);
-      SiltRecords.readFully(channel, trailer, trailerOffset);
+      channel.readFully(trailer, trailerOffset);
       CorruptStoreException.check(!trailer.hasRemaining(), source + ": the trailer is cut short");
       CorruptStoreException.check(Envelope.crc32c(trailer.array(), 0, trailer.capacity()) == footer.getInt(8),
           source + ": the trailer is damaged");
@@ -268,7 +268,7 @@ final class HashStore extends Retained {
     ByteBuffer page = PAGES.get();
     page.clear();
     page.limit((int) Math.min(page.capacity(), end - start));
-    SiltRecords.readFully(channel, page, start);
+    channel.readFully(page, start);
     byte[] bytes = page.array();
     int loaded = page.position();
     long at = start;
@@ -279,7 +279,7 @@ final class HashStore extends Retained {
         length = SiltRecords.checkedLength(bytes, (int) (at - start), loaded, at, file);
       } else {
         ByteBuffer head = ByteBuffer.allocate(SiltRecords.HEADER_BYTES);
-        SiltRecords.readFully(channel, head, at);
+        channel.readFully(head, at);
         length = SiltRecords.checkedLength(head.array(), 0, head.position(), at, file);
       }
       CorruptStoreException.check(length <= end - at - SiltRecords.HEADER_BYTES, file + ": the entry at " + at + " overruns bucket " + bucket);

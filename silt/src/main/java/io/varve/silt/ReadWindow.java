@@ -3,20 +3,19 @@ package io.varve.silt;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 
 /**
  * Sequential reads of a file through one buffer (a log replayed, a hash store merged), grown for
  * records larger than it. Not thread-safe.
  */
 final class ReadWindow {
-  private final FileChannel channel;
+  private final FileAccess channel;
   private final long size;
   private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
   private long start;
 
   /** A window over the first {@code size} bytes of {@code channel}. */
-  ReadWindow(FileChannel channel, long size) {
+  ReadWindow(FileAccess channel, long size) {
     this.channel = channel;
     this.size = size;
     buffer.limit(0);
@@ -30,7 +29,7 @@ final class ReadWindow {
       }
       buffer.clear();
       buffer.limit((int) Math.min(buffer.capacity(), size - offset));
-      SiltRecords.readFully(channel, buffer, offset);
+      channel.readFully(buffer, offset);
       buffer.flip();
       start = offset;
       if (buffer.limit() < n) {

@@ -4,7 +4,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -45,14 +45,14 @@ final class SiltLog implements AutoCloseable {
   static final long MAX_BYTES = Integer.MAX_VALUE;
 
   private final Path file;
-  private final FileChannel channel;
+  private final FileAccess channel;
   private final long number;
   private final int buckets;
   /** Bytes written (the next record's offset); written only by the appending thread. */
   private long end;
   private byte[] scratch = new byte[256];
 
-  private SiltLog(Path file, FileChannel channel, long number, int buckets, long end) {
+  private SiltLog(Path file, FileAccess channel, long number, int buckets, long end) {
     this.file = file;
     this.channel = channel;
     this.number = number;
@@ -62,13 +62,15 @@ final class SiltLog implements AutoCloseable {
 
   /** Creates the log {@code file}, which must not exist, and forces its header. */
   static SiltLog create(Path file, long number, int buckets) throws IOException {
-    FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileAccess channel = FileAccess.open(file,
+        new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE},
+        StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
       byte[] header = new byte[HEADER_BYTES];
       FORMAT.putHeader(header, 0, VERSION);
       ByteBuffer b = ByteBuffer.wrap(header);
       b.putLong(8, number).putInt(16, buckets).putInt(20, Envelope.crc32c(header, 0, 20));
-      writeFully(channel, b, 0);
+      channel.writeFully(b, 0);
       channel.force(true);
       return new SiltLog(file, channel, number, buckets, HEADER_BYTES);
     } catch (IOException | RuntimeException e) {
@@ -84,12 +86,13 @@ final class SiltLog implements AutoCloseable {
    * @param writable whether records will be appended (the newest log)
    */
   static SiltLog open(Path file, long number, boolean writable) throws IOException {
-    FileChannel channel = writable
-        ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
-        : FileChannel.open(file, StandardOpenOption.READ);
+    OpenOption[] options = writable
+        ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
+        : new OpenOption[] {StandardOpenOption.READ};
+    FileAccess channel = FileAccess.open(file, options, options);
     try {
       ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
-      readFully(channel, header, 0);
+      channel.readFully(header, 0);
       header.flip();
       CorruptStoreException.check(header.remaining() == HEADER_BYTES, file + ": the SILT log header is cut short");
       FORMAT.checkHeader(header.duplicate(), file.toString());
@@ -188,7 +191,7 @@ final class SiltLog implements AutoCloseable {
     for (long at = from; at < size; at += b.capacity()) {
       b.clear();
       b.limit((int) Math.min(b.capacity(), size - at));
-      readFully(channel, b, at);
+      channel.readFully(b, at);
       for (int i = 0; i < b.position(); i++) {
         if (b.get(i) != 0) {
           return false;
@@ -221,7 +224,7 @@ final class SiltLog implements AutoCloseable {
     ByteBuffer buffer = ByteBuffer.wrap(b, 0, total);
     buffer.putInt(0, bodyBytes).putInt(4, Envelope.crc32c(b, RECORD_HEADER_BYTES, bodyBytes));
     long offset = end;
-    writeFully(channel, buffer, offset);
+    channel.writeFully(buffer, offset);
     end = offset + total;
     return offset;
   }
@@ -258,11 +261,4 @@ final class SiltLog implements AutoCloseable {
     channel.close();
   }
 
-  static void writeFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
-    SiltRecords.writeFully(channel, b, position);
-  }
-
-  static void readFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
-    SiltRecords.readFully(channel, b, position);
-  }
 }

@@ -4,7 +4,6 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -53,13 +52,13 @@ final class SiltRecords {
    *
    * @throws CorruptStoreException when the record is damaged
    */
-  static byte[] valueIfKey(FileChannel channel, long offset, long limit, byte[] key, Path file) throws IOException {
+  static byte[] valueIfKey(FileAccess channel, long offset, long limit, byte[] key, Path file) throws IOException {
     ByteBuffer read = READS.get();
     read.clear();
     if (limit - offset < read.capacity()) {
       read.limit((int) Math.max(0, limit - offset));
     }
-    readFully(channel, read, offset);
+    channel.readFully(read, offset);
     byte[] bytes = read.array();
     int available = read.position();
     int length = checkedLength(bytes, 0, available, offset, file);
@@ -71,7 +70,7 @@ final class SiltRecords {
   }
 
   /**
-   * {@link #valueIfKey(FileChannel, long, long, byte[], Path)} of a record whose bytes are {@code
+   * {@link #valueIfKey(FileAccess, long, long, byte[], Path)} of a record whose bytes are {@code
    * bytes[at, at + 8 + length)}, its length already read.
    */
   static byte[] valueIfKey(byte[] bytes, int at, int length, byte[] key, long offset, Path file) {
@@ -104,15 +103,15 @@ final class SiltRecords {
   }
 
   /** The whole checked record at {@code offset}, header included. */
-  static byte[] read(FileChannel channel, long offset, long limit, Path file) throws IOException {
+  static byte[] read(FileAccess channel, long offset, long limit, Path file) throws IOException {
     ByteBuffer head = ByteBuffer.allocate(HEADER_BYTES);
-    readFully(channel, head, offset);
+    channel.readFully(head, offset);
     int length = checkedLength(head.array(), 0, head.position(), offset, file);
     long end = Math.min(limit, channel.size());
     CorruptStoreException.check(length <= end - offset - HEADER_BYTES, file + ": the record at " + offset + " runs past its end");
     byte[] record = new byte[HEADER_BYTES + length];
     ByteBuffer b = ByteBuffer.wrap(record);
-    readFully(channel, b, offset);
+    channel.readFully(b, offset);
     CorruptStoreException.check(!b.hasRemaining(), file + ": the record at " + offset + " is cut short");
     CorruptStoreException.check(Envelope.crc32c(record, HEADER_BYTES, length) == getInt(record, 4),
         file + ": the record at " + offset + " is damaged");
@@ -174,20 +173,4 @@ final class SiltRecords {
     return -1;
   }
 
-  static void writeFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
-    while (b.hasRemaining()) {
-      position += channel.write(b, position);
-    }
-  }
-
-  /** Reads until {@code b} is full or the file ends. */
-  static void readFully(FileChannel channel, ByteBuffer b, long position) throws IOException {
-    while (b.hasRemaining()) {
-      int n = channel.read(b, position);
-      if (n < 0) {
-        return;
-      }
-      position += n;
-    }
-  }
 }

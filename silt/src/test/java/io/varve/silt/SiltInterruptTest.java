@@ -1,0 +1,93 @@
+package io.varve.silt;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An interrupted thread's read or write neither fails nor breaks the store for the others (a
+ * {@code FileChannel} closes itself when a thread blocked in it is interrupted), and its interrupt
+ * stays set for it.
+ */
+class SiltInterruptTest {
+  @TempDir Path temp;
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static SiltStore filled(Path dir) throws IOException {
+    SiltStore store = SiltStore.open(dir, SiltStoreModelTest.SMALL);
+    for (int i = 0; i < 200; i++) {
+      store.put(bytes("k" + i), bytes("v" + i));
+      if (i == 100) {
+        store.freezeLog();
+        store.convertNow();
+      }
+    }
+    return store;
+  }
+
+  @Test
+  void anInterruptedThreadReadsAndWritesAndKeepsItsInterrupt() throws IOException {
+    try (SiltStore store = filled(temp.resolve("one"))) {
+      Thread.currentThread().interrupt();
+      try {
+        assertArrayEquals(bytes("v5"), store.get(bytes("k5")), "from a hash store");
+        assertArrayEquals(bytes("v150"), store.get(bytes("k150")), "from the log store");
+        store.put(bytes("k150"), bytes("new"));
+        store.sync();
+        assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+      } finally {
+        Thread.interrupted();
+      }
+      assertArrayEquals(bytes("new"), store.get(bytes("k150")));
+      assertArrayEquals(bytes("v5"), store.get(bytes("k5")));
+    }
+  }
+
+  @Test
+  void interruptsOfOneReaderDoNotFailTheOthers() throws Exception {
+    try (SiltStore store = filled(temp.resolve("many"))) {
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread victim = new Thread(() -> {
+        try {
+          while (!stop.get()) {
+            Thread.interrupted();
+            for (int i = 0; i < 200; i += 7) {
+              if (!new String(store.get(bytes("k" + i)), StandardCharsets.UTF_8).startsWith("v")) {
+                throw new AssertionError("k" + i);
+              }
+            }
+          }
+        } catch (Throwable t) {
+          failure.compareAndSet(null, t);
+        }
+      });
+      victim.start();
+      long end = System.nanoTime() + 1_000_000_000L;
+      int rounds = 0;
+      while (System.nanoTime() < end && failure.get() == null) {
+        victim.interrupt();
+        int i = rounds++ % 200;
+        assertArrayEquals(bytes("v" + i), store.get(bytes("k" + i)));
+        store.put(bytes("other-" + i), bytes("x"));
+      }
+      stop.set(true);
+      victim.join();
+      if (failure.get() != null) {
+        throw new AssertionError("the interrupted reader failed", failure.get());
+      }
+      assertTrue(rounds > 100, "rounds: " + rounds);
+    }
+  }
+}
