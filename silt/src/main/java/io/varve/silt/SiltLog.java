@@ -29,7 +29,10 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>A crash can leave the newest log's last record cut short, torn (its bytes complete but its
  * checksum wrong), or followed by zeros: those are writes never synced, and {@link #scan} drops
- * them when asked to repair the tail. Damage anywhere else is a {@link CorruptStoreException}.
+ * them when asked to repair the tail. Damage anywhere else is a {@link CorruptStoreException},
+ * but for one kind the format cannot tell from a crash: a length changed so that its record seems
+ * to run past the end of the newest log, or to end where only zeros follow, reads as a last record
+ * cut short or torn (a length has no checksum of its own, as in LevelDB's log).
  *
  * <p>Thread-safe for reads at offsets already written; one thread appends.
  */
@@ -150,6 +153,8 @@ final class SiltLog implements AutoCloseable {
       String problem = null;
       int length = 0;
       SiltRecords.Parsed parsed = null;
+      // Whether a crash can leave this at the end: a record cut short, torn, or unwritten (zeros).
+      boolean crashLeft = true;
       if (size - offset < RECORD_HEADER_BYTES) {
         problem = "a record header cut short";
       } else {
@@ -158,6 +163,8 @@ final class SiltLog implements AutoCloseable {
         int crc = head.getInt(head.position() + 4);
         if (length < 2) {
           problem = "a record of " + length + " bytes";
+          // No writer makes such a record: only a header of zeros, never written, is a crash's.
+          crashLeft = length == 0 && crc == 0;
         } else if (length > size - offset - RECORD_HEADER_BYTES) {
           problem = "a record cut short";
         } else {
@@ -166,12 +173,13 @@ final class SiltLog implements AutoCloseable {
             problem = "a record whose checksum fails";
           } else if ((parsed = SiltRecords.parse(body.array(), body.arrayOffset() + body.position(), length)) == null) {
             problem = "a malformed record";
+            crashLeft = false; // its checksum holds: it was written so
           }
         }
       }
       if (problem != null) {
         long next = length < 2 || length > size - offset - RECORD_HEADER_BYTES ? size : offset + RECORD_HEADER_BYTES + length;
-        if (repairTail && (next >= size || zerosFrom(next, size))) {
+        if (repairTail && crashLeft && (next >= size || zerosFrom(next, size))) {
           channel.truncate(offset);
           channel.force(true);
           end = offset;

@@ -21,7 +21,9 @@ import java.util.List;
  *
  * <pre>
  * Manifest := Header nextNumber:int64 sortedNumber:int64 hashCount:int32 hashNumber:int64[hashCount]
- *             logCount:int32 logNumber:int64[logCount] Footer
+ *             logCount:int32 Log[logCount] Footer
+ * Log      := number:int64 bytes:int64            (bytes: the length of a frozen log, which never
+ *                                                  changes again; 0 for the newest, which grows)
  * Header   := magic:int32 = 0x56534C4D ("VSLM") version:uint8 = 1 reserved:uint8[3]
  * Footer   := crc:int32                          (CRC32C of every byte before it)
  * </pre>
@@ -29,16 +31,21 @@ import java.util.List;
  * Numbers name files: a log {@code log-NNNNNNNNNNNNNNNN.vlog}, a hash store {@code
  * hash-NNNNNNNNNNNNNNNN.vhash}, the sorted store's directory {@code sorted-NNNNNNNNNNNNNNNN} (16
  * decimal digits); each list rises, every number differs, and {@code nextNumber} is above them all.
- * There is at least one log.
+ * There is at least one log. A frozen log's recorded length tells a log cut short at a record
+ * boundary from a whole one.
  * Immutable; thread-safe.
  */
-record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, List<Long> logNumbers) {
+record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, List<Long> logNumbers, List<Long> logBytes) {
   static final String FILE = "MANIFEST";
   static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 1).build();
 
   SiltManifest {
     hashNumbers = List.copyOf(hashNumbers);
     logNumbers = List.copyOf(logNumbers);
+    logBytes = List.copyOf(logBytes);
+    if (logBytes.size() != logNumbers.size()) {
+      throw new IllegalArgumentException(logNumbers.size() + " logs but " + logBytes.size() + " lengths");
+    }
   }
 
   static String logName(long number) {
@@ -71,15 +78,15 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
 
   /** This manifest with one number taken: {@code nextNumber} moves on. */
   SiltManifest take() {
-    return new SiltManifest(nextNumber + 1, sortedNumber, hashNumbers, logNumbers);
+    return new SiltManifest(nextNumber + 1, sortedNumber, hashNumbers, logNumbers, logBytes);
   }
 
-  SiltManifest with(long sorted, List<Long> hashes, List<Long> logs) {
-    return new SiltManifest(nextNumber, sorted, hashes, logs);
+  SiltManifest with(long sorted, List<Long> hashes, List<Long> logs, List<Long> bytes) {
+    return new SiltManifest(nextNumber, sorted, hashes, logs, bytes);
   }
 
   byte[] toBytes() {
-    int body = 24 + 8 * (hashNumbers.size() + logNumbers.size());
+    int body = 24 + 8 * hashNumbers.size() + 16 * logNumbers.size();
     int length = FORMAT.headerLength() + body;
     byte[] bytes = new byte[length + FORMAT.footerLength()];
     FORMAT.putHeader(bytes, 0, 1);
@@ -87,7 +94,9 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
     b.putLong(nextNumber).putLong(sortedNumber).putInt(hashNumbers.size());
     hashNumbers.forEach(b::putLong);
     b.putInt(logNumbers.size());
-    logNumbers.forEach(b::putLong);
+    for (int i = 0; i < logNumbers.size(); i++) {
+      b.putLong(logNumbers.get(i)).putLong(logBytes.get(i));
+    }
     FORMAT.putFooter(bytes, 0, length);
     return bytes;
   }
@@ -103,25 +112,35 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
     CorruptStoreException.check(sorted >= 0 && sorted < next, source + ": bad sorted store number " + sorted);
     java.util.Set<Long> seen = new java.util.HashSet<>();
     seen.add(sorted);
-    List<Long> hashes = numbers(b, next, seen, 0, "hash store", source);
-    List<Long> logs = numbers(b, next, seen, 1, "log", source);
+    List<Long> hashes = new ArrayList<>();
+    numbers(b, next, seen, 0, "hash store", source, hashes, null);
+    List<Long> logs = new ArrayList<>();
+    List<Long> lengths = new ArrayList<>();
+    numbers(b, next, seen, 1, "log", source, logs, lengths);
     CorruptStoreException.check(!b.hasRemaining(), source + ": " + b.remaining() + " bytes after the manifest's lists");
-    return new SiltManifest(next, sorted, hashes, logs);
+    return new SiltManifest(next, sorted, hashes, logs, lengths);
   }
 
-  private static List<Long> numbers(ByteBuffer b, long next, java.util.Set<Long> seen, int least, String what, String source) {
+  /** Reads a list of numbers (with a length after each when {@code lengths} is given). */
+  private static void numbers(
+      ByteBuffer b, long next, java.util.Set<Long> seen, int least, String what, String source, List<Long> numbers, List<Long> lengths) {
     CorruptStoreException.check(b.remaining() >= 4, source + ": the manifest is cut short");
     int count = b.getInt();
-    CorruptStoreException.check(count >= least && count <= b.remaining() / 8, source + ": the manifest lists " + count + " " + what + "s");
-    List<Long> numbers = new ArrayList<>(count);
+    int entryBytes = lengths == null ? 8 : 16;
+    CorruptStoreException.check(count >= least && count <= b.remaining() / entryBytes, source + ": the manifest lists " + count + " " + what + "s");
     long previous = -1;
     for (int i = 0; i < count; i++) {
       long number = b.getLong();
       CorruptStoreException.check(number > previous && number < next && seen.add(number), source + ": bad " + what + " number " + number);
       numbers.add(number);
       previous = number;
+      if (lengths != null) {
+        long length = b.getLong();
+        CorruptStoreException.check(i == count - 1 ? length == 0 : length >= SiltLog.HEADER_BYTES && length <= SiltLog.MAX_BYTES,
+            source + ": bad length " + length + " of " + what + " " + number);
+        lengths.add(length);
+      }
     }
-    return numbers;
   }
 
   /** Reads the manifest of {@code directory}. */

@@ -99,7 +99,8 @@ public final class SiltStore implements Closeable {
    * empty; replays its logs.
    *
    * @throws IllegalArgumentException if {@code directory} holds other files but no store
-   * @throws CorruptStoreException if the manifest, a log or the sorted store is damaged
+   * @throws CorruptStoreException if the manifest, a log, a hash store or the sorted store is
+   *     damaged or missing
    */
   public static SiltStore open(Path directory, SiltOptions options) throws IOException {
     Objects.requireNonNull(options, "options");
@@ -109,6 +110,9 @@ public final class SiltStore implements Closeable {
       create(dir, options);
     }
     SiltManifest manifest = SiltManifest.read(dir);
+    for (String name : manifest.fileNames()) {
+      CorruptStoreException.check(Files.exists(dir.resolve(name)), dir.resolve(name) + " is missing: the manifest names it");
+    }
     deleteLeftovers(dir, manifest);
     List<LogStore> logs = new ArrayList<>();
     List<HashStore> hashStores = new ArrayList<>();
@@ -121,7 +125,12 @@ public final class SiltStore implements Closeable {
       List<Long> numbers = manifest.logNumbers();
       for (int i = 0; i < numbers.size(); i++) {
         long number = numbers.get(i);
-        logs.add(LogStore.open(dir.resolve(SiltManifest.logName(number)), number, i == numbers.size() - 1, options.maxLogBytes()));
+        boolean newest = i == numbers.size() - 1;
+        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes());
+        logs.add(log);
+        long recorded = manifest.logBytes().get(i);
+        CorruptStoreException.check(newest || log.logBytes() == recorded,
+            log.file() + ": a frozen log of " + log.logBytes() + " bytes, where the manifest recorded " + recorded);
       }
     } catch (IOException | RuntimeException e) {
       logs.forEach(Retained::release);
@@ -147,9 +156,19 @@ public final class SiltStore implements Closeable {
   /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */
   private static void create(Path dir, SiltOptions options) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
-      List<Path> foreign = files.filter(p -> !isOurs(p.getFileName().toString())).toList();
+      List<Path> all = files.toList();
+      List<Path> foreign = all.stream().filter(p -> !isOurs(p.getFileName().toString())).toList();
       if (!foreign.isEmpty()) {
         throw new IllegalArgumentException(dir + " holds no SILT store but other files, such as " + foreign.get(0).getFileName());
+      }
+      // Without a manifest, SILT files are what a creation cut short leaves (an empty sorted store
+      // 1, log 2 without records, a temporary manifest), or a store that lost its manifest: that
+      // one is refused, not wiped.
+      for (Path p : all) {
+        String name = p.getFileName().toString();
+        boolean creation = name.startsWith(".") || name.equals(SiltManifest.FILE + ".tmp") || name.equals(SiltManifest.sortedName(1))
+            || name.equals(SiltManifest.logName(2)) && Files.size(p) <= SiltLog.HEADER_BYTES;
+        CorruptStoreException.check(creation, p + " is a SILT file, but the store has no manifest (" + SiltManifest.FILE + ")");
       }
     }
     deleteLeftovers(dir, null);
@@ -159,7 +178,7 @@ public final class SiltStore implements Closeable {
       builder.build();
     }
     LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes()).release();
-    new SiltManifest(3, sortedNumber, List.of(), List.of(logNumber)).write(dir);
+    new SiltManifest(3, sortedNumber, List.of(), List.of(logNumber), List.of(0L)).write(dir);
   }
 
   private static boolean isOurs(String name) {
@@ -350,8 +369,11 @@ public final class SiltStore implements Closeable {
     LogStore next = LogStore.create(dir(SiltManifest.logName(number)), number, options.logTableBuckets(), options.maxLogBytes());
     try {
       List<Long> logs = new ArrayList<>(manifest.logNumbers());
+      List<Long> bytes = new ArrayList<>(manifest.logBytes());
+      bytes.set(bytes.size() - 1, view.active.logBytes()); // frozen and forced: its length is final
       logs.add(number);
-      SiltManifest published = manifest.take().with(manifest.sortedNumber(), manifest.hashNumbers(), logs);
+      bytes.add(0L);
+      SiltManifest published = manifest.take().with(manifest.sortedNumber(), manifest.hashNumbers(), logs, bytes);
       published.write(directory);
       manifest = published;
     } catch (IOException | RuntimeException e) {
@@ -471,8 +493,11 @@ public final class SiltStore implements Closeable {
       List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
       hashes.add(number);
       List<Long> logs = new ArrayList<>(manifest.logNumbers());
-      logs.remove(Long.valueOf(log.number()));
-      publishManifest(manifest.with(manifest.sortedNumber(), hashes, logs), converted);
+      List<Long> bytes = new ArrayList<>(manifest.logBytes());
+      int at = logs.indexOf(log.number());
+      logs.remove(at);
+      bytes.remove(at);
+      publishManifest(manifest.with(manifest.sortedNumber(), hashes, logs, bytes), converted);
       List<LogStore> frozen = new ArrayList<>(now.frozen);
       frozen.remove(log);
       List<HashStore> hashStores = new ArrayList<>();
@@ -575,7 +600,7 @@ public final class SiltStore implements Closeable {
       remaining.removeAll(merging);
       List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
       merging.forEach(h -> hashes.remove(Long.valueOf(h.number())));
-      publishManifest(manifest.with(number, hashes, manifest.logNumbers()), sorted);
+      publishManifest(manifest.with(number, hashes, manifest.logNumbers(), manifest.logBytes()), sorted);
       publish(new SiltView(now.active, now.frozen, remaining, sorted));
       now.sorted.deleteWhenReleased();
       now.sorted.release();

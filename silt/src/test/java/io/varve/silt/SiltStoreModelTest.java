@@ -119,11 +119,7 @@ class SiltStoreModelTest {
 
   /** No leftovers: the manifest's sorted store and logs, nothing else of ours. */
   static void assertOnlyNamedFiles(Path dir) throws IOException {
-    SiltManifest manifest = SiltManifest.read(dir);
-    List<String> expected = new ArrayList<>();
-    expected.add(SiltManifest.FILE);
-    expected.add(SiltManifest.sortedName(manifest.sortedNumber()));
-    manifest.logNumbers().forEach(n -> expected.add(SiltManifest.logName(n)));
+    List<String> expected = new ArrayList<>(SiltManifest.read(dir).fileNames());
     try (Stream<Path> files = Files.list(dir)) {
       List<String> found = files.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
       assertEquals(expected.stream().sorted().toList(), found);

@@ -1,0 +1,145 @@
+package io.varve.silt;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every store in {@code hostile/silt} must be refused on open with a {@link CorruptStoreException}
+ * saying what its variant broke: never another exception, never an open.
+ */
+class HostileSiltTest {
+  @TempDir Path temp;
+
+  static Path resource(String path) throws URISyntaxException {
+    return Path.of(HostileSiltTest.class.getResource("/hostile/" + path).toURI());
+  }
+
+  static List<String> variants() throws IOException, URISyntaxException {
+    try (Stream<Path> dirs = Files.list(resource("silt"))) {
+      return dirs.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  private Path materialize(String variant) throws Exception {
+    Path source = resource("silt/" + variant);
+    Path dir = temp.resolve(variant);
+    SiltTestFiles.copyTree(resource("silt-base"), dir);
+    try (Stream<Path> files = Files.list(source)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        String name = file.getFileName().toString();
+        if (name.equals("deleted")) {
+          for (String deleted : Files.readAllLines(file)) {
+            SiltTestFiles.deleteTree(dir.resolve(deleted.trim()));
+          }
+        } else if (!name.equals("expect")) {
+          Files.copy(file, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    return dir;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("variants")
+  void isRefusedOnOpen(String variant) throws Exception {
+    Path dir = materialize(variant);
+    String expect = Files.readString(resource("silt/" + variant).resolve("expect"));
+    for (SiltOptions options : new SiltOptions[] {HostileSiltFiles.OPTIONS, SiltOptions.DEFAULTS}) {
+      Throwable thrown = null;
+      try {
+        SiltStore.open(dir, options).close();
+      } catch (Exception | Error e) {
+        thrown = e;
+      }
+      if (thrown == null) {
+        fail(variant + " opened");
+      }
+      if (!(thrown instanceof CorruptStoreException)) {
+        throw new AssertionError(variant + " failed otherwise than with a CorruptStoreException", thrown);
+      }
+      assertTrue(thrown.getMessage().contains(expect), variant + ": expected a message with \"" + expect + "\", got: " + thrown.getMessage());
+      System.out.println("HostileSiltTest " + variant + ": " + thrown.getMessage());
+    }
+  }
+
+  @Test
+  void theBaseOpensAndHoldsWhatWasWritten() throws IOException, URISyntaxException {
+    Path dir = temp.resolve("base");
+    SiltTestFiles.copyTree(resource("silt-base"), dir);
+    Path fresh = temp.resolve("fresh");
+    HostileSiltFiles.writeBase(fresh);
+    try (SiltStore base = SiltStore.open(dir, HostileSiltFiles.OPTIONS);
+        SiltStore expected = SiltStore.open(fresh, HostileSiltFiles.OPTIONS)) {
+      assertEquals(3, base.stats().logStores());
+      assertTrue(base.stats().sortedRecords() > 0);
+      int present = 0;
+      for (int i = 0; i < 20; i++) {
+        byte[] value = expected.get(HostileSiltFiles.key(i));
+        if (value == null) {
+          assertNull(base.get(HostileSiltFiles.key(i)));
+        } else {
+          assertArrayEquals(value, base.get(HostileSiltFiles.key(i)));
+          present++;
+        }
+      }
+      assertTrue(present > 8);
+    }
+  }
+
+  @Test
+  void aCreationCutShortIsCompletedButAStoreThatLostItsManifestIsRefused() throws IOException {
+    Path dir = temp.resolve("created");
+    SiltStore.open(dir, HostileSiltFiles.OPTIONS).close();
+    // As a crash before the creation's rename leaves it: an empty sorted store and log, a temporary manifest.
+    Files.move(dir.resolve(SiltManifest.FILE), dir.resolve(SiltManifest.FILE + ".tmp"));
+    byte[] key = HostileSiltFiles.key(1);
+    try (SiltStore store = SiltStore.open(dir, HostileSiltFiles.OPTIONS)) {
+      assertNull(store.get(key));
+      store.put(key, key);
+    }
+    SiltStoreModelTest.assertOnlyNamedFiles(dir);
+    Path log = dir.resolve(SiltManifest.logName(2));
+    long logBytes = Files.size(log);
+    assertTrue(logBytes > SiltLog.HEADER_BYTES);
+    Files.delete(dir.resolve(SiltManifest.FILE));
+    assertThrows(CorruptStoreException.class, () -> SiltStore.open(dir, HostileSiltFiles.OPTIONS).close(), "a log with a record and no manifest");
+    assertEquals(logBytes, Files.size(log), "nothing was wiped");
+  }
+
+  @Test
+  void theFolderHoldsEveryGeneratedVariant() throws Exception {
+    Map<String, HostileSiltFiles.Variant> generated = HostileSiltFiles.variants(resource("silt-base"));
+    assertEquals(new TreeSet<>(generated.keySet()), new TreeSet<>(variants()));
+    for (Map.Entry<String, HostileSiltFiles.Variant> variant : generated.entrySet()) {
+      Path source = resource("silt/" + variant.getKey());
+      assertEquals(variant.getValue().expect, Files.readString(source.resolve("expect")));
+      for (Map.Entry<String, byte[]> file : variant.getValue().files.entrySet()) {
+        if (file.getValue() == null) {
+          assertTrue(Files.readAllLines(source.resolve("deleted"), StandardCharsets.UTF_8).contains(file.getKey()));
+        } else {
+          assertArrayEquals(file.getValue(), Files.readAllBytes(source.resolve(file.getKey())), variant.getKey() + "/" + file.getKey());
+        }
+      }
+    }
+  }
+}

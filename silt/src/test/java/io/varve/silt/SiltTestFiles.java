@@ -1,0 +1,124 @@
+package io.varve.silt;
+
+import io.varve.core.format.Envelope;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The durability tests' own reading of SILT files (written from the layouts in the Javadoc of
+ * {@link SiltLog} and {@link SiltManifest}, not with their code), and directory copies.
+ */
+final class SiltTestFiles {
+  private SiltTestFiles() {}
+
+  /** One record of a log: where it starts, its body's length, kind, key and value (null for a delete). */
+  record Rec(int offset, int length, byte kind, byte[] key, byte[] value) {
+    /** The offset after the record. */
+    int end() {
+      return offset + SiltLog.RECORD_HEADER_BYTES + length;
+    }
+
+    /** The offset of the record's body (its kind byte). */
+    int body() {
+      return offset + SiltLog.RECORD_HEADER_BYTES;
+    }
+  }
+
+  /** The records of a well-formed log, in order; throws if the bytes are not one. */
+  static List<Rec> records(byte[] log) {
+    ByteBuffer b = ByteBuffer.wrap(log);
+    if (b.getInt(0) != SiltLog.MAGIC) {
+      throw new IllegalArgumentException("not a SILT log");
+    }
+    List<Rec> records = new ArrayList<>();
+    int at = SiltLog.HEADER_BYTES;
+    while (at < log.length) {
+      int length = b.getInt(at);
+      int crc = b.getInt(at + 4);
+      int body = at + SiltLog.RECORD_HEADER_BYTES;
+      if (length < 2 || body + length > log.length || Envelope.crc32c(log, body, length) != crc) {
+        throw new IllegalArgumentException("a bad record at " + at);
+      }
+      int keyLength = 0;
+      int p = body + 1;
+      for (int shift = 0; ; shift += 7) {
+        int next = log[p++];
+        keyLength |= (next & 0x7F) << shift;
+        if (next >= 0) {
+          break;
+        }
+      }
+      byte kind = log[body];
+      byte[] key = Arrays.copyOfRange(log, p, p + keyLength);
+      byte[] value = kind == SiltLog.PUT ? Arrays.copyOfRange(log, p + keyLength, body + length) : null;
+      records.add(new Rec(at, length, kind, key, value));
+      at = body + length;
+    }
+    return records;
+  }
+
+  static int getInt(byte[] bytes, int at) {
+    return ByteBuffer.wrap(bytes).getInt(at);
+  }
+
+  static void putInt(byte[] bytes, int at, int value) {
+    ByteBuffer.wrap(bytes).putInt(at, value);
+  }
+
+  static void putLong(byte[] bytes, int at, long value) {
+    ByteBuffer.wrap(bytes).putLong(at, value);
+  }
+
+  /** Recomputes the checksum of {@code record}'s body (whose length field says how long it is). */
+  static void resealRecord(byte[] log, int offset) {
+    int length = getInt(log, offset);
+    putInt(log, offset + 4, Envelope.crc32c(log, offset + SiltLog.RECORD_HEADER_BYTES, length));
+  }
+
+  /** Recomputes the checksum of a log's header. */
+  static void resealHeader(byte[] log) {
+    putInt(log, 20, Envelope.crc32c(log, 0, 20));
+  }
+
+  /** Recomputes a manifest's footer checksum. */
+  static void resealManifest(byte[] manifest) {
+    putInt(manifest, manifest.length - 4, Envelope.crc32c(manifest, 0, manifest.length - 4));
+  }
+
+  /** Path of the log {@code number} in {@code dir}. */
+  static Path log(Path dir, long number) {
+    return dir.resolve(SiltManifest.logName(number));
+  }
+
+  static void copyTree(Path from, Path to) throws IOException {
+    try (Stream<Path> walk = Files.walk(from)) {
+      for (Path p : (Iterable<Path>) walk::iterator) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+}
