@@ -58,7 +58,6 @@ final class HashStore extends Retained {
   private final CuckooTagFilter filter;
   private final EliasFano bucketStarts;
   private final int entries;
-  private volatile boolean deleteWhenReleased;
 
   private HashStore(Path file, FileAccess channel, long number, CuckooTagFilter filter, EliasFano bucketStarts, int entries) {
     this.file = file;
@@ -310,15 +309,10 @@ final class HashStore extends Retained {
     }
   }
 
-  /** Deletes the file once no view holds this store any more. */
-  void deleteWhenReleased() {
-    deleteWhenReleased = true;
-  }
-
   @Override
-  void released() throws IOException {
+  void released(boolean delete) throws IOException {
     channel.close();
-    if (deleteWhenReleased) {
+    if (delete) {
       Files.deleteIfExists(file);
     }
   }

@@ -28,7 +28,6 @@ final class LogStore extends Retained {
   private final CuckooTagTable table;
   private final long maxBytes;
   private final StampedLock lock = new StampedLock();
-  private volatile boolean deleteWhenReleased;
 
   private LogStore(SiltLog log, long maxBytes) {
     this.log = log;
@@ -191,15 +190,10 @@ final class LogStore extends Retained {
     log.force();
   }
 
-  /** Deletes the log once no view holds this store any more. */
-  void deleteWhenReleased() {
-    deleteWhenReleased = true;
-  }
-
   @Override
-  void released() throws IOException {
+  void released(boolean delete) throws IOException {
     log.close();
-    if (deleteWhenReleased) {
+    if (delete) {
       Files.deleteIfExists(log.file());
     }
   }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 abstract class Retained {
   private final AtomicInteger references = new AtomicInteger(1);
+  private volatile boolean obsolete;
 
   /** Takes a reference, unless the last one is gone already. */
   final boolean tryRetain() {
@@ -27,6 +28,11 @@ abstract class Retained {
     }
   }
 
+  /** Deletes the part's files once its last reference is gone: no manifest names it any more. */
+  final void deleteWhenReleased() {
+    obsolete = true;
+  }
+
   /**
    * Drops a reference; the last one closes the part. A file it then fails to delete is left for
    * the next open, which deletes every file the manifest does not name.
@@ -35,7 +41,7 @@ abstract class Retained {
     int left = references.decrementAndGet();
     if (left == 0) {
       try {
-        released();
+        released(obsolete);
       } catch (IOException | RuntimeException ignored) {
         // Nothing names the part any more: a failed close or delete leaves only a leftover.
       }
@@ -44,6 +50,6 @@ abstract class Retained {
     }
   }
 
-  /** Closes the part: its last reference is gone. */
-  abstract void released() throws IOException;
+  /** Closes the part, and deletes its files when {@code delete}: its last reference is gone. */
+  abstract void released(boolean delete) throws IOException;
 }

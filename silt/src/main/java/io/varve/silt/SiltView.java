@@ -32,7 +32,7 @@ final class SiltView extends Retained {
   }
 
   @Override
-  void released() {
+  void released(boolean delete) {
     parts().forEach(Retained::release);
   }
 }

@@ -14,7 +14,6 @@ import java.util.stream.Stream;
 final class SortedStore extends Retained {
   private final long number;
   private final Store store;
-  private volatile boolean deleteWhenReleased;
 
   SortedStore(long number, Store store) {
     this.number = number;
@@ -33,15 +32,10 @@ final class SortedStore extends Retained {
     return store.directory();
   }
 
-  /** Deletes the store's directory once no view holds it any more. */
-  void deleteWhenReleased() {
-    deleteWhenReleased = true;
-  }
-
   @Override
-  void released() throws IOException {
+  void released(boolean delete) throws IOException {
     store.close();
-    if (deleteWhenReleased) {
+    if (delete) {
       deleteTree(store.directory());
     }
   }

@@ -60,7 +60,7 @@ class SiltTuningTest {
 
   /**
    * In the background, a merge takes every hash store converted meanwhile: no more writes than the
-   * model, and memory within its peak (and the frozen log stores a conversion may leave waiting).
+   * model, and memory within its peak and what lagging conversions may add.
    */
   @Test
   void backgroundWorkStaysWithinTheModel() throws IOException {
@@ -77,8 +77,10 @@ class SiltTuningTest {
     System.out.printf("background: write amplification %.3f measured, %.3f modelled; peak memory %,d bytes measured, %,.0f modelled%n",
         measured.writes.writeAmplification(), modelWrites, peak[0], modelMemory);
     assertTrue(measured.writes.writeAmplification() < 1.05 * modelWrites && measured.writes.writeAmplification() > 0.4 * modelWrites);
-    double frozenLogs = SiltStore.MAX_FROZEN_LOGS * 6.0 * 1024;
-    assertTrue(peak[0] > 0.5 * modelMemory && peak[0] < modelMemory + frozenLogs, peak[0] + " against " + modelMemory);
+    // Past the model's peak when conversions lag: up to one frozen log store more than writers wait
+    // for, and a hash store more than the model counts.
+    double lagging = (BackgroundWork.MAX_FROZEN_LOGS + 1) * 6.0 * 1024 + 2.25 * 1024;
+    assertTrue(peak[0] > 0.5 * modelMemory && peak[0] < modelMemory + lagging, peak[0] + " against " + modelMemory);
   }
 
   private interface AfterPut {

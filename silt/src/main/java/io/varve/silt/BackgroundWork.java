@@ -1,0 +1,300 @@
+package io.varve.silt;
+
+import io.varve.builder.StoreMerger;
+import io.varve.reader.Store;
+import io.varve.reader.StoreClosedException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A SILT store's conversions (frozen log store → hash store) and merges (hash stores → a new sorted
+ * store), in the background on one thread or when asked, one at a time; and the stall that keeps
+ * writers from outrunning them. Each publishes its result under the write lock: a manifest
+ * naming it, then a view with it.
+ *
+ * <p>Thread-safe.
+ */
+final class BackgroundWork {
+  /** Frozen log stores past which writers wait for conversions. */
+  static final int MAX_FROZEN_LOGS = 2;
+
+  private final SiltState state;
+  /** Held by a conversion or a merge. */
+  private final ReentrantLock workLock = new ReentrantLock();
+  /** Null when work runs only when asked. */
+  private final ExecutorService executor;
+  /** Signalled when work publishes a view: stalled writers look again. */
+  private final Object progress = new Object();
+  /** Guarded by the write lock. */
+  private boolean scheduled;
+  private volatile Throwable failure;
+  private volatile long conversions;
+  private volatile long merges;
+
+  BackgroundWork(SiltState state) {
+    this.state = state;
+    this.executor = state.options.backgroundMerges()
+        ? Executors.newSingleThreadExecutor(r -> {
+          Thread t = new Thread(r, "varve-silt-work " + state.directory.getFileName());
+          t.setDaemon(true);
+          return t;
+        })
+        : null;
+  }
+
+  long conversions() {
+    return conversions;
+  }
+
+  long merges() {
+    return merges;
+  }
+
+  /** A background conversion or merge that failed since the last that succeeded, or null. */
+  Throwable failure() {
+    return failure;
+  }
+
+  /** Under the write lock: starts background work if there is some (a frozen log, or hash stores enough for a merge). */
+  void scheduleIfDue() {
+    SiltView view = state.current();
+    if (executor == null || scheduled || view == null
+        || view.frozen.isEmpty() && view.hashStores.size() < state.options.hashStoresPerMerge()) {
+      return;
+    }
+    scheduled = true;
+    try {
+      executor.execute(this::runScheduled);
+    } catch (RejectedExecutionException closing) {
+      // The store is closing: the frozen logs stay in the manifest and are converted after the next open.
+      scheduled = false;
+    }
+  }
+
+  private void runScheduled() {
+    state.writeLock.lock();
+    try {
+      scheduled = false;
+    } finally {
+      state.writeLock.unlock();
+    }
+    try {
+      convert();
+      SiltView now = state.current();
+      if (now != null && now.hashStores.size() >= state.options.hashStoresPerMerge()) {
+        merge();
+      }
+      failure = null;
+    } catch (IOException | RuntimeException | Error e) {
+      failure = e;
+    } finally {
+      signalProgress();
+    }
+    state.writeLock.lock();
+    try {
+      scheduleIfDue(); // what came meanwhile
+    } finally {
+      state.writeLock.unlock();
+    }
+  }
+
+  /**
+   * Stalls a writer while background work lags: more than {@value #MAX_FROZEN_LOGS} frozen log
+   * stores wait for conversion, or two hash stores more than a merge takes wait for one. Memory
+   * stays bounded however fast writes come, as with LevelDB's write stalls.
+   */
+  void awaitCapacity() throws IOException {
+    if (executor == null) {
+      return;
+    }
+    synchronized (progress) {
+      for (;;) {
+        SiltView view = state.current();
+        if (view == null
+            || view.frozen.size() <= MAX_FROZEN_LOGS && view.hashStores.size() < state.options.hashStoresPerMerge() + 2) {
+          return;
+        }
+        Throwable failed = failure;
+        if (failed != null) {
+          state.writeLock.lock();
+          try {
+            scheduleIfDue(); // try again; the failure holds until work succeeds
+          } finally {
+            state.writeLock.unlock();
+          }
+          throw new IOException("writes wait for background work that failed: " + failed, failed);
+        }
+        try {
+          progress.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while writes waited for background work");
+        }
+      }
+    }
+  }
+
+  private void signalProgress() {
+    synchronized (progress) {
+      progress.notifyAll();
+    }
+  }
+
+  /** Converts every frozen log store, oldest first. */
+  void convert() throws IOException {
+    workLock.lock();
+    try {
+      for (;;) {
+        SiltView view = state.current();
+        if (view == null || view.frozen.isEmpty()) {
+          return;
+        }
+        convertOldest(view.frozen.get(view.frozen.size() - 1));
+      }
+    } finally {
+      workLock.unlock();
+    }
+  }
+
+  /** Under the work lock: rewrites a frozen log store as a hash store and publishes it in its place. */
+  private void convertOldest(LogStore log) throws IOException {
+    long number = state.takeNumber();
+    HashStore converted = HashStore.convert(log, state.resolve(SiltManifest.hashName(number)), number);
+    state.writeLock.lock();
+    try {
+      SiltView now = state.current();
+      if (now == null) {
+        converted.deleteWhenReleased();
+        converted.release();
+        return;
+      }
+      SiltManifest manifest = state.manifest();
+      List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
+      hashes.add(number);
+      List<Long> logs = new ArrayList<>(manifest.logNumbers());
+      List<Long> bytes = new ArrayList<>(manifest.logBytes());
+      int at = logs.indexOf(log.number());
+      logs.remove(at);
+      bytes.remove(at);
+      state.publishManifest(manifest.with(manifest.sortedNumber(), hashes, logs, bytes), converted);
+      List<LogStore> frozen = new ArrayList<>(now.frozen);
+      frozen.remove(log);
+      List<HashStore> hashStores = new ArrayList<>();
+      hashStores.add(converted);
+      hashStores.addAll(now.hashStores);
+      state.publish(new SiltView(now.active, frozen, hashStores, now.sorted));
+      log.deleteWhenReleased();
+      log.release();
+      conversions++;
+      state.written.addAndGet(4, converted.entries());
+      state.written.addAndGet(5, Files.size(converted.file()));
+    } finally {
+      state.writeLock.unlock();
+    }
+    signalProgress();
+  }
+
+  /** Merges every hash store into a new sorted store. */
+  void merge() throws IOException {
+    workLock.lock();
+    try {
+      SiltView view;
+      try {
+        view = state.acquire();
+      } catch (StoreClosedException e) {
+        return;
+      }
+      try {
+        if (!view.hashStores.isEmpty()) {
+          mergeHashStores(view);
+        }
+      } finally {
+        view.release();
+      }
+    } finally {
+      workLock.unlock();
+    }
+  }
+
+  /** Under the work lock: merges the view's hash stores into a new sorted store and publishes it. */
+  private void mergeHashStores(SiltView view) throws IOException {
+    List<HashStore> merging = new ArrayList<>(view.hashStores);
+    Collections.reverse(merging); // oldest first: later records win
+    long number = state.takeNumber();
+    Path target = state.resolve(SiltManifest.sortedName(number));
+    try (StoreMerger merger = StoreMerger.create(target).base(view.sorted.directory()).memoryBudget(state.options.mergeMemoryBudget())) {
+      for (HashStore store : merging) {
+        store.scan((offset, key, value) -> {
+          if (value == null) {
+            merger.delete(key);
+          } else {
+            merger.put(key, value);
+          }
+        });
+      }
+      merger.merge();
+    }
+    SortedStore sorted;
+    try {
+      sorted = new SortedStore(number, Store.open(target));
+    } catch (IOException | RuntimeException e) {
+      SortedStore.deleteTree(target);
+      throw e;
+    }
+    state.writeLock.lock();
+    try {
+      SiltView now = state.current();
+      if (now == null) {
+        sorted.deleteWhenReleased();
+        sorted.release();
+        return;
+      }
+      List<HashStore> remaining = new ArrayList<>(now.hashStores);
+      remaining.removeAll(merging);
+      SiltManifest manifest = state.manifest();
+      List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
+      merging.forEach(h -> hashes.remove(Long.valueOf(h.number())));
+      state.publishManifest(manifest.with(number, hashes, manifest.logNumbers(), manifest.logBytes()), sorted);
+      state.publish(new SiltView(now.active, now.frozen, remaining, sorted));
+      now.sorted.deleteWhenReleased();
+      now.sorted.release();
+      for (HashStore store : merging) {
+        store.deleteWhenReleased();
+        store.release();
+      }
+      merges++;
+      state.written.addAndGet(6, sorted.store().size());
+      state.written.addAndGet(7, sorted.store().stats().fileBytes());
+    } finally {
+      state.writeLock.unlock();
+    }
+    signalProgress();
+  }
+
+  /** Stops taking work, waits for the running work, and holds the work lock (until {@link #unlock}). */
+  void stopAndLock() {
+    if (executor != null) {
+      executor.shutdown();
+      try {
+        executor.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    workLock.lock();
+  }
+
+  void unlock() {
+    workLock.unlock();
+  }
+}

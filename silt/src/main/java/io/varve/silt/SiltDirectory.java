@@ -1,0 +1,116 @@
+package io.varve.silt;
+
+import io.varve.builder.StoreBuilder;
+import io.varve.core.format.CorruptStoreException;
+import io.varve.reader.Store;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * Opening a SILT store's directory: creating it when new, checking that the manifest's files are
+ * there, deleting the leftovers of work a crash cut short, and opening every part. Stateless;
+ * thread-safe.
+ */
+final class SiltDirectory {
+  private SiltDirectory() {}
+
+  /**
+   * Opens (or creates) the store in {@code directory}.
+   *
+   * @throws IllegalArgumentException if {@code directory} holds other files but no store
+   * @throws CorruptStoreException if a part is damaged or missing
+   */
+  static SiltState open(Path directory, SiltOptions options) throws IOException {
+    Path dir = directory.toAbsolutePath().normalize();
+    Files.createDirectories(dir);
+    if (!SiltManifest.exists(dir)) {
+      create(dir, options);
+    }
+    SiltManifest manifest = SiltManifest.read(dir);
+    for (String name : manifest.fileNames()) {
+      CorruptStoreException.check(Files.exists(dir.resolve(name)), dir.resolve(name) + " is missing: the manifest names it");
+    }
+    deleteLeftovers(dir, manifest);
+    List<LogStore> logs = new ArrayList<>();
+    List<HashStore> hashStores = new ArrayList<>();
+    SortedStore sorted = null;
+    try {
+      sorted = new SortedStore(manifest.sortedNumber(), Store.open(dir.resolve(SiltManifest.sortedName(manifest.sortedNumber()))));
+      for (long number : manifest.hashNumbers()) {
+        hashStores.add(0, HashStore.open(dir.resolve(SiltManifest.hashName(number)), number));
+      }
+      List<Long> numbers = manifest.logNumbers();
+      for (int i = 0; i < numbers.size(); i++) {
+        long number = numbers.get(i);
+        boolean newest = i == numbers.size() - 1;
+        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes());
+        logs.add(log);
+        long recorded = manifest.logBytes().get(i);
+        CorruptStoreException.check(newest || log.logBytes() == recorded,
+            log.file() + ": a frozen log of " + log.logBytes() + " bytes, where the manifest recorded " + recorded);
+      }
+    } catch (IOException | RuntimeException e) {
+      logs.forEach(Retained::release);
+      hashStores.forEach(Retained::release);
+      if (sorted != null) {
+        sorted.release();
+      }
+      throw e;
+    }
+    LogStore active = logs.remove(logs.size() - 1);
+    List<LogStore> frozen = new ArrayList<>(logs);
+    java.util.Collections.reverse(frozen);
+    return new SiltState(dir, options, manifest, new SiltView(active, frozen, hashStores, sorted));
+  }
+
+  /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */
+  private static void create(Path dir, SiltOptions options) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> all = files.toList();
+      List<Path> foreign = all.stream().filter(p -> !isOurs(p.getFileName().toString())).toList();
+      if (!foreign.isEmpty()) {
+        throw new IllegalArgumentException(dir + " holds no SILT store but other files, such as " + foreign.get(0).getFileName());
+      }
+      // Without a manifest, SILT files are what a creation cut short leaves (an empty sorted store
+      // 1, log 2 without records, a temporary manifest), or a store that lost its manifest: that
+      // one is refused, not wiped.
+      for (Path p : all) {
+        String name = p.getFileName().toString();
+        boolean creation = name.startsWith(".") || name.equals(SiltManifest.FILE + ".tmp") || name.equals(SiltManifest.sortedName(1))
+            || name.equals(SiltManifest.logName(2)) && Files.size(p) <= SiltLog.HEADER_BYTES;
+        CorruptStoreException.check(creation, p + " is a SILT file, but the store has no manifest (" + SiltManifest.FILE + ")");
+      }
+    }
+    deleteLeftovers(dir, null);
+    long sortedNumber = 1;
+    long logNumber = 2;
+    try (StoreBuilder builder = StoreBuilder.create(dir.resolve(SiltManifest.sortedName(sortedNumber)))) {
+      builder.build();
+    }
+    LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes()).release();
+    new SiltManifest(3, sortedNumber, List.of(), List.of(logNumber), List.of(0L)).write(dir);
+  }
+
+  private static boolean isOurs(String name) {
+    return name.equals(SiltManifest.FILE) || SiltManifest.isStoreFileName(name) || name.startsWith(".");
+  }
+
+  /** Deletes logs, hash stores and sorted stores that {@code manifest} does not name (work a crash cut short). */
+  private static void deleteLeftovers(Path dir, SiltManifest manifest) throws IOException {
+    Set<String> keep = manifest == null ? Set.of() : manifest.fileNames();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path p : files.toList()) {
+        String name = p.getFileName().toString();
+        if (SiltManifest.isStoreFileName(name) && !keep.contains(name)) {
+          SortedStore.deleteTree(p);
+        }
+      }
+    }
+  }
+
+}

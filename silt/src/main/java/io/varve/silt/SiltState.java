@@ -1,0 +1,105 @@
+package io.varve.silt;
+
+import io.varve.reader.StoreClosedException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What a {@link SiltStore}'s writer and its background work share: the view readers see, the
+ * manifest, the write lock that guards both, and the counts of what was written. Thread-safe: the
+ * view is read without a lock; it and the manifest change under the write lock.
+ */
+final class SiltState {
+  final Path directory;
+  final SiltOptions options;
+  final ReentrantLock writeLock = new ReentrantLock();
+  /** Operations, their bytes, log records, log bytes, hash entries, hash bytes, sorted records, sorted bytes. */
+  final AtomicLongArray written = new AtomicLongArray(8);
+  /** The parts readers see; null once closed. */
+  private volatile SiltView current;
+  /** Guarded by the write lock. */
+  private SiltManifest manifest;
+
+  SiltState(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
+    this.directory = directory;
+    this.options = options;
+    this.manifest = manifest;
+    this.current = view;
+  }
+
+  Path resolve(String name) {
+    return directory.resolve(name);
+  }
+
+  /** The view now, or null once closed. */
+  SiltView current() {
+    return current;
+  }
+
+  /** The view now, held for the caller, who releases it. */
+  SiltView acquire() {
+    for (;;) {
+      SiltView view = current;
+      if (view == null) {
+        throw new StoreClosedException(directory.toString());
+      }
+      if (view.tryRetain()) {
+        return view;
+      }
+    }
+  }
+
+  /** The view now. */
+  SiltView checkOpen() {
+    SiltView view = current;
+    if (view == null) {
+      throw new StoreClosedException(directory.toString());
+    }
+    return view;
+  }
+
+  /** Under the write lock. */
+  SiltManifest manifest() {
+    return manifest;
+  }
+
+  /** Under the write lock: replaces the view readers see. */
+  void publish(SiltView view) {
+    SiltView old = current;
+    current = view;
+    old.release();
+  }
+
+  /** Under the write lock: no view any more; returns the last. */
+  SiltView closeView() {
+    SiltView old = current;
+    current = null;
+    return old;
+  }
+
+  /** A number for a new file. */
+  long takeNumber() {
+    writeLock.lock();
+    try {
+      long number = manifest.nextNumber();
+      manifest = manifest.take();
+      return number;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Under the write lock: writes {@code next}; if that fails, {@code newPart} is deleted. */
+  void publishManifest(SiltManifest next, Retained newPart) throws IOException {
+    try {
+      next.write(directory);
+    } catch (IOException | RuntimeException e) {
+      newPart.deleteWhenReleased();
+      newPart.release();
+      throw e;
+    }
+    manifest = next;
+  }
+}
