@@ -1,0 +1,230 @@
+package io.varve.benchmarks.ycsb;
+
+import io.varve.benchmarks.HarnessArguments;
+import io.varve.benchmarks.WorkDirectory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * YCSB against the SILT store, RocksDB, LMDB and Berkeley DB JE in one run, with YCSB's own
+ * {@code site.ycsb.Client}, its standard workloads A, B, C and F (the files in {@code ycsb/} of
+ * this module's resources) and the bindings of this package.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.ycsb.YcsbComparison \
+ *     --records 200000 --operations 200000 --threads 2 [--systems Silt,RocksDB,LMDB,JE] \
+ *     [--work /tmp/varve-ycsb] [--out docs/benchmarks/ycsb] [--heap 2g] [--cache-bytes 256m] \
+ *     [--properties silt.hashStoresPerMerge=4,...] [--keep]
+ * </pre>
+ *
+ * For each system, in this order: a new store, then five phases, each a fresh JVM running YCSB's
+ * Client: the load ({@code -load} with workload A's properties, {@code recordcount} records),
+ * then workloads A, B, C and F ({@code operationcount} operations each) on the loaded store.
+ * Every JVM gets the same {@code -Xmx} and the same cache budget ({@code varve.cacheBytes}, which
+ * each binding applies as its Javadoc says); its peak RSS ({@link YcsbChild}), the store
+ * directory's bytes after the phase and what the store says it holds in RAM ({@value
+ * KeyValueDb#STATS_PREFIX} lines) are recorded. {@code --properties} are passed to every phase as
+ * YCSB {@code -p} properties. Writes {@code RESULTS.md} and {@code results.tsv} to {@code --out}
+ * after every phase, and the phases' output to {@code --work}/logs. The store directory is
+ * deleted after its system's last phase unless {@code --keep}.
+ *
+ * <p>Not thread-safe; one run per process.
+ */
+public final class YcsbComparison {
+  /** The systems and their bindings, in the default order. */
+  static final Map<String, Class<?>> BINDINGS = new LinkedHashMap<>();
+
+  static {
+    BINDINGS.put("Silt", SiltBinding.class);
+    BINDINGS.put("RocksDB", RocksDbBinding.class);
+    BINDINGS.put("LMDB", LmdbBinding.class);
+    BINDINGS.put("JE", JeBinding.class);
+  }
+
+  /** A phase: its label, its workload file and whether it is YCSB's load. */
+  record Phase(String label, String workload, boolean load) {}
+
+  static final List<Phase> PHASES = List.of(
+      new Phase("load", "workloada", true),
+      new Phase("A", "workloada", false),
+      new Phase("B", "workloadb", false),
+      new Phase("C", "workloadc", false),
+      new Phase("F", "workloadf", false));
+
+  /**
+   * The same for every system: the packages lmdbjava and Chronicle Bytes (under the SILT store's
+   * sorted store) reach into, and native access for RocksDB and LMDB.
+   */
+  static final List<String> JVM_OPTIONS = List.of(
+      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--enable-native-access=ALL-UNNAMED");
+
+  /**
+   * One phase of one system, measured; {@code problems} says what makes its numbers suspect (none
+   * when the phase ran every operation cleanly).
+   */
+  record Run(String system, Phase phase, YcsbOutput output, YcsbChild.Outcome outcome, long diskBytes,
+      Map<String, String> store, List<String> problems) {}
+
+  private YcsbComparison() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = HarnessArguments.parse(args, name -> name.equals("keep"));
+    Settings settings = Settings.of(options);
+    Path work = settings.work();
+    Path logs = work.resolve("logs");
+    Files.createDirectories(logs);
+    Files.createDirectories(settings.out());
+    Path workloads = copyWorkloads(work.resolve("workloads"));
+
+    YcsbReport report = new YcsbReport(settings, String.join(" ", args));
+    for (String system : settings.systems()) {
+      Path dir = work.resolve(system.toLowerCase(Locale.ROOT));
+      WorkDirectory.deleteTree(dir);
+      try {
+        for (Phase phase : PHASES) {
+          Run run = runPhase(settings, system, phase, dir, workloads, logs);
+          report.add(run);
+          report.write(settings.out());
+          System.out.printf(Locale.ROOT, "%-7s %-4s %,10.0f ops/s  peak RSS %,6d MiB  disk %,7d MiB  %6.1f s%s%n",
+              system, phase.label(), run.output().throughput(), run.outcome().peakRssBytes() >> 20,
+              run.diskBytes() >> 20, run.outcome().seconds(),
+              run.problems().isEmpty() ? "" : "  PROBLEMS: " + String.join("; ", run.problems()));
+          if (run.outcome().exit() != 0 || (phase.load() && !run.problems().isEmpty())) {
+            break; // a store not (fully) loaded: the later phases would measure nothing sensible
+          }
+        }
+      } finally {
+        if (!settings.keep()) {
+          WorkDirectory.deleteTree(dir);
+        }
+      }
+    }
+    System.out.println("wrote " + settings.out().resolve(YcsbReport.MARKDOWN) + " and " + YcsbReport.TSV);
+  }
+
+  private static Run runPhase(Settings settings, String system, Phase phase, Path dir, Path workloads, Path logs)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + settings.heap());
+    command.addAll(JVM_OPTIONS);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "site.ycsb.Client",
+        phase.load() ? "-load" : "-t", "-s",
+        "-db", BINDINGS.get(system).getName(),
+        "-P", workloads.resolve(phase.workload()).toString(),
+        "-threads", Integer.toString(settings.threads()),
+        "-p", "recordcount=" + settings.records(),
+        "-p", "operationcount=" + settings.operations(),
+        "-p", KeyValueDb.DIRECTORY_PROPERTY + "=" + dir,
+        "-p", KeyValueDb.CACHE_BYTES_PROPERTY + "=" + settings.cacheBytes()));
+    for (String property : settings.properties()) {
+      command.addAll(List.of("-p", property));
+    }
+    String name = system.toLowerCase(Locale.ROOT) + "-" + phase.label();
+    Path stdout = logs.resolve(name + ".out");
+    Path stderr = logs.resolve(name + ".err");
+    YcsbChild.Outcome outcome = YcsbChild.run(command, stdout, stderr);
+    YcsbOutput output = YcsbOutput.parse(Files.readAllLines(stdout));
+    long disk = Files.exists(dir) ? WorkDirectory.treeBytes(dir) : 0;
+    Map<String, String> store = storeStats(stderr);
+    List<String> problems = new ArrayList<>();
+    if (outcome.exit() != 0) {
+      problems.add("exit status " + outcome.exit());
+    }
+    long expected = phase.load() ? settings.records() : settings.operations();
+    if (output.calls() < expected) {
+      problems.add("only " + output.calls() + " of " + expected + " operations ran");
+    }
+    if (output.failures() > 0) {
+      problems.add(output.failures() + " operations failed");
+    }
+    // YCSB's client threads print a failing init or cleanup and go on, exiting with status 0.
+    long exceptions = Files.readAllLines(stderr).stream()
+        .filter(line -> line.contains("Exception") && !line.startsWith("\t") && !line.startsWith("Caused by")).count();
+    if (exceptions > 0) {
+      problems.add(exceptions + " exceptions in " + stderr);
+    }
+    if (!store.containsKey("system")) {
+      problems.add("the binding printed no " + KeyValueDb.STATS_PREFIX + " line (did the store close?)");
+    }
+    return new Run(system, phase, output, outcome, disk, store, problems);
+  }
+
+  /** The fields of the {@value KeyValueDb#STATS_PREFIX} lines a phase printed (one store's), or none. */
+  static Map<String, String> storeStats(Path stderr) throws IOException {
+    Map<String, String> stats = new HashMap<>();
+    for (String line : Files.readAllLines(stderr)) {
+      if (line.startsWith(KeyValueDb.STATS_PREFIX + " ")) {
+        for (String field : line.substring(KeyValueDb.STATS_PREFIX.length() + 1).split(" ")) {
+          int equals = field.indexOf('=');
+          if (equals > 0) {
+            stats.put(field.substring(0, equals), field.substring(equals + 1));
+          }
+        }
+      }
+    }
+    return stats;
+  }
+
+  /** The workload files from the class path to {@code dir}, where YCSB's {@code -P} can read them. */
+  static Path copyWorkloads(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    for (Phase phase : PHASES) {
+      try (InputStream in = YcsbComparison.class.getResourceAsStream("/ycsb/" + phase.workload())) {
+        if (in == null) {
+          throw new IllegalStateException("ycsb/" + phase.workload() + " is not on the class path");
+        }
+        Files.copy(in, dir.resolve(phase.workload()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    return dir;
+  }
+
+  /** The run's arguments. */
+  record Settings(long records, long operations, int threads, List<String> systems, Path work, Path out,
+      String heap, long cacheBytes, List<String> properties, boolean keep) {
+    static Settings of(Map<String, String> options) {
+      long records = Long.parseLong(options.getOrDefault("records", "200000"));
+      List<String> systems = new ArrayList<>();
+      for (String name : options.getOrDefault("systems", String.join(",", BINDINGS.keySet())).split(",")) {
+        systems.add(BINDINGS.keySet().stream().filter(s -> s.equalsIgnoreCase(name.trim())).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("unknown system " + name + ", not one of " + BINDINGS.keySet())));
+      }
+      String properties = options.getOrDefault("properties", "");
+      return new Settings(records,
+          Long.parseLong(options.getOrDefault("operations", Long.toString(records))),
+          Integer.parseInt(options.getOrDefault("threads", "2")),
+          systems,
+          Path.of(options.getOrDefault("work", "/tmp/varve-ycsb")),
+          Path.of(options.getOrDefault("out", "docs/benchmarks/ycsb")),
+          options.getOrDefault("heap", "2g"),
+          parseBytes(options.getOrDefault("cache-bytes", "256m")),
+          properties.isEmpty() ? List.of() : List.of(properties.split(",")),
+          options.containsKey("keep"));
+    }
+
+    /** A byte count with an optional k, m or g (binary) suffix. */
+    static long parseBytes(String text) {
+      String t = text.trim().toLowerCase(Locale.ROOT);
+      int shift = switch (t.charAt(t.length() - 1)) {
+        case 'k' -> 10;
+        case 'm' -> 20;
+        case 'g' -> 30;
+        default -> 0;
+      };
+      return Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+    }
+  }
+}
