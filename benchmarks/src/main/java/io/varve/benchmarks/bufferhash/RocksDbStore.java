@@ -3,11 +3,10 @@ package io.varve.benchmarks.bufferhash;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.varve.benchmarks.RocksDbTables;
 import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -47,16 +46,7 @@ final class RocksDbStore implements MutableStore {
   RocksDbStore(long ramBytes, Path dir) throws IOException {
     Files.createDirectories(dir);
     blockCache = new LRUCache((long) (ramBytes * CACHE_SHARE));
-    BlockBasedTableConfig table = new BlockBasedTableConfig()
-        .setBlockCache(blockCache)
-        .setFilterPolicy(new BloomFilter(10, false))
-        .setCacheIndexAndFilterBlocks(true)
-        .setCacheIndexAndFilterBlocksWithHighPriority(true)
-        .setIndexType(IndexType.kTwoLevelIndexSearch)
-        .setPartitionFilters(true)
-        .setMetadataBlockSize(4096)
-        // The top levels of the partitioned indexes and filters are small: keep them in the cache.
-        .setPinTopLevelIndexAndFilter(true);
+    BlockBasedTableConfig table = RocksDbTables.cachedIn(blockCache);
     options = new Options()
         .setCreateIfMissing(true)
         .setTableFormatConfig(table)

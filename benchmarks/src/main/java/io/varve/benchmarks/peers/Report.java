@@ -1,5 +1,6 @@
 package io.varve.benchmarks.peers;
 
+import io.varve.benchmarks.MachineDescription;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -272,25 +273,7 @@ final class Report {
   }
 
   private static String machine() {
-    String cpu = "unknown CPU";
-    long memoryKib = 0;
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-        if (line.startsWith("model name")) {
-          cpu = line.substring(line.indexOf(':') + 1).trim();
-          break;
-        }
-      }
-      for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-        if (line.startsWith("MemTotal:")) {
-          memoryKib = Long.parseLong(line.replaceAll("[^0-9]", ""));
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // Not Linux: the JVM's view below still says something.
-    }
-    return String.format(Locale.ROOT, "%s, %d cores, %.0f GiB RAM, %s %s", cpu, Runtime.getRuntime().availableProcessors(),
-        memoryKib / 1048576.0, System.getProperty("os.name"), System.getProperty("os.version"));
+    return MachineDescription.processorAndMemory() + ", " + System.getProperty("os.name") + " " + System.getProperty("os.version");
   }
 
   private static String rate(double perSecond) {

@@ -4,10 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import io.varve.benchmarks.RocksDbTables;
 import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
-import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -91,15 +90,7 @@ public final class RocksDbBinding extends KeyValueDb {
     static OpenRocksDb open(Path dir, long cacheBytes) throws Exception {
       Files.createDirectories(dir);
       LRUCache cache = new LRUCache(cacheBytes);
-      BlockBasedTableConfig table = new BlockBasedTableConfig()
-          .setBlockCache(cache)
-          .setFilterPolicy(new BloomFilter(10, false))
-          .setCacheIndexAndFilterBlocks(true)
-          .setCacheIndexAndFilterBlocksWithHighPriority(true)
-          .setIndexType(IndexType.kTwoLevelIndexSearch)
-          .setPartitionFilters(true)
-          .setMetadataBlockSize(4096)
-          .setPinTopLevelIndexAndFilter(true);
+      BlockBasedTableConfig table = RocksDbTables.cachedIn(cache);
       Options options = new Options()
           .setCreateIfMissing(true)
           .setTableFormatConfig(table)

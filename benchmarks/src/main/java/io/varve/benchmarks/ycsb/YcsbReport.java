@@ -1,5 +1,6 @@
 package io.varve.benchmarks.ycsb;
 
+import io.varve.benchmarks.MachineDescription;
 import io.varve.benchmarks.ycsb.YcsbComparison.Phase;
 import io.varve.benchmarks.ycsb.YcsbComparison.Run;
 import io.varve.benchmarks.ycsb.YcsbComparison.Settings;
@@ -201,31 +202,13 @@ final class YcsbReport {
   /** The machine's processor, cores, RAM and the free disk at the work directory, as far as Linux tells. */
   private static final class Machine {
     static String describe(Path work) {
-      String cpu = "unknown processor";
-      long memKib = -1;
-      try {
-        for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-          if (line.startsWith("model name")) {
-            cpu = line.substring(line.indexOf(':') + 1).trim();
-            break;
-          }
-        }
-        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-          if (line.startsWith("MemTotal:")) {
-            memKib = Long.parseLong(line.replaceAll("[^0-9]", ""));
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        // not Linux: say less
-      }
       String free;
       try {
         free = (Files.getFileStore(work).getUsableSpace() >> 30) + " GiB free at the work directory";
       } catch (IOException e) {
         free = "free disk unknown";
       }
-      return String.format(Locale.ROOT, "%s, %d cores, %s RAM, %s", cpu, Runtime.getRuntime().availableProcessors(),
-          memKib < 0 ? "?" : (memKib >> 20) + " GiB", free);
+      return MachineDescription.processorAndMemory() + ", " + free;
     }
   }
 }
