@@ -12,9 +12,11 @@ import io.varve.core.cuckoo.CuckooTagTable;
  *   <li><b>write amplification</b> (entries written per put, updates of existing keys):
  *       {@code 1} (the log) {@code + u} (the conversion, {@code u} the share of a log's records whose
  *       keys are distinct in it) {@code + N / d} (each merge rewrites the sorted store);
- *   <li><b>read amplification</b> (disk reads per get of a key in the sorted store, on average):
- *       {@code 1 + (1 + H / 2) f}, where {@code f = 8 × 0.95 / 2^15} is the chance that a store
- *       without the key shows a candidate (two buckets of four 15-bit tags);
+ *   <li><b>read amplification</b> (disk reads per get of a key in the sorted store): at its peak
+ *       {@code 1 + (H + 2) f}, when the log store taking writes and {@code H + 1} hash stores are
+ *       searched in vain, where {@code f = 8 × 0.95 / 2^15} is the chance that a store without the
+ *       key shows a candidate (two buckets of four 15-bit tags); on average over a merge cycle
+ *       {@code 1 + (1 + H / 2) f}, the paper's equation (6);
  *   <li><b>memory per entry</b>, at its peak: {@code (6 S + 2.25 S (H + 1)) / N} for the log
  *       store's table (six bytes a slot) and the tags and bucket starts of the hash stores (a merge
  *       takes {@code H} of them, and writers stall before two more wait), plus the sorted store's
@@ -58,8 +60,13 @@ public record SiltTuning(long keys, int recordBytes, double sortedBitsPerKey) {
     return 1 + distinct + keys / (perLog * options.hashStoresPerMerge());
   }
 
-  /** Disk reads per get of a key that the sorted store holds, on average. */
+  /** Disk reads per get of a key that the sorted store holds, at the peak (the most hash stores). */
   public double readAmplification(SiltOptions options) {
+    return 1 + (options.hashStoresPerMerge() + 2) * FALSE_CANDIDATES_PER_STORE;
+  }
+
+  /** Disk reads per get of a key that the sorted store holds, on average over a merge cycle. */
+  public double averageReadAmplification(SiltOptions options) {
     return 1 + (1 + options.hashStoresPerMerge() / 2.0) * FALSE_CANDIDATES_PER_STORE;
   }
 
@@ -72,7 +79,7 @@ public record SiltTuning(long keys, int recordBytes, double sortedBitsPerKey) {
 
   /**
    * The options (from {@code base}) with the least write amplification whose peak memory fits
-   * {@code memoryBytes} and whose read amplification stays within {@code maxReadAmplification}:
+   * {@code memoryBytes} and whose peak read amplification stays within {@code maxReadAmplification}:
    * log stores of {@code 2^12} to {@code 2^26} slots, up to 1,024 hash stores per merge.
    *
    * @throws IllegalArgumentException when no choice fits the budget

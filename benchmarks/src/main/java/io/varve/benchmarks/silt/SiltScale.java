@@ -56,9 +56,9 @@ public final class SiltScale {
     SiltOptions options = tuning.optionsFor((long) (budget * keys), 1.02, SiltOptions.DEFAULTS);
     System.out.printf("%,d keys of 16 + %d bytes, %.2f bytes per entry: %s%n", keys, valueBytes, budget, options);
     System.out.printf("model: write amplification %.2f (updates of %,d keys), %.2f (inserts, %,d keys on average); "
-        + "read amplification %.4f; peak memory %.3f bytes per entry%n",
+        + "read amplification %.4f at the peak, %.4f on average; peak memory %.3f bytes per entry%n",
         tuning.writeAmplification(options), keys, new SiltTuning(Math.max(1, keys / 2), 16 + valueBytes, 1.0).writeAmplification(options),
-        keys / 2, tuning.readAmplification(options), tuning.memoryBytesPerEntry(options));
+        keys / 2, tuning.readAmplification(options), tuning.averageReadAmplification(options), tuning.memoryBytesPerEntry(options));
     long start = System.nanoTime();
     long peakMemory = 0;
     SiltStats stats;
