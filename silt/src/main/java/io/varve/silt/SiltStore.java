@@ -83,6 +83,7 @@ public final class SiltStore implements Closeable {
     return state.directory;
   }
 
+  /** The options it was opened with. */
   public SiltOptions options() {
     return state.options;
   }
