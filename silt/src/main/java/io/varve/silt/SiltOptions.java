@@ -45,7 +45,7 @@ public record SiltOptions(
 
   /** Buckets of a new log store's table. */
   int logTableBuckets() {
-    return CuckooTagTable.forEntries(logStoreEntries, 1.0).slotCount() / CuckooTagTable.WAYS;
+    return CuckooTagTable.bucketsFor(logStoreEntries, 1.0);
   }
 
   public static Builder builder() {

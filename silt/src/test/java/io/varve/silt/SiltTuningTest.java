@@ -27,6 +27,19 @@ class SiltTuningTest {
     assertEquals((6 + 2.25 * 32) * (1 << 17) / 1e8 + 3.5 / 8, tuning.memoryBytesPerEntry(paper), 1e-9);
   }
 
+  /**
+   * The tuner weighs thousands of candidate options; it once built each candidate's log table to
+   * count its buckets (2^26 slots at the top), so a YCSB client with a 160 MiB heap ran out of it.
+   */
+  @Test
+  void pickingOptionsAllocatesNoTables() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    new SiltTuning(1_000_000, 1103, 2.0).optionsFor(1_000_000, 1.02, SiltOptions.DEFAULTS);
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertTrue(allocated < 16L << 20, "optionsFor allocated " + allocated + " bytes");
+  }
+
   @Test
   void itPicksTheFewestWritesThatFitTheBudget() {
     SiltTuning tuning = new SiltTuning(100_000_000, 1024, 3.5);

@@ -51,7 +51,7 @@ public final class MemoryCgroup implements AutoCloseable {
    * A shell command line that moves the shell into this cgroup and then executes {@code command}
    * (already quoted for {@code sh}), so that every page the child touches is charged here.
    */
-  String enterAndExec(String command) {
+  public String enterAndExec(String command) {
     return "echo $$ > " + dir.resolve("cgroup.procs") + " && exec " + command;
   }
 
@@ -85,6 +85,20 @@ public final class MemoryCgroup implements AutoCloseable {
     Files.writeString(cgroup.resolve("memory.limit_in_bytes"), Long.toString(baseline + ramBytes));
     Files.writeString(cgroup.resolve("memory.max_usage_in_bytes"), "0");
     return baseline;
+  }
+
+  /**
+   * Called by the parent before its child starts: limits the cgroup to {@code bytes} in all (the
+   * JVM's own footprint included) and resets the peak.
+   */
+  public void limitTo(long bytes) throws IOException {
+    Files.writeString(dir.resolve("memory.limit_in_bytes"), Long.toString(bytes));
+    resetPeak(dir);
+  }
+
+  /** Resets the highest charge, so that {@link #peakBytes} covers what runs from now on. */
+  public static void resetPeak(Path cgroup) throws IOException {
+    Files.writeString(cgroup.resolve("memory.max_usage_in_bytes"), "0");
   }
 
   /** The highest charge since {@link #limitToChargePlus}, in bytes. */

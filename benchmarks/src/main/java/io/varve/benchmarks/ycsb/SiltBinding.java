@@ -3,6 +3,7 @@ package io.varve.benchmarks.ycsb;
 import io.varve.silt.SiltOptions;
 import io.varve.silt.SiltStats;
 import io.varve.silt.SiltStore;
+import io.varve.silt.SiltTuning;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,9 +11,11 @@ import site.ycsb.DBException;
 
 /**
  * YCSB binding of Varve's SILT store ({@code -db io.varve.benchmarks.ycsb.SiltBinding}). The
- * store is opened with {@link SiltOptions#DEFAULTS}, except where the properties {@code
- * silt.logStoreEntries}, {@code silt.maxLogBytes}, {@code silt.hashStoresPerMerge} or {@code
- * silt.mergeMemoryBudget} say otherwise. Its RAM is its tables and its sorted store's index, which
+ * store is opened with {@link SiltOptions#DEFAULTS}, or with the options {@link SiltTuning} picks
+ * when {@code silt.tuneKeys} (the keys to plan for) is set, for {@code silt.tuneBytesPerEntry}
+ * bytes of memory per key (default 1) and at most 1.02 disk reads per get; then the properties
+ * {@code silt.logStoreEntries}, {@code silt.maxLogBytes}, {@code silt.hashStoresPerMerge} or
+ * {@code silt.mergeMemoryBudget} override single options. Its RAM is its tables and its sorted store's index, which
  * it sizes itself: {@value KeyValueDb#CACHE_BYTES_PROPERTY} is not used (SILT has no cache; the
  * records are read from its files through the page cache). Writes reach the operating system
  * before a put returns, and are not forced to the device.
@@ -26,6 +29,14 @@ import site.ycsb.DBException;
  */
 public final class SiltBinding extends KeyValueDb {
   private static final SharedStore<OpenSilt> SHARED = new SharedStore<>();
+
+  /** A YCSB key and record as the binding stores them, for {@link SiltTuning}. */
+  private static final int RECORD_BYTES = 23 + 1080;
+  /**
+   * The sorted store's memory per key with records of this size (about four per page): 18.5 bits
+   * measured after a YCSB load of 10^6 records, rounded up.
+   */
+  private static final double SORTED_BITS_PER_KEY = 19.0;
 
   private SiltStore store;
 
@@ -41,6 +52,15 @@ public final class SiltBinding extends KeyValueDb {
 
   private SiltOptions options() {
     SiltOptions.Builder options = SiltOptions.builder();
+    String tuneKeys = getProperties().getProperty("silt.tuneKeys");
+    if (tuneKeys != null) {
+      double bytesPerEntry = Double.parseDouble(getProperties().getProperty("silt.tuneBytesPerEntry", "1.0"));
+      long keys = Long.parseLong(tuneKeys);
+      SiltOptions tuned = new SiltTuning(keys, RECORD_BYTES, SORTED_BITS_PER_KEY)
+          .optionsFor((long) (bytesPerEntry * keys), 1.02, SiltOptions.DEFAULTS);
+      System.err.println("SiltTuning chose " + tuned + " for " + keys + " keys at " + bytesPerEntry + " bytes per entry");
+      options = tuned.toBuilder();
+    }
     String entries = getProperties().getProperty("silt.logStoreEntries");
     if (entries != null) {
       options.logStoreEntries(Integer.parseInt(entries));

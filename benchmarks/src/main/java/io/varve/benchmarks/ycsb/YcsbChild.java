@@ -1,11 +1,13 @@
 package io.varve.benchmarks.ycsb;
 
+import io.varve.benchmarks.cgroup.MemoryCgroup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Runs one YCSB phase (a {@code site.ycsb.Client} JVM) as a child process with its output in two
@@ -17,8 +19,11 @@ import java.util.concurrent.TimeUnit;
 final class YcsbChild {
   private static final Path TIME = Path.of("/usr/bin/time");
 
-  /** How a child ended: its exit status, its peak RSS (-1 when unknown) and its wall time. */
-  record Outcome(int exit, long peakRssBytes, double seconds) {}
+  /**
+   * How a child ended: its exit status, its peak RSS (-1 when unknown), its wall time and the peak
+   * charge of its memory cgroup (-1 when it ran in none).
+   */
+  record Outcome(int exit, long peakRssBytes, double seconds, long cgroupPeakBytes) {}
 
   private YcsbChild() {}
 
@@ -27,7 +32,12 @@ final class YcsbChild {
     return Files.isExecutable(TIME);
   }
 
-  static Outcome run(List<String> command, Path stdout, Path stderr) throws IOException, InterruptedException {
+  /**
+   * Runs {@code command}, in {@code cgroup} when it is not null (whose peak is reset first, so that
+   * the outcome's covers this child alone).
+   */
+  static Outcome run(List<String> command, Path stdout, Path stderr, MemoryCgroup cgroup)
+      throws IOException, InterruptedException {
     List<String> full = new ArrayList<>();
     Path timeFile = stderr.resolveSibling(stderr.getFileName() + ".time");
     boolean timed = usesTime();
@@ -35,6 +45,11 @@ final class YcsbChild {
       full.addAll(List.of(TIME.toString(), "-v", "-o", timeFile.toString()));
     }
     full.addAll(command);
+    if (cgroup != null) {
+      MemoryCgroup.resetPeak(cgroup.dir());
+      String quoted = full.stream().map(YcsbChild::shellQuoted).collect(Collectors.joining(" "));
+      full = List.of("sh", "-c", cgroup.enterAndExec(quoted));
+    }
     long start = System.nanoTime();
     Process process = new ProcessBuilder(full).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
     long polled = -1;
@@ -45,7 +60,12 @@ final class YcsbChild {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     long peak = timed ? timeMaxRssBytes(timeFile) : polled;
-    return new Outcome(process.exitValue(), peak, seconds);
+    long cgroupPeak = cgroup == null ? -1 : MemoryCgroup.peakBytes(cgroup.dir());
+    return new Outcome(process.exitValue(), peak, seconds, cgroupPeak);
+  }
+
+  static String shellQuoted(String argument) {
+    return "'" + argument.replace("'", "'\\''") + "'";
   }
 
   /** {@code VmHWM} of a running process, or -1 once it is gone. */

@@ -2,6 +2,8 @@ package io.varve.benchmarks.ycsb;
 
 import io.varve.benchmarks.HarnessArguments;
 import io.varve.benchmarks.WorkDirectory;
+import io.varve.benchmarks.cgroup.MemoryCgroup;
+import io.varve.benchmarks.peers.ProcessStats;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * YCSB against the SILT store, RocksDB, LMDB and Berkeley DB JE in one run, with YCSB's own
@@ -22,8 +25,8 @@ import java.util.Map;
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.ycsb.YcsbComparison \
  *     --records 200000 --operations 200000 --threads 2 [--systems Silt,RocksDB,LMDB,JE] \
- *     [--work /tmp/varve-ycsb] [--out docs/benchmarks/ycsb] [--heap 2g] [--cache-bytes 256m] \
- *     [--properties silt.hashStoresPerMerge=4,...] [--keep]
+ *     [--work /tmp/varve-ycsb] [--out docs/benchmarks/ycsb] [--heap 2g[,Silt=256m]] [--cache-bytes 256m] \
+ *     [--ram 2g[,Silt=500m]] [--read-ahead-kib 128] [--properties silt.hashStoresPerMerge=4,...] [--keep]
  * </pre>
  *
  * For each system, in this order: a new store, then five phases, each a fresh JVM running YCSB's
@@ -36,6 +39,12 @@ import java.util.Map;
  * YCSB {@code -p} properties. Writes {@code RESULTS.md} and {@code results.tsv} to {@code --out}
  * after every phase, and the phases' output to {@code --work}/logs. The store directory is
  * deleted after its system's last phase unless {@code --keep}.
+ *
+ * <p>{@code --ram} bounds each system's phases with a memory cgroup (root, cgroup v1): the JVM,
+ * its native allocations and the page cache it brings in together, so that a store larger than
+ * the bound is read from disk. {@code --heap} and {@code --ram} take a value for every system,
+ * optionally followed by {@code System=value} exceptions. {@code --read-ahead-kib} sets the disk's
+ * read-ahead for the run (and restores it).
  *
  * <p>Not thread-safe; one run per process.
  */
@@ -87,38 +96,70 @@ public final class YcsbComparison {
     Files.createDirectories(logs);
     Files.createDirectories(settings.out());
     Path workloads = copyWorkloads(work.resolve("workloads"));
-
-    YcsbReport report = new YcsbReport(settings, String.join(" ", args));
-    for (String system : settings.systems()) {
-      Path dir = work.resolve(system.toLowerCase(Locale.ROOT));
-      WorkDirectory.deleteTree(dir);
-      try {
-        for (Phase phase : PHASES) {
-          Run run = runPhase(settings, system, phase, dir, workloads, logs);
-          report.add(run);
-          report.write(settings.out());
-          System.out.printf(Locale.ROOT, "%-7s %-4s %,10.0f ops/s  peak RSS %,6d MiB  disk %,7d MiB  %6.1f s%s%n",
-              system, phase.label(), run.output().throughput(), run.outcome().peakRssBytes() >> 20,
-              run.diskBytes() >> 20, run.outcome().seconds(),
-              run.problems().isEmpty() ? "" : "  PROBLEMS: " + String.join("; ", run.problems()));
-          if (run.outcome().exit() != 0 || (phase.load() && !run.problems().isEmpty())) {
-            break; // a store not (fully) loaded: the later phases would measure nothing sensible
-          }
-        }
-      } finally {
-        if (!settings.keep()) {
-          WorkDirectory.deleteTree(dir);
-        }
+    String oldReadAhead = settings.readAheadKib() == null ? null : ProcessStats.setReadAheadKib(work, settings.readAheadKib());
+    if (settings.readAheadKib() != null && oldReadAhead == null) {
+      throw new IllegalStateException("cannot set the read-ahead of the disk under " + work + " (not root?)");
+    }
+    try {
+      YcsbReport report = new YcsbReport(settings, String.join(" ", args));
+      for (String system : settings.systems()) {
+        runSystem(settings, system, workloads, logs, report);
+      }
+      System.out.println("wrote " + settings.out().resolve(YcsbReport.MARKDOWN) + " and " + YcsbReport.TSV);
+    } finally {
+      if (oldReadAhead != null) {
+        ProcessStats.setReadAheadKib(work, oldReadAhead);
       }
     }
-    System.out.println("wrote " + settings.out().resolve(YcsbReport.MARKDOWN) + " and " + YcsbReport.TSV);
   }
 
-  private static Run runPhase(Settings settings, String system, Phase phase, Path dir, Path workloads, Path logs)
+  /**
+   * The phases of one system, on a new store. With a RAM bound they all run in one memory cgroup,
+   * so that the page cache a phase leaves stays charged to the system for the next one; the page
+   * cache is dropped first, so that no other system's pages are left uncharged in it.
+   */
+  private static void runSystem(Settings settings, String system, Path workloads, Path logs, YcsbReport report)
       throws IOException, InterruptedException {
+    Path dir = settings.work().resolve(system.toLowerCase(Locale.ROOT));
+    WorkDirectory.deleteTree(dir);
+    MemoryCgroup cgroup = null;
+    try {
+      long ram = settings.ramBytes(system);
+      if (ram > 0) {
+        if (!ProcessStats.dropPageCache()) {
+          throw new IllegalStateException("--ram needs root: cannot drop the page cache");
+        }
+        cgroup = MemoryCgroup.create("varve-ycsb", system.toLowerCase(Locale.ROOT));
+        cgroup.limitTo(ram);
+      }
+      for (Phase phase : PHASES) {
+        Run run = runPhase(settings, system, phase, dir, workloads, logs, cgroup);
+        report.add(run);
+        report.write(settings.out());
+        System.out.printf(Locale.ROOT, "%-7s %-4s %,10.0f ops/s  peak RSS %,6d MiB  cgroup peak %,6d MiB  disk %,7d MiB"
+                + "  %6.1f s%s%n",
+            system, phase.label(), run.output().throughput(), run.outcome().peakRssBytes() >> 20,
+            run.outcome().cgroupPeakBytes() >> 20, run.diskBytes() >> 20, run.outcome().seconds(),
+            run.problems().isEmpty() ? "" : "  PROBLEMS: " + String.join("; ", run.problems()));
+        if (run.outcome().exit() != 0 || (phase.load() && !run.problems().isEmpty())) {
+          break; // a store not (fully) loaded: the later phases would measure nothing sensible
+        }
+      }
+    } finally {
+      if (!settings.keep()) {
+        WorkDirectory.deleteTree(dir);
+      }
+      if (cgroup != null) {
+        cgroup.close();
+      }
+    }
+  }
+
+  private static Run runPhase(Settings settings, String system, Phase phase, Path dir, Path workloads, Path logs,
+      MemoryCgroup cgroup) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx" + settings.heap());
+    command.add("-Xmx" + settings.heap().of(system));
     command.addAll(JVM_OPTIONS);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "site.ycsb.Client",
         phase.load() ? "-load" : "-t", "-s",
@@ -135,7 +176,7 @@ public final class YcsbComparison {
     String name = system.toLowerCase(Locale.ROOT) + "-" + phase.label();
     Path stdout = logs.resolve(name + ".out");
     Path stderr = logs.resolve(name + ".err");
-    YcsbChild.Outcome outcome = YcsbChild.run(command, stdout, stderr);
+    YcsbChild.Outcome outcome = YcsbChild.run(command, stdout, stderr, cgroup);
     YcsbOutput output = YcsbOutput.parse(Files.readAllLines(stdout));
     long disk = Files.exists(dir) ? WorkDirectory.treeBytes(dir) : 0;
     Map<String, String> store = storeStats(stderr);
@@ -155,6 +196,9 @@ public final class YcsbComparison {
         .filter(line -> line.contains("Exception") && !line.startsWith("\t") && !line.startsWith("Caused by")).count();
     if (exceptions > 0) {
       problems.add(exceptions + " exceptions in " + stderr);
+    }
+    if (cgroup != null && MemoryCgroup.statBytes(cgroup.dir(), "total_swap") > 0) {
+      problems.add("the cgroup swapped");
     }
     if (!store.containsKey("system")) {
       problems.add("the binding printed no " + KeyValueDb.STATS_PREFIX + " line (did the store close?)");
@@ -194,13 +238,12 @@ public final class YcsbComparison {
 
   /** The run's arguments. */
   record Settings(long records, long operations, int threads, List<String> systems, Path work, Path out,
-      String heap, long cacheBytes, List<String> properties, boolean keep) {
+      PerSystem heap, long cacheBytes, PerSystem ram, String readAheadKib, List<String> properties, boolean keep) {
     static Settings of(Map<String, String> options) {
       long records = Long.parseLong(options.getOrDefault("records", "200000"));
       List<String> systems = new ArrayList<>();
       for (String name : options.getOrDefault("systems", String.join(",", BINDINGS.keySet())).split(",")) {
-        systems.add(BINDINGS.keySet().stream().filter(s -> s.equalsIgnoreCase(name.trim())).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("unknown system " + name + ", not one of " + BINDINGS.keySet())));
+        systems.add(system(name));
       }
       String properties = options.getOrDefault("properties", "");
       return new Settings(records,
@@ -209,12 +252,28 @@ public final class YcsbComparison {
           systems,
           Path.of(options.getOrDefault("work", "/tmp/varve-ycsb")),
           Path.of(options.getOrDefault("out", "docs/benchmarks/ycsb")),
-          options.getOrDefault("heap", "2g"),
+          PerSystem.parse(options.getOrDefault("heap", "2g")),
           parseBytes(options.getOrDefault("cache-bytes", "256m")),
+          PerSystem.parse(options.getOrDefault("ram", "0")),
+          options.get("read-ahead-kib"),
           properties.isEmpty() ? List.of() : List.of(properties.split(",")),
           options.containsKey("keep"));
     }
 
+    /** The bytes {@code system}'s memory cgroup may hold, or 0 when it runs unbounded. */
+    long ramBytes(String system) {
+      return parseBytes(ram.of(system));
+    }
+
+    /** Whether any system runs in a memory cgroup. */
+    boolean bounded() {
+      return systems.stream().anyMatch(system -> ramBytes(system) > 0);
+    }
+
+    static String system(String name) {
+      return BINDINGS.keySet().stream().filter(s -> s.equalsIgnoreCase(name.trim())).findFirst()
+          .orElseThrow(() -> new IllegalArgumentException("unknown system " + name + ", not one of " + BINDINGS.keySet()));
+    }
     /** A byte count with an optional k, m or g (binary) suffix. */
     static long parseBytes(String text) {
       String t = text.trim().toLowerCase(Locale.ROOT);
@@ -225,6 +284,40 @@ public final class YcsbComparison {
         default -> 0;
       };
       return Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+    }
+  }
+
+  /**
+   * A setting that may differ by system: {@code 2g} for all, or {@code 2g,Silt=500m} for all but
+   * the systems named.
+   */
+  record PerSystem(String fallback, Map<String, String> bySystem) {
+    static PerSystem parse(String text) {
+      String fallback = null;
+      Map<String, String> bySystem = new HashMap<>();
+      for (String part : text.split(",")) {
+        int equals = part.indexOf('=');
+        if (equals < 0) {
+          fallback = part.trim();
+        } else {
+          bySystem.put(Settings.system(part.substring(0, equals)), part.substring(equals + 1).trim());
+        }
+      }
+      if (fallback == null) {
+        throw new IllegalArgumentException("no value for every system in " + text);
+      }
+      return new PerSystem(fallback, Map.copyOf(bySystem));
+    }
+
+    String of(String system) {
+      return bySystem.getOrDefault(system, fallback);
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder s = new StringBuilder(fallback);
+      new TreeMap<>(bySystem).forEach((system, value) -> s.append(", ").append(system).append(' ').append(value));
+      return s.toString();
     }
   }
 }

@@ -49,17 +49,21 @@ final class YcsbReport {
     for (String op : OPERATIONS) {
       s.append('\t').append(op.toLowerCase(Locale.ROOT)).append("_avg_us\t").append(op.toLowerCase(Locale.ROOT)).append("_p99_us");
     }
-    s.append("\tfailed_ops\tpeak_rss_bytes\tdisk_bytes\tseconds\topen_ms\tstore_ram_bytes\tsilt_bytes_per_entry\texit\n");
+    s.append("\tfailed_ops\tpeak_rss_bytes\tram_bound_bytes\tcgroup_peak_bytes\tdisk_reads\tdisk_read_bytes\tdisk_bytes"
+        + "\tseconds\topen_ms\tstore_ram_bytes\tsilt_bytes_per_entry\texit\n");
     for (Run run : runs) {
       s.append(run.system()).append('\t').append(run.phase().label()).append('\t').append(settings.records()).append('\t')
           .append(run.phase().load() ? settings.records() : settings.operations()).append('\t').append(settings.threads())
-          .append('\t').append(settings.heap()).append('\t').append(settings.cacheBytes()).append('\t')
+          .append('\t').append(settings.heap().of(run.system())).append('\t').append(settings.cacheBytes()).append('\t')
           .append(number(run.output().throughput(), 1));
       for (String op : OPERATIONS) {
         s.append('\t').append(number(run.output().value(op, YcsbOutput.AVERAGE), 1))
             .append('\t').append(number(run.output().value(op, YcsbOutput.P99), 0));
       }
       s.append('\t').append(run.output().failures()).append('\t').append(run.outcome().peakRssBytes())
+          .append('\t').append(settings.ramBytes(run.system())).append('\t').append(run.outcome().cgroupPeakBytes())
+          .append('\t').append(run.store().getOrDefault("diskReads", ""))
+          .append('\t').append(run.store().getOrDefault("diskReadBytes", ""))
           .append('\t').append(run.diskBytes()).append('\t').append(number(run.outcome().seconds(), 1))
           .append('\t').append(run.store().getOrDefault("openMillis", ""))
           .append('\t').append(run.store().getOrDefault("ramBytes", ""))
@@ -107,14 +111,7 @@ final class YcsbReport {
         + "A (read/update 50/50), B (95/5), C (read only) and F (read/read-modify-write 50/50), each a fresh JVM "
         + "running YCSB 0.17.0's own `site.ycsb.Client` with the workload files in `benchmarks/src/main/resources/ycsb/` "
         + "(YCSB's standard properties; the jar does not ship them). Workloads run on the store the load left.\n");
-    s.append(String.format(Locale.ROOT, "- **RAM, bounded the same way for every system:** every child JVM has `-Xmx%s` "
-        + "and the same options, and every binding gets the same cache budget, `varve.cacheBytes` = %,d bytes "
-        + "(%d MiB): RocksDB's block cache, holding its index and filter blocks too (its two 64 MiB memtables are "
-        + "outside it); JE's cache, on the Java heap; LMDB has no cache (its RAM is the page cache of its map), and "
-        + "SILT none either (its RAM is its in-memory tables, which it sizes itself), so they do not use it. The page "
-        + "cache is not bounded (no memory cgroup): all four read their files through it, and the pages of LMDB's map "
-        + "and of SILT's sorted store, which are memory-mapped, count in their RSS once touched, while RocksDB's and "
-        + "JE's file reads do not.%n", settings.heap(), settings.cacheBytes(), settings.cacheBytes() >> 20));
+    ram(s);
     s.append("- Durability, the same for every system: each write reaches the operating system before it returns and "
         + "none is fsynced (SILT: its log; RocksDB: write-ahead log without sync; LMDB: a transaction per write with "
         + "`MDB_NOSYNC`; JE: auto-commit with `COMMIT_WRITE_NO_SYNC`). No compression.\n");
@@ -130,6 +127,34 @@ final class YcsbReport {
       s.append("- YCSB properties added to every phase: `").append(String.join(" ", settings.properties())).append("`.\n");
     }
     s.append('\n');
+  }
+
+  private void ram(StringBuilder s) {
+    String caches = String.format(Locale.ROOT, "every binding gets the same cache budget, `varve.cacheBytes` = %,d bytes "
+        + "(%d MiB): RocksDB's block cache, holding its index and filter blocks too (its two 64 MiB memtables are "
+        + "outside it); JE's cache, on the Java heap; LMDB has no cache (its RAM is the page cache of its map), and "
+        + "SILT none either (its RAM is its in-memory tables, which it sizes itself), so they do not use it",
+        settings.cacheBytes(), settings.cacheBytes() >> 20);
+    if (settings.bounded()) {
+      s.append("- **RAM, bounded the same way for every system: a memory cgroup (v1) per system**, holding all its phases, "
+          + "limits everything the child JVM charges: its heap, its native memory and the page cache its reads and "
+          + "writes bring in. The page cache is dropped before each system's first phase, so that no pages of "
+          + "another system's run are left in it uncharged. Bounds (the whole process, the JVM's own footprint "
+          + "included): ").append(settings.ram()).append(" bytes; heaps `-Xmx` ").append(settings.heap())
+          .append("; ").append(caches).append(". Cgroup peak: the cgroup's highest charge during the phase; ")
+          .append("RAM bound: its limit.\n");
+    } else {
+      s.append("- **RAM, bounded the same way for every system:** every child JVM has `-Xmx").append(settings.heap())
+          .append("` and the same options, and ").append(caches).append(". The page cache is not bounded (no memory "
+              + "cgroup): all four read their files through it, and the pages of LMDB's map and of SILT's sorted "
+              + "store, which are memory-mapped, count in their RSS once touched, while RocksDB's and JE's file "
+              + "reads do not.\n");
+    }
+    s.append("- Disk reads / op: reads the store's disk completed between the store's open and its close (from "
+        + "`/proc/diskstats`, the whole device on an otherwise idle machine), per operation of the phase. ")
+        .append(settings.readAheadKib() == null ? "The disk's read-ahead was left as the machine has it."
+            : "The disk's read-ahead was set to " + settings.readAheadKib() + " KiB for the run.")
+        .append("\n");
   }
 
   private void siltAfterLoad(StringBuilder s) {
@@ -160,9 +185,10 @@ final class YcsbReport {
         : String.format(Locale.ROOT, "## Workload %s (%,d operations)%n%n", phase.label(), settings.operations()));
     s.append("| System | ops/s | × RocksDB |");
     ops.forEach(op -> s.append(' ').append(op).append(" avg / p99 µs |"));
-    s.append(" Peak RSS MiB | Store RAM MiB | Disk MiB | Open s | Problems | JVM s |\n|---|--:|--:|");
+    s.append(" Disk reads / op | Peak RSS MiB | RAM bound MiB | Cgroup peak MiB | Store RAM MiB | Disk MiB | Open s "
+        + "| Problems | JVM s |\n|---|--:|--:|");
     ops.forEach(op -> s.append("--:|"));
-    s.append("--:|--:|--:|--:|--:|--:|\n");
+    s.append("--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (Run run : rows) {
       YcsbOutput out = run.output();
       s.append("| ").append(run.system()).append(" | ").append(grouped(out.throughput())).append(" | ")
@@ -172,7 +198,13 @@ final class YcsbReport {
             .append(number(out.value(op, YcsbOutput.P99), 0)).append(" |");
       }
       String ram = run.store().get("ramBytes");
-      s.append(' ').append(run.outcome().peakRssBytes() < 0 ? "?" : Long.toString(run.outcome().peakRssBytes() >> 20))
+      String reads = run.store().get("diskReads");
+      long operations = run.phase().load() ? settings.records() : settings.operations();
+      long bound = settings.ramBytes(run.system());
+      s.append(' ').append(reads == null ? "?" : number(Long.parseLong(reads) / (double) operations, 3))
+          .append(" | ").append(run.outcome().peakRssBytes() < 0 ? "?" : Long.toString(run.outcome().peakRssBytes() >> 20))
+          .append(" | ").append(bound > 0 ? Long.toString(bound >> 20) : "none")
+          .append(" | ").append(run.outcome().cgroupPeakBytes() < 0 ? "n/a" : Long.toString(run.outcome().cgroupPeakBytes() >> 20))
           .append(" | ").append(ram == null ? "?" : Long.parseLong(ram) < 0 ? "n/a" : mib(Long.parseLong(ram)))
           .append(" | ").append(run.diskBytes() >> 20)
           .append(" | ").append(run.store().containsKey("openMillis")

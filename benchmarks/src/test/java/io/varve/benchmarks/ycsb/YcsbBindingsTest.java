@@ -159,6 +159,24 @@ class YcsbBindingsTest {
   }
 
   @Test
+  void perSystemSettingsFallBackToTheValueForAll() {
+    YcsbComparison.PerSystem ram = YcsbComparison.PerSystem.parse("2g,silt=500m");
+    assertEquals("500m", ram.of("Silt"));
+    assertEquals("2g", ram.of("RocksDB"));
+    assertEquals("2g, Silt 500m", ram.toString());
+    assertThrows(IllegalArgumentException.class, () -> YcsbComparison.PerSystem.parse("Silt=500m"));
+    assertThrows(IllegalArgumentException.class, () -> YcsbComparison.PerSystem.parse("2g,Redis=1g"));
+  }
+
+  @Test
+  void childArgumentsSurviveTheShell() throws Exception {
+    String odd = "it's a $HOME \"path\"";
+    Process echo = new ProcessBuilder("sh", "-c", "printf %s " + YcsbChild.shellQuoted(odd)).start();
+    assertEquals(odd, new String(echo.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    assertEquals(0, echo.waitFor());
+  }
+
+  @Test
   void codecAgreesWithAHashMap() {
     Random random = new Random(24);
     for (int round = 0; round < 2000; round++) {

@@ -68,6 +68,15 @@ public final class CuckooTagTable {
    * buckets, at least two).
    */
   public static CuckooTagTable forEntries(int entries, double slotsPerEntry) {
+    return new CuckooTagTable(bucketsFor(entries, slotsPerEntry));
+  }
+
+  /**
+   * The buckets {@link #forEntries} would give a table, without allocating it.
+   *
+   * @throws IllegalArgumentException when the table would exceed 2^28 buckets
+   */
+  public static int bucketsFor(int entries, double slotsPerEntry) {
     if (entries < 0 || !(slotsPerEntry >= 1)) {
       throw new IllegalArgumentException("entries " + entries + ", slots per entry " + slotsPerEntry);
     }
@@ -75,7 +84,7 @@ public final class CuckooTagTable {
     if (wanted > 1 << 28) {
       throw new IllegalArgumentException("too many entries for one table: " + entries);
     }
-    return new CuckooTagTable(Integer.highestOneBit((int) wanted - 1) << 1);
+    return Integer.highestOneBit((int) wanted - 1) << 1;
   }
 
   /** The tag of a key whose 128-bit hash has low word {@code lo}: never {@link #EMPTY}. */
