@@ -50,7 +50,13 @@ final class HashStore extends Retained {
   static final int HEADER_BYTES = 24;
   static final int FOOTER_BYTES = 12;
 
-  private static final ThreadLocal<ByteBuffer> PAGES = ThreadLocal.withInitial(() -> ByteBuffer.allocate(SiltRecords.READ_GUESS));
+  /**
+   * A bucket up to this size is read whole with one {@code pread}: one disk request, where reading
+   * its first page and then the entries past it took two or three once records neared a kilobyte.
+   */
+  static final int MAX_BUCKET_READ = 64 << 10;
+  private static final ThreadLocal<ByteBuffer[]> BUCKETS =
+      ThreadLocal.withInitial(() -> new ByteBuffer[] {ByteBuffer.allocate(SiltRecords.READ_GUESS)});
 
   private final Path file;
   private final FileAccess channel;
@@ -192,14 +198,19 @@ final class HashStore extends Retained {
       long previous = HEADER_BYTES;
       for (int b = 0; b < buckets + 2; b++) {
         long start = trailer.getLong();
-        CorruptStoreException.check(start >= previous && start <= trailerOffset && (b > 0 || start == HEADER_BYTES),
-            source + ": bucket " + b + " starts at " + start);
+        // The checks build their messages only on failure: they run for every bucket.
+        if (start < previous || start > trailerOffset || (b == 0 && start != HEADER_BYTES)) {
+          throw new CorruptStoreException(source + ": bucket " + b + " starts at " + start);
+        }
         if (b > 0) {
           int slotsBefore = occupiedIn(tags, b - 1, buckets);
-          CorruptStoreException.check(start - previous >= (long) slotsBefore * (SiltRecords.HEADER_BYTES + 2),
-              source + ": bucket " + (b - 1) + " is too short for its entries");
+          if (start - previous < (long) slotsBefore * (SiltRecords.HEADER_BYTES + 2)) {
+            throw new CorruptStoreException(source + ": bucket " + (b - 1) + " is too short for its entries");
+          }
         }
-        CorruptStoreException.check(b < buckets + 1 || start == trailerOffset, source + ": the entries do not end at the trailer");
+        if (b == buckets + 1 && start != trailerOffset) {
+          throw new CorruptStoreException(source + ": the entries do not end at the trailer");
+        }
         starts.add(start);
         previous = start;
       }
@@ -262,17 +273,17 @@ final class HashStore extends Retained {
     }
     long start = bucketStarts.get(bucket);
     long end = bucketStarts.get(bucket + 1);
-    // One read of the bucket's first page finds most entries; the entries before the slot's are
-    // skipped by their lengths.
-    ByteBuffer page = PAGES.get();
-    page.clear();
-    page.limit((int) Math.min(page.capacity(), end - start));
+    // One read of the whole bucket (of its first 64 KiB when larger) finds the entry; the entries
+    // before the slot's are skipped by their lengths.
+    ByteBuffer page = bucketBuffer((int) Math.min(MAX_BUCKET_READ, end - start));
     channel.readFully(page, start);
     byte[] bytes = page.array();
     int loaded = page.position();
     long at = start;
     for (int i = 0; i <= before; i++) {
-      CorruptStoreException.check(end - at >= SiltRecords.HEADER_BYTES, file + ": bucket " + bucket + " holds fewer entries than its tags");
+      if (end - at < SiltRecords.HEADER_BYTES) {
+        throw new CorruptStoreException(file + ": bucket " + bucket + " holds fewer entries than its tags");
+      }
       int length;
       if (at + SiltRecords.HEADER_BYTES <= start + loaded) {
         length = SiltRecords.checkedLength(bytes, (int) (at - start), loaded, at, file);
@@ -281,7 +292,9 @@ final class HashStore extends Retained {
         channel.readFully(head, at);
         length = SiltRecords.checkedLength(head.array(), 0, head.position(), at, file);
       }
-      CorruptStoreException.check(length <= end - at - SiltRecords.HEADER_BYTES, file + ": the entry at " + at + " overruns bucket " + bucket);
+      if (length > end - at - SiltRecords.HEADER_BYTES) {
+        throw new CorruptStoreException(file + ": the entry at " + at + " overruns bucket " + bucket);
+      }
       if (i == before) {
         return at + SiltRecords.HEADER_BYTES + length <= start + loaded
             ? SiltRecords.valueIfKey(bytes, (int) (at - start), length, key, at, file)
@@ -292,16 +305,32 @@ final class HashStore extends Retained {
     throw new AssertionError();
   }
 
+  /** This thread's read buffer, grown to at least {@code bytes}, its limit set to them. */
+  private static ByteBuffer bucketBuffer(int bytes) {
+    ByteBuffer[] holder = BUCKETS.get();
+    if (holder[0].capacity() < bytes) {
+      holder[0] = ByteBuffer.allocate(Math.max(bytes, 2 * holder[0].capacity()));
+    }
+    ByteBuffer buffer = holder[0];
+    buffer.clear();
+    buffer.limit(bytes);
+    return buffer;
+  }
+
   /** Reads every entry in file order (for a merge: one per key, so their order does not matter). */
   void scan(SiltLog.Visitor visitor) throws IOException {
     long end = bucketStarts.get(bucketStarts.size() - 1);
     ReadWindow window = new ReadWindow(channel, end);
     long at = HEADER_BYTES;
     while (at < end) {
-      CorruptStoreException.check(end - at >= SiltRecords.HEADER_BYTES, file + ": the entry at " + at + " is cut short");
+      if (end - at < SiltRecords.HEADER_BYTES) {
+        throw new CorruptStoreException(file + ": the entry at " + at + " is cut short");
+      }
       ByteBuffer head = window.at(at, SiltRecords.HEADER_BYTES);
       int length = head.getInt(head.position());
-      CorruptStoreException.check(length >= 2 && length <= end - at - SiltRecords.HEADER_BYTES, file + ": the entry at " + at + " has length " + length);
+      if (length < 2 || length > end - at - SiltRecords.HEADER_BYTES) {
+        throw new CorruptStoreException(file + ": the entry at " + at + " has length " + length);
+      }
       ByteBuffer record = window.at(at, SiltRecords.HEADER_BYTES + length);
       SiltRecords.Parsed parsed = SiltRecords.parseChecked(record.array(), record.arrayOffset() + record.position(), length, at, file);
       visitor.record(at, parsed.key(), parsed.value());

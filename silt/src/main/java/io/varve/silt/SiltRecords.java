@@ -76,29 +76,39 @@ final class SiltRecords {
   static byte[] valueIfKey(byte[] bytes, int at, int length, byte[] key, long offset, Path file) {
     int bodyStart = at + HEADER_BYTES;
     int bodyEnd = bodyStart + length;
-    CorruptStoreException.check(Envelope.crc32c(bytes, bodyStart, length) == getInt(bytes, at + 4),
-        file + ": the record at " + offset + " is damaged");
+    if (Envelope.crc32c(bytes, bodyStart, length) != getInt(bytes, at + 4)) {
+      throw recordError(file, offset, "is damaged");
+    }
     long keyLength = getVarint(bytes, bodyStart + 1, bodyEnd);
     int keyStart = (int) (keyLength >>> 32);
-    CorruptStoreException.check(keyLength >= 0 && keyStart + (long) (int) keyLength <= bodyEnd,
-        file + ": the record at " + offset + " is malformed");
+    if (keyLength < 0 || keyStart + (long) (int) keyLength > bodyEnd) {
+      throw recordError(file, offset, "is malformed");
+    }
     if ((int) keyLength != key.length || !Arrays.equals(bytes, keyStart, keyStart + key.length, key, 0, key.length)) {
       return null;
     }
     byte kind = bytes[bodyStart];
     if (kind == DELETE) {
-      CorruptStoreException.check(keyStart + key.length == bodyEnd, file + ": the delete at " + offset + " is malformed");
+      if (keyStart + key.length != bodyEnd) {
+        throw new CorruptStoreException(file + ": the delete at " + offset + " is malformed");
+      }
       return DELETED;
     }
-    CorruptStoreException.check(kind == PUT, file + ": the record at " + offset + " has kind " + kind);
+    if (kind != PUT) {
+      throw recordError(file, offset, "has kind " + kind);
+    }
     return Arrays.copyOfRange(bytes, keyStart + key.length, bodyEnd);
   }
 
   /** The body length of the record whose header is at {@code bytes[at]}, checked to be plausible. */
   static int checkedLength(byte[] bytes, int at, int available, long offset, Path file) {
-    CorruptStoreException.check(available - at >= HEADER_BYTES, file + ": the record at " + offset + " is cut short");
+    if (available - at < HEADER_BYTES) {
+      throw recordError(file, offset, "is cut short");
+    }
     int length = getInt(bytes, at);
-    CorruptStoreException.check(length >= 2, file + ": the record at " + offset + " has a bad length " + length);
+    if (length < 2) {
+      throw recordError(file, offset, "has a bad length " + length);
+    }
     return length;
   }
 
@@ -108,23 +118,28 @@ final class SiltRecords {
     channel.readFully(head, offset);
     int length = checkedLength(head.array(), 0, head.position(), offset, file);
     long end = Math.min(limit, channel.size());
-    CorruptStoreException.check(length <= end - offset - HEADER_BYTES, file + ": the record at " + offset + " runs past its end");
+    if (length > end - offset - HEADER_BYTES) {
+      throw recordError(file, offset, "runs past its end");
+    }
     byte[] record = new byte[HEADER_BYTES + length];
     ByteBuffer b = ByteBuffer.wrap(record);
     channel.readFully(b, offset);
-    CorruptStoreException.check(!b.hasRemaining(), file + ": the record at " + offset + " is cut short");
-    CorruptStoreException.check(Envelope.crc32c(record, HEADER_BYTES, length) == getInt(record, 4),
-        file + ": the record at " + offset + " is damaged");
-    CorruptStoreException.check(parse(record, HEADER_BYTES, length) != null, file + ": the record at " + offset + " is malformed");
+    if (b.hasRemaining()) {
+      throw recordError(file, offset, "is cut short");
+    }
+    parseChecked(record, 0, length, offset, file);
     return record;
   }
 
   /** The whole checked record at {@code offset} of {@code bytes} (a mapped log), header included. */
   static byte[] read(ByteBuffer bytes, long offset, Path file) {
-    CorruptStoreException.check(offset >= 0 && offset <= bytes.limit() - HEADER_BYTES, file + ": the record at " + offset + " is cut short");
+    if (offset < 0 || offset > bytes.limit() - HEADER_BYTES) {
+      throw recordError(file, offset, "is cut short");
+    }
     int length = bytes.getInt((int) offset);
-    CorruptStoreException.check(length >= 2 && length <= bytes.limit() - offset - HEADER_BYTES,
-        file + ": the record at " + offset + " has a bad length " + length);
+    if (length < 2 || length > bytes.limit() - offset - HEADER_BYTES) {
+      throw recordError(file, offset, "has a bad length " + length);
+    }
     byte[] record = new byte[HEADER_BYTES + length];
     bytes.get((int) offset, record);
     parseChecked(record, 0, length, offset, file);
@@ -133,11 +148,22 @@ final class SiltRecords {
 
   /** The key and value of the record {@code bytes[at, at + 8 + length)}, its CRC32C and grammar checked. */
   static Parsed parseChecked(byte[] bytes, int at, int length, long offset, Path file) {
-    CorruptStoreException.check(Envelope.crc32c(bytes, at + HEADER_BYTES, length) == getInt(bytes, at + 4),
-        file + ": the record at " + offset + " is damaged");
+    if (Envelope.crc32c(bytes, at + HEADER_BYTES, length) != getInt(bytes, at + 4)) {
+      throw recordError(file, offset, "is damaged");
+    }
     Parsed parsed = parse(bytes, at + HEADER_BYTES, length);
-    CorruptStoreException.check(parsed != null, file + ": the record at " + offset + " is malformed");
+    if (parsed == null) {
+      throw recordError(file, offset, "is malformed");
+    }
     return parsed;
+  }
+
+  /**
+   * The error for the record at {@code offset}: built only on failure, since the checks run on
+   * every record a get or a replay reads.
+   */
+  private static CorruptStoreException recordError(Path file, long offset, String what) {
+    return new CorruptStoreException(file + ": the record at " + offset + " " + what);
   }
 
   static int getInt(byte[] b, int at) {

@@ -26,7 +26,8 @@ import java.util.TreeMap;
  * java -cp benchmarks/target/benchmarks.jar io.varve.benchmarks.ycsb.YcsbComparison \
  *     --records 200000 --operations 200000 --threads 2 [--systems Silt,RocksDB,LMDB,JE] \
  *     [--work /tmp/varve-ycsb] [--out docs/benchmarks/ycsb] [--heap 2g[,Silt=256m]] [--cache-bytes 256m] \
- *     [--ram 2g[,Silt=500m]] [--read-ahead-kib 128] [--properties silt.hashStoresPerMerge=4,...] [--keep]
+ *     [--ram 2g[,Silt=500m]] [--read-ahead-kib 128] [--properties silt.hashStoresPerMerge=4,...] [--keep] \
+ *     [--phases load,A,B,C,F] [--rounds 1]
  * </pre>
  *
  * For each system, in this order: a new store, then five phases, each a fresh JVM running YCSB's
@@ -45,6 +46,11 @@ import java.util.TreeMap;
  * the bound is read from disk. {@code --heap} and {@code --ram} take a value for every system,
  * optionally followed by {@code System=value} exceptions. {@code --read-ahead-kib} sets the disk's
  * read-ahead for the run (and restores it).
+ *
+ * <p>{@code --phases} runs some of the phases (in their usual order); without the load, on the
+ * stores a run with {@code --keep} left. {@code --rounds} repeats the phases, the systems taking
+ * turns, each turn starting with the page cache dropped, for runs compared side by side on a
+ * noisy machine.
  *
  * <p>Not thread-safe; one run per process.
  */
@@ -83,7 +89,7 @@ public final class YcsbComparison {
    * One phase of one system, measured; {@code problems} says what makes its numbers suspect (none
    * when the phase ran every operation cleanly).
    */
-  record Run(String system, Phase phase, YcsbOutput output, YcsbChild.Outcome outcome, long diskBytes,
+  record Run(String system, int round, Phase phase, YcsbOutput output, YcsbChild.Outcome outcome, long diskBytes,
       Map<String, String> store, List<String> problems) {}
 
   private YcsbComparison() {}
@@ -102,8 +108,10 @@ public final class YcsbComparison {
     }
     try {
       YcsbReport report = new YcsbReport(settings, String.join(" ", args));
-      for (String system : settings.systems()) {
-        runSystem(settings, system, workloads, logs, report);
+      for (int round = 1; round <= settings.rounds(); round++) {
+        for (String system : settings.systems()) {
+          runSystem(settings, system, round, workloads, logs, report);
+        }
       }
       System.out.println("wrote " + settings.out().resolve(YcsbReport.MARKDOWN) + " and " + YcsbReport.TSV);
     } finally {
@@ -118,10 +126,15 @@ public final class YcsbComparison {
    * so that the page cache a phase leaves stays charged to the system for the next one; the page
    * cache is dropped first, so that no other system's pages are left uncharged in it.
    */
-  private static void runSystem(Settings settings, String system, Path workloads, Path logs, YcsbReport report)
-      throws IOException, InterruptedException {
+  private static void runSystem(Settings settings, String system, int round, Path workloads, Path logs,
+      YcsbReport report) throws IOException, InterruptedException {
     Path dir = settings.work().resolve(system.toLowerCase(Locale.ROOT));
-    WorkDirectory.deleteTree(dir);
+    boolean loads = settings.phases().stream().anyMatch(Phase::load);
+    if (loads) {
+      WorkDirectory.deleteTree(dir);
+    } else if (!Files.isDirectory(dir)) {
+      throw new IllegalStateException("no load among --phases and no store in " + dir + " (left by a run with --keep)");
+    }
     MemoryCgroup cgroup = null;
     try {
       long ram = settings.ramBytes(system);
@@ -132,8 +145,8 @@ public final class YcsbComparison {
         cgroup = MemoryCgroup.create("varve-ycsb", system.toLowerCase(Locale.ROOT));
         cgroup.limitTo(ram);
       }
-      for (Phase phase : PHASES) {
-        Run run = runPhase(settings, system, phase, dir, workloads, logs, cgroup);
+      for (Phase phase : settings.phases()) {
+        Run run = runPhase(settings, system, round, phase, dir, workloads, logs, cgroup);
         report.add(run);
         report.write(settings.out());
         System.out.printf(Locale.ROOT, "%-7s %-4s %,10.0f ops/s  peak RSS %,6d MiB  cgroup peak %,6d MiB  disk %,7d MiB"
@@ -146,7 +159,7 @@ public final class YcsbComparison {
         }
       }
     } finally {
-      if (!settings.keep()) {
+      if (!settings.keep() && round == settings.rounds()) {
         WorkDirectory.deleteTree(dir);
       }
       if (cgroup != null) {
@@ -155,8 +168,8 @@ public final class YcsbComparison {
     }
   }
 
-  private static Run runPhase(Settings settings, String system, Phase phase, Path dir, Path workloads, Path logs,
-      MemoryCgroup cgroup) throws IOException, InterruptedException {
+  private static Run runPhase(Settings settings, String system, int round, Phase phase, Path dir, Path workloads,
+      Path logs, MemoryCgroup cgroup) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx" + settings.heap().of(system));
@@ -173,7 +186,7 @@ public final class YcsbComparison {
     for (String property : settings.properties()) {
       command.addAll(List.of("-p", property));
     }
-    String name = system.toLowerCase(Locale.ROOT) + "-" + phase.label();
+    String name = system.toLowerCase(Locale.ROOT) + "-" + phase.label() + (settings.rounds() > 1 ? "-" + round : "");
     Path stdout = logs.resolve(name + ".out");
     Path stderr = logs.resolve(name + ".err");
     YcsbChild.Outcome outcome = YcsbChild.run(command, stdout, stderr, cgroup);
@@ -203,7 +216,7 @@ public final class YcsbComparison {
     if (!store.containsKey("system")) {
       problems.add("the binding printed no " + KeyValueDb.STATS_PREFIX + " line (did the store close?)");
     }
-    return new Run(system, phase, output, outcome, disk, store, problems);
+    return new Run(system, round, phase, output, outcome, disk, store, problems);
   }
 
   /** The fields of the {@value KeyValueDb#STATS_PREFIX} lines a phase printed (one store's), or none. */
@@ -238,13 +251,20 @@ public final class YcsbComparison {
 
   /** The run's arguments. */
   record Settings(long records, long operations, int threads, List<String> systems, Path work, Path out,
-      PerSystem heap, long cacheBytes, PerSystem ram, String readAheadKib, List<String> properties, boolean keep) {
+      List<Phase> phases, int rounds, PerSystem heap, long cacheBytes, PerSystem ram, String readAheadKib,
+      List<String> properties, boolean keep) {
     static Settings of(Map<String, String> options) {
       long records = Long.parseLong(options.getOrDefault("records", "200000"));
       List<String> systems = new ArrayList<>();
       for (String name : options.getOrDefault("systems", String.join(",", BINDINGS.keySet())).split(",")) {
         systems.add(system(name));
       }
+      List<Phase> phases = new ArrayList<>();
+      for (String label : options.getOrDefault("phases", "load,A,B,C,F").split(",")) {
+        phases.add(PHASES.stream().filter(p -> p.label().equalsIgnoreCase(label.trim())).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("unknown phase " + label + ", not one of load, A, B, C, F")));
+      }
+      phases.sort(java.util.Comparator.comparingInt(PHASES::indexOf));
       String properties = options.getOrDefault("properties", "");
       return new Settings(records,
           Long.parseLong(options.getOrDefault("operations", Long.toString(records))),
@@ -252,6 +272,8 @@ public final class YcsbComparison {
           systems,
           Path.of(options.getOrDefault("work", "/tmp/varve-ycsb")),
           Path.of(options.getOrDefault("out", "docs/benchmarks/ycsb")),
+          List.copyOf(phases),
+          Integer.parseInt(options.getOrDefault("rounds", "1")),
           PerSystem.parse(options.getOrDefault("heap", "2g")),
           parseBytes(options.getOrDefault("cache-bytes", "256m")),
           PerSystem.parse(options.getOrDefault("ram", "0")),

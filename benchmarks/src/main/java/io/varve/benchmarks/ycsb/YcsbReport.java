@@ -45,14 +45,14 @@ final class YcsbReport {
   }
 
   String tsv() {
-    StringBuilder s = new StringBuilder("system\tphase\trecords\toperations\tthreads\theap\tcache_bytes\tthroughput_ops_s");
+    StringBuilder s = new StringBuilder("system\tround\tphase\trecords\toperations\tthreads\theap\tcache_bytes\tthroughput_ops_s");
     for (String op : OPERATIONS) {
       s.append('\t').append(op.toLowerCase(Locale.ROOT)).append("_avg_us\t").append(op.toLowerCase(Locale.ROOT)).append("_p99_us");
     }
     s.append("\tfailed_ops\tpeak_rss_bytes\tram_bound_bytes\tcgroup_peak_bytes\tdisk_reads\tdisk_read_bytes\tdisk_bytes"
         + "\tseconds\topen_ms\tstore_ram_bytes\tsilt_bytes_per_entry\texit\n");
     for (Run run : runs) {
-      s.append(run.system()).append('\t').append(run.phase().label()).append('\t').append(settings.records()).append('\t')
+      s.append(run.system()).append('\t').append(run.round()).append('\t').append(run.phase().label()).append('\t').append(settings.records()).append('\t')
           .append(run.phase().load() ? settings.records() : settings.operations()).append('\t').append(settings.threads())
           .append('\t').append(settings.heap().of(run.system())).append('\t').append(settings.cacheBytes()).append('\t')
           .append(number(run.output().throughput(), 1));
@@ -111,6 +111,13 @@ final class YcsbReport {
         + "A (read/update 50/50), B (95/5), C (read only) and F (read/read-modify-write 50/50), each a fresh JVM "
         + "running YCSB 0.17.0's own `site.ycsb.Client` with the workload files in `benchmarks/src/main/resources/ycsb/` "
         + "(YCSB's standard properties; the jar does not ship them). Workloads run on the store the load left.\n");
+    if (!settings.phases().equals(YcsbComparison.PHASES) || settings.rounds() > 1) {
+      s.append("- **This run:** phases ").append(settings.phases().stream().map(Phase::label).toList())
+          .append(settings.phases().stream().anyMatch(Phase::load) ? "" : ", on the stores an earlier run's load left")
+          .append(settings.rounds() > 1 ? "; " + settings.rounds() + " rounds, the systems taking turns, the page cache "
+              + "dropped before each turn (a row's #n is its round, and its × RocksDB is against that round's)" : "")
+          .append(".\n");
+    }
     ram(s);
     s.append("- Durability, the same for every system: each write reaches the operating system before it returns and "
         + "none is fsynced (SILT: its log; RocksDB: write-ahead log without sync; LMDB: a transaction per write with "
@@ -121,7 +128,8 @@ final class YcsbReport {
             + "its tables and its sorted store's index; RocksDB: block cache usage, memtables and table readers; JE: "
             + "its cache; LMDB: none to report). Disk: bytes of the files in the store's directory after the phase. "
             + "Open s: how long opening the store took; YCSB's clock, and so its throughput, includes it (the client "
-            + "threads open their binding after the clock starts), which matters only in short runs. JVM s: the "
+            + "threads open their binding after the clock starts), so ops/s after the open divides the operations by "
+            + "YCSB's run time less the open. JVM s: the "
             + "child JVM's wall time.\n");
     if (!settings.properties().isEmpty()) {
       s.append("- YCSB properties added to every phase: `").append(String.join(" ", settings.properties())).append("`.\n");
@@ -179,19 +187,19 @@ final class YcsbReport {
       return;
     }
     List<String> ops = OPERATIONS.stream().filter(op -> rows.stream().anyMatch(r -> r.output().has(op))).toList();
-    double rocks = rows.stream().filter(r -> r.system().equals("RocksDB")).mapToDouble(r -> r.output().throughput())
-        .findFirst().orElse(Double.NaN);
     s.append(phase.load() ? String.format(Locale.ROOT, "## Load (%,d inserts)%n%n", settings.records())
         : String.format(Locale.ROOT, "## Workload %s (%,d operations)%n%n", phase.label(), settings.operations()));
-    s.append("| System | ops/s | × RocksDB |");
+    s.append("| System | ops/s | × RocksDB | ops/s after the open | × RocksDB |");
     ops.forEach(op -> s.append(' ').append(op).append(" avg / p99 µs |"));
     s.append(" Disk reads / op | Peak RSS MiB | RAM bound MiB | Cgroup peak MiB | Store RAM MiB | Disk MiB | Open s "
-        + "| Problems | JVM s |\n|---|--:|--:|");
+        + "| Problems | JVM s |\n|---|--:|--:|--:|--:|");
     ops.forEach(op -> s.append("--:|"));
     s.append("--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (Run run : rows) {
       YcsbOutput out = run.output();
-      s.append("| ").append(run.system()).append(" | ").append(grouped(out.throughput())).append(" | ")
+      double rocks = rows.stream().filter(r -> r.system().equals("RocksDB") && r.round() == run.round())
+          .mapToDouble(r -> r.output().throughput()).findFirst().orElse(Double.NaN);
+      s.append("| ").append(run.system()).append(settings.rounds() > 1 ? " #" + run.round() : "").append(" | ").append(grouped(out.throughput())).append(" | ")
           .append(Double.isNaN(rocks) ? "" : number(out.throughput() / rocks, 2)).append(" |");
       for (String op : ops) {
         s.append(' ').append(number(out.value(op, YcsbOutput.AVERAGE), 0)).append(" / ")
@@ -213,6 +221,17 @@ final class YcsbReport {
           .append(" | ").append(number(run.outcome().seconds(), 1)).append(" |\n");
     }
     s.append('\n');
+  }
+
+  /**
+   * Throughput over the phase's operations alone: YCSB's run time less the store's open, which
+   * its clock includes (NaN when the binding did not say how long the open took).
+   */
+  private double afterOpen(Run run) {
+    String open = run.store().get("openMillis");
+    double operations = run.phase().load() ? settings.records() : settings.operations();
+    double seconds = operations / run.output().throughput();
+    return open == null ? Double.NaN : operations / (seconds - Long.parseLong(open) / 1000.0);
   }
 
   private static String mib(long bytes) {

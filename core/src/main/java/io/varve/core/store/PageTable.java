@@ -254,25 +254,29 @@ public final class PageTable {
       int count = in.readUnsignedShort();
       int headerStart = in.readUnsignedShort();
       int recordsEnd = in.readUnsignedShort();
+      // The checks build their messages only on failure: a store has millions of frames.
       if (count == 0) {
-        CorruptStoreException.check(
-            headerStart == 0 && recordsEnd == 0 && first == builder.lastFirst && (f > 0 || recordCount == 0),
-            "frame " + f + " holds no record but has a head, an end or a first of its own");
+        if (headerStart != 0 || recordsEnd != 0 || first != builder.lastFirst || (f == 0 && recordCount != 0)) {
+          throw new CorruptStoreException("frame " + f + " holds no record but has a head, an end or a first of its own");
+        }
         builder.addEmpty();
         continue;
       }
       int recordsStart = headerStart + PagedLayout.headBytes(count);
-      CorruptStoreException.check(
-          count <= maxCount
-              && (f > 0 || headerStart == 0)
-              && PagedLayout.takesRecords(headerStart, pageBytes)
-              && recordsStart < recordsEnd
-              && recordsEnd <= pageBytes
-              && (long) f * pageBytes + recordsEnd <= dataBytes,
-          "frame " + f + ": " + count + " records, head at " + headerStart + ", records ending at " + recordsEnd
-              + " do not fit a " + pageBytes + "-byte page of " + dataBytes + " bytes of data");
-      CorruptStoreException.check(
-          Integer.compareUnsigned(first, builder.lastFirst) >= 0, "frame " + f + "'s first hash lies below the previous frame's");
+      boolean fits = count <= maxCount
+          && (f > 0 || headerStart == 0)
+          && PagedLayout.takesRecords(headerStart, pageBytes)
+          && recordsStart < recordsEnd
+          && recordsEnd <= pageBytes
+          && (long) f * pageBytes + recordsEnd <= dataBytes;
+      if (!fits) {
+        throw new CorruptStoreException("frame " + f + ": " + count + " records, head at " + headerStart
+            + ", records ending at " + recordsEnd + " do not fit a " + pageBytes + "-byte page of " + dataBytes
+            + " bytes of data");
+      }
+      if (Integer.compareUnsigned(first, builder.lastFirst) < 0) {
+        throw new CorruptStoreException("frame " + f + "'s first hash lies below the previous frame's");
+      }
       builder.add(first, count, headerStart, recordsEnd);
     }
     CorruptStoreException.check(
