@@ -197,10 +197,13 @@ final class YcsbReport {
     s.append("--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (Run run : rows) {
       YcsbOutput out = run.output();
-      double rocks = rows.stream().filter(r -> r.system().equals("RocksDB") && r.round() == run.round())
-          .mapToDouble(r -> r.output().throughput()).findFirst().orElse(Double.NaN);
-      s.append("| ").append(run.system()).append(settings.rounds() > 1 ? " #" + run.round() : "").append(" | ").append(grouped(out.throughput())).append(" | ")
-          .append(Double.isNaN(rocks) ? "" : number(out.throughput() / rocks, 2)).append(" |");
+      Run rocks = rows.stream().filter(r -> r.system().equals("RocksDB") && r.round() == run.round()).findFirst()
+          .orElse(null);
+      s.append("| ").append(run.system()).append(settings.rounds() > 1 ? " #" + run.round() : "").append(" | ")
+          .append(grouped(out.throughput())).append(" | ")
+          .append(rocks == null ? "" : number(out.throughput() / rocks.output().throughput(), 2)).append(" | ")
+          .append(grouped(afterOpen(run))).append(" | ")
+          .append(rocks == null ? "" : number(afterOpen(run) / afterOpen(rocks), 2)).append(" |");
       for (String op : ops) {
         s.append(' ').append(number(out.value(op, YcsbOutput.AVERAGE), 0)).append(" / ")
             .append(number(out.value(op, YcsbOutput.P99), 0)).append(" |");

@@ -168,6 +168,30 @@ class YcsbBindingsTest {
     assertThrows(IllegalArgumentException.class, () -> YcsbComparison.PerSystem.parse("2g,Redis=1g"));
   }
 
+  /** A column once added to the tables' headers but not to their rows. */
+  @Test
+  void everyReportRowHasItsHeadersCells() {
+    YcsbComparison.Settings settings = YcsbComparison.Settings.of(Map.of("records", "1000", "operations", "500",
+        "rounds", "2", "phases", "C", "ram", "2g,Silt=500m", "heap", "1g"));
+    YcsbReport report = new YcsbReport(settings, "--records 1000");
+    YcsbComparison.Phase c = YcsbComparison.PHASES.get(3);
+    for (int round = 1; round <= 2; round++) {
+      for (String system : List.of("Silt", "RocksDB")) {
+        YcsbOutput output = YcsbOutput.parse(List.of("[OVERALL], RunTime(ms), 100", "[OVERALL], Throughput(ops/sec), 5000",
+            "[READ], Operations, 500", "[READ], AverageLatency(us), 90.5", "[READ], 99thPercentileLatency(us), 400"));
+        report.add(new YcsbComparison.Run(system, round, c, output, new YcsbChild.Outcome(0, 300L << 20, 1.5, 400L << 20),
+            1L << 30, Map.of("system", system, "openMillis", "20", "diskReads", "300", "ramBytes", "1000"), List.of()));
+      }
+    }
+    List<String> table = Arrays.stream(report.markdown().split("\n")).filter(line -> line.startsWith("|")).toList();
+    assertEquals(2 + 4, table.size(), String.join("\n", table));
+    long headerCells = table.get(0).chars().filter(ch -> ch == '|').count();
+    for (String row : table) {
+      assertEquals(headerCells, row.chars().filter(ch -> ch == '|').count(), row);
+    }
+    assertTrue(table.get(2).startsWith("| Silt #1 | 5,000 | 1.00 | 6,250 | 1.00 |"), table.get(2));
+  }
+
   @Test
   void childArgumentsSurviveTheShell() throws Exception {
     String odd = "it's a $HOME \"path\"";
