@@ -159,18 +159,27 @@ final class WriteAheadLog implements AutoCloseable {
       long recordSequence = LogFormat.getLong(bytes, body);
       byte kind = bytes[body + 8];
       int superTable = LogFormat.getInt(bytes, body + 9);
-      CorruptStoreException.check(recordSequence == sequence, where + ": record " + recordSequence + " where " + sequence + " belongs");
-      CorruptStoreException.check(superTable >= 0 && superTable < superTables, where + ": super table " + superTable);
+      // The checks build their messages only on failure: they run for every record replayed.
+      if (recordSequence != sequence) {
+        throw new CorruptStoreException(where + ": record " + recordSequence + " where " + sequence + " belongs");
+      }
+      if (superTable < 0 || superTable >= superTables) {
+        throw new CorruptStoreException(where + ": super table " + superTable);
+      }
       int payload = body + BODY_HEADER_BYTES;
       int end = body + length;
       if (kind == KIND_ENTRY) {
         int size = IncarnationCodec.checkedEntrySize(bytes, payload, end, where);
-        CorruptStoreException.check(payload + size == end, where + ": record " + recordSequence + " has bytes after its entry");
+        if (payload + size != end) {
+          throw new CorruptStoreException(where + ": record " + recordSequence + " has bytes after its entry");
+        }
         if (entries) {
           replayer.entry(recordSequence, superTable, WriteBuffer.key(bytes, payload), WriteBuffer.value(bytes, payload));
         }
       } else if (kind == KIND_FLUSHED) {
-        CorruptStoreException.check(end - payload == 8, where + ": record " + recordSequence + " of a wrong length");
+        if (end - payload != 8) {
+          throw new CorruptStoreException(where + ": record " + recordSequence + " of a wrong length");
+        }
         if (!entries) {
           replayer.flushed(superTable, LogFormat.getLong(bytes, payload));
         }
