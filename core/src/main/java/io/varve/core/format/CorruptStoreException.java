@@ -21,7 +21,11 @@ public final class CorruptStoreException extends RuntimeException {
     super(message, cause);
   }
 
-  /** Throws a {@code CorruptStoreException} with {@code message} unless {@code condition} holds. */
+  /**
+   * Throws a {@code CorruptStoreException} with {@code message} unless {@code condition} holds.
+   * The message is built before the call, error or not: in a check run per record, page or get,
+   * write {@code if (!condition) throw new CorruptStoreException(...)} instead.
+   */
   public static void check(boolean condition, String message) {
     if (!condition) {
       throw new CorruptStoreException(message);
