@@ -1,6 +1,7 @@
 package io.varve.benchmarks;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.store.KeyMode;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
@@ -69,10 +70,10 @@ public final class KeyModeSizes {
                 rate / Math.pow(2, -mode.signatureBits()));
           }
         }
-        WorkDirectory.deleteTree(dir);
+        FileTrees.deleteTree(dir);
       }
     } finally {
-      WorkDirectory.deleteTree(work);
+      FileTrees.deleteTree(work);
     }
   }
 

@@ -4,6 +4,7 @@ import io.varve.builder.BuildSummary;
 import io.varve.builder.MergeSummary;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,11 +76,11 @@ public final class MergeVsRebuild {
             merge.nanos() / (double) rebuild.nanos(),
             WorkDirectory.bytes(merged),
             WorkDirectory.bytes(rebuilt));
-        WorkDirectory.deleteTree(merged);
-        WorkDirectory.deleteTree(rebuilt);
+        FileTrees.deleteTree(merged);
+        FileTrees.deleteTree(rebuilt);
       }
     } finally {
-      WorkDirectory.deleteTree(work);
+      FileTrees.deleteTree(work);
     }
   }
 

@@ -2,6 +2,7 @@ package io.varve.benchmarks;
 
 import io.varve.builder.BuildSummary;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -56,7 +57,7 @@ public final class ScaleRun {
         result.storeBytes / (double) Math.max(1, n), result.buildPeakRss, result.memoryBitsPerKey, result.checked, result.absent,
         peakRss());
     if (!keep) {
-      WorkDirectory.deleteTree(target);
+      FileTrees.deleteTree(target);
     }
   }
 

@@ -2,6 +2,7 @@ package io.varve.benchmarks;
 
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.reader.ShardedStore;
 import io.varve.reader.Store;
 import java.io.IOException;
@@ -158,7 +159,7 @@ public class ShardedLookupBenchmark {
         sharded.close();
       }
     } finally {
-      WorkDirectory.deleteTree(directory);
+      FileTrees.deleteTree(directory);
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.varve.builder.BuildOptions;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.reader.ShardedStore;
@@ -239,7 +240,7 @@ public final class SparkBuildHarness {
 
   /** Runs the warm-up and the timed rounds, printing to {@code out}; returns the timed rounds. */
   static List<Round> run(Settings settings, PrintStream out) throws IOException {
-    WorkDirectory.deleteTree(settings.work());
+    FileTrees.deleteTree(settings.work());
     Files.createDirectories(settings.work());
     out.printf("SparkBuildHarness: %,d records of 8 + 8 bytes, %s; Spark %s into %d shards (%d input partitions, %s), %d rounds;"
             + " memory budget %s; JDK %s, %d processors%n",
@@ -291,7 +292,7 @@ public final class SparkBuildHarness {
         SparkSession.clearActiveSession();
         SparkSession.clearDefaultSession();
       }
-      WorkDirectory.deleteTree(settings.work());
+      FileTrees.deleteTree(settings.work());
     }
     StringBuilder summary = new StringBuilder("summary:");
     for (String side : settings.sides()) {
@@ -342,7 +343,7 @@ public final class SparkBuildHarness {
       check(store.size() == n, "the single build holds " + store.size() + " records, not " + n);
       checkValues(settings, n, store::get);
     }
-    WorkDirectory.deleteTree(target);
+    FileTrees.deleteTree(target);
     return build;
   }
 
@@ -363,7 +364,7 @@ public final class SparkBuildHarness {
           "the Spark build holds " + store.size() + " records in " + store.shardCount() + " shards");
       checkValues(settings, n, store::get);
     }
-    WorkDirectory.deleteTree(output);
+    FileTrees.deleteTree(output);
     return build;
   }
 

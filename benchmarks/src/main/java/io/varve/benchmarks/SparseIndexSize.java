@@ -4,6 +4,7 @@ import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.ect.EctParameters;
 import io.varve.core.ect.TrieSizeModel;
+import io.varve.core.files.FileTrees;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
@@ -69,11 +70,11 @@ public final class SparseIndexSize {
                 "%6d | %5d | %.4f | %4d | %.4f | %.4f | %.4f | %.4f | %.4f%n",
                 blockBytes, keysPerBlock, figure6, g, trie, directory, blocks, trie + directory, trie + directory + blocks);
           }
-          WorkDirectory.deleteTree(sparse);
+          FileTrees.deleteTree(sparse);
         }
       }
     } finally {
-      WorkDirectory.deleteTree(work);
+      FileTrees.deleteTree(work);
     }
   }
 }

@@ -2,6 +2,7 @@ package io.varve.benchmarks;
 
 import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.reader.DataAccess;
 import io.varve.reader.Store;
 import java.io.IOException;
@@ -107,6 +108,6 @@ public class StoreOpenBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
     closeOpened();
-    WorkDirectory.deleteTree(directory);
+    FileTrees.deleteTree(directory);
   }
 }

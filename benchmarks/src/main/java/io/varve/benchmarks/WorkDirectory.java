@@ -3,24 +3,11 @@ package io.varve.benchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** The scratch directories of the whole-process harnesses. Stateless; thread-safe. */
 public final class WorkDirectory {
   private WorkDirectory() {}
-
-  /** Deletes {@code dir} and everything below it, if it exists. */
-  public static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
-    }
-  }
 
   /** Bytes of all the files under {@code dir} (or of {@code dir} when it is a file). */
   public static long treeBytes(Path dir) throws IOException {

@@ -4,17 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,8 +53,8 @@ class BufferHashDamageTest {
     int unharmed = 0;
     for (int iteration = 0; iteration < iterations; iteration++) {
       Path copy = temp.resolve("copy");
-      deleteTree(copy);
-      copyTree(pristine, copy);
+      FileTrees.deleteTree(copy);
+      FileTrees.copyTree(pristine, copy);
       String damage = damage(copy, random, usedLogBytes);
       BufferHash table;
       try {
@@ -126,26 +124,6 @@ class BufferHashDamageTest {
       int old = raf.read();
       raf.seek(at);
       raf.write(old ^ (1 + random.nextInt(255)));
-    }
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    Files.createDirectories(to);
-    try (Stream<Path> files = Files.list(from)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-      }
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(file);
-      }
     }
   }
 }

@@ -1,8 +1,9 @@
 package io.varve.bufferhash;
 
 import io.varve.core.format.Envelope;
+import io.varve.core.testing.HostileDirectories;
+import io.varve.core.testing.HostileDirectories.Variant;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -19,19 +20,12 @@ import java.util.Map;
 final class HostileBufferHashFiles {
   private HostileBufferHashFiles() {}
 
-  /** A variant: its base and the files that replace the base's ({@code null} bytes: deleted). */
-  static final class Variant {
-    final String base;
-    final Map<String, byte[]> files = new LinkedHashMap<>();
+  /** The note of a variant: the golden directory (under {@code golden/}) that it is put over. */
+  static final String BASE = "base";
 
-    Variant(String base) {
-      this.base = base;
-    }
-
-    Variant with(String file, byte[] bytes) {
-      files.put(file, bytes);
-      return this;
-    }
+  /** A variant put over the golden directory {@code base}. */
+  static Variant variant(String base) {
+    return new Variant().note(BASE, base);
   }
 
   static byte[] golden(String base, String file) throws IOException {
@@ -90,7 +84,7 @@ final class HostileBufferHashFiles {
     int end = buffers.length - 4;
     int crc = Envelope.crc32c(buffers, 0, end);
     LogFormat.putInt(buffers, end, crc);
-    return new Variant("v1-closed").with("buffers", buffers).with("state", stateWith("v1-closed", 6, (1L << 32) | (crc & 0xFFFFFFFFL)));
+    return variant("v1-closed").with("buffers", buffers).with("state", stateWith("v1-closed", 6, (1L << 32) | (crc & 0xFFFFFFFFL)));
   }
 
   /** The write-ahead segment with the record at {@code index} edited, its crc recomputed. */
@@ -132,82 +126,66 @@ final class HostileBufferHashFiles {
 
   static Map<String, Variant> variants() throws IOException {
     Map<String, Variant> v = new LinkedHashMap<>();
-    v.put("state-log-pages-beyond-the-file", new Variant("v1-closed").with("state", stateWith("v1-closed", 1, 17)));
-    v.put("state-head-beyond-the-log", new Variant("v1-closed").with("state", stateWith("v1-closed", 3, 99)));
-    v.put("state-head-short-of-the-incarnations", new Variant("v1-closed").with("state", stateWith("v1-closed", 3, 5)));
-    v.put("state-tail-sequence-after-next", new Variant("v1-closed").with("state", stateWith("v1-closed", 4, 9)));
-    v.put("state-next-sequence-skips-ahead", new Variant("v1-closed").with("state", stateWith("v1-closed", 5, 7)));
+    v.put("state-log-pages-beyond-the-file", variant("v1-closed").with("state", stateWith("v1-closed", 1, 17)));
+    v.put("state-head-beyond-the-log", variant("v1-closed").with("state", stateWith("v1-closed", 3, 99)));
+    v.put("state-head-short-of-the-incarnations", variant("v1-closed").with("state", stateWith("v1-closed", 3, 5)));
+    v.put("state-tail-sequence-after-next", variant("v1-closed").with("state", stateWith("v1-closed", 4, 9)));
+    v.put("state-next-sequence-skips-ahead", variant("v1-closed").with("state", stateWith("v1-closed", 5, 7)));
     byte[] noTables = golden("v1-closed", "state");
     LogFormat.putInt(noTables, newestSlot(noTables) + 64, 0);
     resealSlot(noTables, newestSlot(noTables));
-    v.put("state-no-super-tables", new Variant("v1-closed").with("state", noTables));
+    v.put("state-no-super-tables", variant("v1-closed").with("state", noTables));
     byte[] bothBad = golden("v1-closed", "state");
     bothBad[20] ^= 1;
     bothBad[SLOT + 20] ^= 1;
-    v.put("state-both-slots-damaged", new Variant("v1-closed").with("state", bothBad));
-    v.put("state-missing", new Variant("v1-closed").with("state", null));
-    v.put("log-missing", new Variant("v1-closed").with("log", null));
-    v.put("header-super-table-out-of-range", new Variant("v1-closed").with("log", logWithHeaderInt(0, 8, 5)));
-    v.put("header-of-the-other-super-table", new Variant("v1-closed").with("log", logWithHeaderInt(0, 8, 1)));
-    v.put("header-sequence-out-of-order", new Variant("v1-closed").with("log", logWithHeaderInt(2, 16, 7)));
-    v.put("header-pages-beyond-the-log", new Variant("v1-closed").with("log", logWithHeaderInt(5, 20, 100)));
-    v.put("header-zero-pages", new Variant("v1-closed").with("log", logWithHeaderInt(0, 20, 0)));
-    v.put("header-more-entries-than-the-units", new Variant("v1-closed").with("log", logWithHeaderInt(0, 24, 1000)));
-    v.put("header-version-2", new Variant("v1-closed").with("log", logWithHeaderInt(0, 4, 2 << 24)));
-    v.put("unit-run-past-the-incarnation", new Variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 0, 50))));
-    v.put("unit-entry-count-huge", new Variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 4, 100_000))));
-    v.put("unit-entry-runs-past-the-unit", new Variant("v1-closed").with("log", logWithUnit0(unit -> unit[8] = (byte) 0x7F)));
-    v.put("unit-varint-overflow", new Variant("v1-closed").with("log", logWithUnit0(unit -> Arrays.fill(unit, 8, 14, (byte) 0xFF))));
-    v.put("unit-first-key-changed-out-of-order", new Variant("v1-closed").with("log", logWithUnit0(unit -> unit[8 + 2 + 3] ^= 0x55)));
-    v.put("buffers-missing-but-named", new Variant("v1-closed").with("buffers", null));
+    v.put("state-both-slots-damaged", variant("v1-closed").with("state", bothBad));
+    v.put("state-missing", variant("v1-closed").with("state", null));
+    v.put("log-missing", variant("v1-closed").with("log", null));
+    v.put("header-super-table-out-of-range", variant("v1-closed").with("log", logWithHeaderInt(0, 8, 5)));
+    v.put("header-of-the-other-super-table", variant("v1-closed").with("log", logWithHeaderInt(0, 8, 1)));
+    v.put("header-sequence-out-of-order", variant("v1-closed").with("log", logWithHeaderInt(2, 16, 7)));
+    v.put("header-pages-beyond-the-log", variant("v1-closed").with("log", logWithHeaderInt(5, 20, 100)));
+    v.put("header-zero-pages", variant("v1-closed").with("log", logWithHeaderInt(0, 20, 0)));
+    v.put("header-more-entries-than-the-units", variant("v1-closed").with("log", logWithHeaderInt(0, 24, 1000)));
+    v.put("header-version-2", variant("v1-closed").with("log", logWithHeaderInt(0, 4, 2 << 24)));
+    v.put("unit-run-past-the-incarnation", variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 0, 50))));
+    v.put("unit-entry-count-huge", variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 4, 100_000))));
+    v.put("unit-entry-runs-past-the-unit", variant("v1-closed").with("log", logWithUnit0(unit -> unit[8] = (byte) 0x7F)));
+    v.put("unit-varint-overflow", variant("v1-closed").with("log", logWithUnit0(unit -> Arrays.fill(unit, 8, 14, (byte) 0xFF))));
+    v.put("unit-first-key-changed-out-of-order", variant("v1-closed").with("log", logWithUnit0(unit -> unit[8 + 2 + 3] ^= 0x55)));
+    v.put("buffers-missing-but-named", variant("v1-closed").with("buffers", null));
     v.put("buffers-for-another-table-count", buffersNamed(b -> LogFormat.putInt(b, 16, 3)));
     v.put("buffers-super-tables-out-of-order", buffersNamed(b -> LogFormat.putInt(b, 20, 1)));
     v.put("buffers-entry-count-past-the-end", buffersNamed(b -> LogFormat.putInt(b, 24, 1_000_000)));
     byte[] other = golden("v1-closed", "buffers");
     other[40] ^= 1;
     LogFormat.putInt(other, other.length - 4, Envelope.crc32c(other, 0, other.length - 4));
-    v.put("buffers-not-the-one-the-state-names", new Variant("v1-closed").with("buffers", other));
+    v.put("buffers-not-the-one-the-state-names", variant("v1-closed").with("buffers", other));
     byte[] damagedBuffers = golden("v1-closed", "buffers");
     damagedBuffers[40] ^= 1;
-    v.put("buffers-damaged", new Variant("v1-closed").with("buffers", damagedBuffers));
+    v.put("buffers-damaged", variant("v1-closed").with("buffers", damagedBuffers));
     int last = lastEntryRecord();
-    v.put("wal-sequence-gap", new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(1, (w, body) -> LogFormat.putLong(w, body, 9), true)));
-    v.put("wal-unknown-kind", new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> w[body + 8] = 9, true)));
+    v.put("wal-sequence-gap", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(1, (w, body) -> LogFormat.putLong(w, body, 9), true)));
+    v.put("wal-unknown-kind", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> w[body + 8] = 9, true)));
     v.put(
         "wal-super-table-out-of-range",
-        new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> LogFormat.putInt(w, body + 9, 2), true)));
+        variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> LogFormat.putInt(w, body + 9, 2), true)));
     v.put(
         "wal-entry-of-the-other-super-table",
-        new Variant("v1-crashed")
+        variant("v1-crashed")
             .with("wal-0000000000000001", walWithRecord(last, (w, body) -> LogFormat.putInt(w, body + 9, 1 - LogFormat.getInt(w, body + 9)), true)));
-    v.put("wal-damaged-record-before-others", new Variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> w[body + 14] ^= 1, false)));
+    v.put("wal-damaged-record-before-others", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(0, (w, body) -> w[body + 14] ^= 1, false)));
     v.put(
         "wal-segment-renamed",
-        new Variant("v1-crashed").with("wal-0000000000000001", null).with("wal-0000000000000002", golden("v1-crashed", "wal-0000000000000001")));
+        variant("v1-crashed").with("wal-0000000000000001", null).with("wal-0000000000000002", golden("v1-crashed", "wal-0000000000000001")));
     if (walRecords() < 3 || last < 0) {
       throw new IllegalStateException("the golden write-ahead log is too short for the variants");
     }
     return v;
   }
 
-  /** Writes the folder {@code args[0]} (e.g. bufferhash/src/test/resources/hostile/bufferhash). */
+  /** Writes the folder {@code args[0]} (e.g. bufferhash/src/test/resources/hostile/bufferhash), replacing it. */
   public static void main(String[] args) throws IOException {
-    Path root = Path.of(args[0]);
-    for (Map.Entry<String, Variant> variant : variants().entrySet()) {
-      Path dir = root.resolve(variant.getKey());
-      Files.createDirectories(dir);
-      Files.write(dir.resolve("base"), variant.getValue().base.getBytes(StandardCharsets.UTF_8));
-      StringBuilder deleted = new StringBuilder();
-      for (Map.Entry<String, byte[]> file : variant.getValue().files.entrySet()) {
-        if (file.getValue() == null) {
-          deleted.append(file.getKey()).append('\n');
-        } else {
-          Files.write(dir.resolve(file.getKey()), file.getValue());
-        }
-      }
-      if (deleted.length() > 0) {
-        Files.write(dir.resolve("deleted"), deleted.toString().getBytes(StandardCharsets.UTF_8));
-      }
-    }
+    HostileDirectories.write(Path.of(args[0]), variants());
   }
 }

@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -310,7 +311,7 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       }
       if (oneHash) {
         // No split can divide records of one hash: resolve their repeated keys instead.
-        TemporaryDirectories.deleteRecursively(directory);
+        FileTrees.deleteTree(directory);
         return List.of(reduceSingleHash(leaf));
       }
       Files.delete(leaf.path());

@@ -1,6 +1,7 @@
 package io.varve.builder;
 
 import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.files.FileTrees;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.core.store.KeyMode;
@@ -195,7 +196,7 @@ public final class ShardedStoreBuilder implements Closeable {
       entries.add(ShardManifest.describe(summary.directory(), ShardManifest.shardName(i)));
       if (artifacts) {
         StoreArtifacts.pack(summary.directory(), staging.resolve(ShardManifest.shardName(i) + StoreArtifact.SUFFIX));
-        TemporaryDirectories.deleteRecursively(summary.directory());
+        FileTrees.deleteTree(summary.directory());
       }
     }
     reportWrite(recordsPut);

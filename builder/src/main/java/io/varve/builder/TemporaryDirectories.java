@@ -1,11 +1,11 @@
 package io.varve.builder;
 
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.LinkOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -14,7 +14,6 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -107,7 +106,7 @@ final class TemporaryDirectories {
       return;
     }
     try {
-      deleteRecursively(directory);
+      FileTrees.deleteTree(directory);
     } finally {
       release(directory);
     }
@@ -132,7 +131,7 @@ final class TemporaryDirectories {
           if (Files.exists(lockOf(entry))) {
             removed += removeIfDead(entry) ? 1 : 0;
           } else if (untouchedSince(entry, Instant.now().minus(ORPHAN_AGE))) {
-            deleteRecursively(entry);
+            FileTrees.deleteTree(entry);
             removed++;
           }
         }
@@ -168,7 +167,7 @@ final class TemporaryDirectories {
         return false; // a live owner
       }
       boolean existed = Files.exists(directory);
-      deleteRecursively(directory);
+      FileTrees.deleteTree(directory);
       Files.deleteIfExists(lockPath);
       return existed;
     }
@@ -198,15 +197,4 @@ final class TemporaryDirectories {
     return directory.toAbsolutePath().normalize();
   }
 
-  /** Deletes {@code path} and everything under it, if it exists; symbolic links are not followed. */
-  static void deleteRecursively(Path path) throws IOException {
-    if (path == null || !Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(path)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
 }

@@ -2,6 +2,7 @@ package io.varve.cli;
 
 import io.varve.builder.BuildSummary;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.index.IndexParameters;
 import io.varve.reader.Store;
 import java.io.IOException;

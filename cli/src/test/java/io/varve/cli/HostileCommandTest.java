@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.store.KeyMode;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

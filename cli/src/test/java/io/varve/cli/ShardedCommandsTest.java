@@ -11,6 +11,7 @@ import io.varve.builder.BuildOptions;
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.core.store.KeyMode;

@@ -5,7 +5,7 @@ import io.varve.bufferhash.BufferHashStats;
 import io.varve.bufferhash.BufferHashTuning;
 import io.varve.cli.Arguments;
 import io.varve.cli.ByteSizes;
-import io.varve.cli.FileTrees;
+import io.varve.core.files.FileTrees;
 import io.varve.examples.dedup.BufferHashChunkIndex;
 import io.varve.examples.dedup.ChunkIndex;
 import io.varve.examples.dedup.DedupStats;

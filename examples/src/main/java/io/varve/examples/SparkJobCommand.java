@@ -1,7 +1,7 @@
 package io.varve.examples;
 
 import io.varve.cli.Arguments;
-import io.varve.cli.FileTrees;
+import io.varve.core.files.FileTrees;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
 import io.varve.examples.spark.KeyValueInput;

@@ -12,6 +12,7 @@ import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.ShardedBuildSummary;
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.shard.ShardRouter;
@@ -239,7 +240,7 @@ class ShardedStoreTest {
   void aMissingShardIsNamed() throws IOException {
     Map<ByteBuffer, byte[]> records = TestRecords.variable(3_000, 11, 16, 16);
     Path root = build("missing", 7, records);
-    deleteRecursively(root.resolve("shard-00003"));
+    FileTrees.deleteTree(root.resolve("shard-00003"));
     CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStore.open(root));
     assertTrue(e.getMessage().contains("shard 3 of 7 (shard-00003) is missing"), e.getMessage());
     Files.createDirectory(root.resolve("shard-00003"));
@@ -291,7 +292,7 @@ class ShardedStoreTest {
     Path root = build("rehashed", 4, records);
     ShardRouter router = ShardManifest.read(root.resolve(ShardManifest.FILE_NAME)).router();
     Path two = root.resolve("shard-00002");
-    deleteRecursively(two);
+    FileTrees.deleteTree(two);
     try (StoreBuilder builder = StoreBuilder.create(two).seed(seed)) {
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         if (router.shardOf(e.getKey().array()) == 2) {
@@ -359,14 +360,6 @@ class ShardedStoreTest {
       channel.read(b, position);
       b.put(0, (byte) (b.get(0) ^ 0x5A)).rewind();
       channel.write(b, position);
-    }
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (var walk = Files.walk(path)) {
-      for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
     }
   }
 }

@@ -10,6 +10,7 @@ import io.varve.builder.DuplicatePolicy;
 import io.varve.builder.MergeSummary;
 import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreMerger;
+import io.varve.core.files.FileTrees;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.store.StoreFile;
@@ -87,7 +88,7 @@ class StoreMergerTest {
         StoreRoundTripTest.checkAgainst(store, model, seed + round, 500);
         store.verify();
       }
-      deleteTree(current);
+      FileTrees.deleteTree(current);
       current = next;
     }
     assertEquals(3, spilledRounds);
@@ -360,15 +361,6 @@ class StoreMergerTest {
     try (Stream<Path> files = Files.list(temp)) {
       List<String> hidden = files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".")).toList();
       assertEquals(List.of(), hidden);
-    }
-  }
-
-  /** Deletes a store directory that a later round replaced. */
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
     }
   }
 

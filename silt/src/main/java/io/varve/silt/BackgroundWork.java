@@ -1,6 +1,7 @@
 package io.varve.silt;
 
 import io.varve.builder.StoreMerger;
+import io.varve.core.files.FileTrees;
 import io.varve.reader.Store;
 import io.varve.reader.StoreClosedException;
 import java.io.IOException;
@@ -248,7 +249,7 @@ final class BackgroundWork {
     try {
       sorted = new SortedStore(number, Store.open(target));
     } catch (IOException | RuntimeException e) {
-      SortedStore.deleteTree(target);
+      FileTrees.deleteTree(target);
       throw e;
     }
     state.writeLock.lock();

@@ -1,6 +1,7 @@
 package io.varve.silt;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.reader.Store;
 import java.io.IOException;
@@ -107,7 +108,7 @@ final class SiltDirectory {
       for (Path p : files.toList()) {
         String name = p.getFileName().toString();
         if (SiltManifest.isStoreFileName(name) && !keep.contains(name)) {
-          SortedStore.deleteTree(p);
+          FileTrees.deleteTree(p);
         }
       }
     }

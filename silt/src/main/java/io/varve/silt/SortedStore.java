@@ -1,11 +1,9 @@
 package io.varve.silt;
 
+import io.varve.core.files.FileTrees;
 import io.varve.reader.Store;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * SILT's SortedStore (§3.3): a Varve store, memory-mapped, which holds all but the newest writes.
@@ -36,18 +34,7 @@ final class SortedStore extends Retained {
   void released(boolean delete) throws IOException {
     store.close();
     if (delete) {
-      deleteTree(store.directory());
-    }
-  }
-
-  static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
+      FileTrees.deleteTree(store.directory());
     }
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -58,7 +59,7 @@ class HashStoreDamageTest {
     String hash = SiltManifest.hashName(SiltManifest.read(pristine).hashNumbers().get(0));
     byte[] bytes = Files.readAllBytes(pristine.resolve(hash));
     Path work = temp.resolve("work");
-    SiltTestFiles.copyTree(pristine, work);
+    FileTrees.copyTree(pristine, work);
     int refused = 0;
     int reported = 0;
     int exact = 0;

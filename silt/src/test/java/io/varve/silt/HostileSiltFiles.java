@@ -1,5 +1,8 @@
 package io.varve.silt;
 
+import io.varve.core.files.FileTrees;
+import io.varve.core.testing.HostileDirectories;
+import io.varve.core.testing.HostileDirectories.Variant;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -25,19 +28,12 @@ final class HostileSiltFiles {
   /** The base store's options: no background merge, so that the directory holds what was written. */
   static final SiltOptions OPTIONS = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).backgroundMerges(false).build();
 
-  /** A variant: the files that replace the base's ({@code null}: deleted), and what opening it must say. */
-  static final class Variant {
-    final Map<String, byte[]> files = new LinkedHashMap<>();
-    final String expect;
+  /** The note of a variant: a fragment of the message that opening it must throw. */
+  static final String EXPECT = "expect";
 
-    Variant(String expect) {
-      this.expect = expect;
-    }
-
-    Variant with(String file, byte[] bytes) {
-      files.put(file, bytes);
-      return this;
-    }
+  /** A variant whose opening must throw a message containing {@code expect}. */
+  static Variant variant(String expect) {
+    return new Variant().note(EXPECT, expect);
   }
 
   static byte[] key(int i) {
@@ -177,62 +173,62 @@ final class HostileSiltFiles {
 
     Map<String, Variant> v = new LinkedHashMap<>();
     // --- the manifest ---
-    v.put("manifest-bad-magic", new Variant("magic").with(SiltManifest.FILE, edited(manifestBytes, m -> m[0] ^= 0x20)));
-    v.put("manifest-version-2", new Variant("version 2").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+    v.put("manifest-bad-magic", variant("magic").with(SiltManifest.FILE, edited(manifestBytes, m -> m[0] ^= 0x20)));
+    v.put("manifest-version-2", variant("version 2").with(SiltManifest.FILE, edited(manifestBytes, m -> {
       m[4] = 2;
       SiltTestFiles.resealManifest(m);
     })));
-    v.put("manifest-bad-checksum", new Variant("checksum").with(SiltManifest.FILE, edited(manifestBytes, m -> m[15] ^= 0x01)));
-    v.put("manifest-empty", new Variant("manifest").with(SiltManifest.FILE, new byte[0]));
-    v.put("manifest-cut-in-its-header", new Variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, 6)));
-    v.put("manifest-cut-after-its-header", new Variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, 8)));
-    v.put("manifest-cut-in-its-counts", new Variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, 27)));
-    v.put("manifest-cut-in-its-checksum", new Variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, manifestBytes.length - 1)));
-    v.put("manifest-cut-a-log-short", new Variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, manifestBytes.length - 8)));
-    v.put("manifest-logs-out-of-order", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> {
+    v.put("manifest-bad-checksum", variant("checksum").with(SiltManifest.FILE, edited(manifestBytes, m -> m[15] ^= 0x01)));
+    v.put("manifest-empty", variant("manifest").with(SiltManifest.FILE, new byte[0]));
+    v.put("manifest-cut-in-its-header", variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, 6)));
+    v.put("manifest-cut-after-its-header", variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, 8)));
+    v.put("manifest-cut-in-its-counts", variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, 27)));
+    v.put("manifest-cut-in-its-checksum", variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, manifestBytes.length - 1)));
+    v.put("manifest-cut-a-log-short", variant("manifest").with(SiltManifest.FILE, Arrays.copyOf(manifestBytes, manifestBytes.length - 8)));
+    v.put("manifest-logs-out-of-order", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> {
       long log = m.logs[0];
       m.logs[0] = m.logs[1];
       m.logs[1] = log;
     }).bytes()));
-    v.put("manifest-log-named-twice", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[1] = m.logs[0]).bytes()));
-    v.put("manifest-log-at-next-number", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[2] = m.next).bytes()));
-    v.put("manifest-log-past-next-number", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[2] = Long.MAX_VALUE).bytes()));
-    v.put("manifest-log-number-negative", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[0] = -2).bytes()));
-    v.put("manifest-log-is-the-sorted-store", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[0] = m.sorted).bytes()));
-    v.put("manifest-zero-logs", new Variant("lists 0 logs").with(SiltManifest.FILE, new Manifest(manifest.next, manifest.sorted, manifest.hashes, new long[0], new long[0]).bytes()));
-    v.put("manifest-huge-log-count", new Variant("lists 2147483647 logs").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+    v.put("manifest-log-named-twice", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[1] = m.logs[0]).bytes()));
+    v.put("manifest-log-at-next-number", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[2] = m.next).bytes()));
+    v.put("manifest-log-past-next-number", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[2] = Long.MAX_VALUE).bytes()));
+    v.put("manifest-log-number-negative", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[0] = -2).bytes()));
+    v.put("manifest-log-is-the-sorted-store", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.logs[0] = m.sorted).bytes()));
+    v.put("manifest-zero-logs", variant("lists 0 logs").with(SiltManifest.FILE, new Manifest(manifest.next, manifest.sorted, manifest.hashes, new long[0], new long[0]).bytes()));
+    v.put("manifest-huge-log-count", variant("lists 2147483647 logs").with(SiltManifest.FILE, edited(manifestBytes, m -> {
       SiltTestFiles.putInt(m, manifest.logCountOffset(), Integer.MAX_VALUE);
       SiltTestFiles.resealManifest(m);
     })));
-    v.put("manifest-negative-log-count", new Variant("lists -3 logs").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+    v.put("manifest-negative-log-count", variant("lists -3 logs").with(SiltManifest.FILE, edited(manifestBytes, m -> {
       SiltTestFiles.putInt(m, manifest.logCountOffset(), -3);
       SiltTestFiles.resealManifest(m);
     })));
-    v.put("manifest-log-count-one-more", new Variant("lists 4 logs").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+    v.put("manifest-log-count-one-more", variant("lists 4 logs").with(SiltManifest.FILE, edited(manifestBytes, m -> {
       SiltTestFiles.putInt(m, manifest.logCountOffset(), 4);
       SiltTestFiles.resealManifest(m);
     })));
-    v.put("manifest-sorted-at-next-number", new Variant("bad sorted store number").with(SiltManifest.FILE, manifest.withSorted(manifest.next).bytes()));
-    v.put("manifest-sorted-negative", new Variant("bad sorted store number").with(SiltManifest.FILE, manifest.withSorted(-1).bytes()));
-    v.put("manifest-frozen-log-length-short", new Variant("bad length").with(SiltManifest.FILE, manifest.with(m -> m.lengths[0] = 23).bytes()));
-    v.put("manifest-frozen-log-length-huge", new Variant("bad length").with(SiltManifest.FILE, manifest.with(m -> m.lengths[1] = 1L << 40).bytes()));
-    v.put("manifest-newest-log-with-a-length", new Variant("bad length").with(SiltManifest.FILE, manifest.with(m -> m.lengths[2] = newestLog.length).bytes()));
-    v.put("manifest-frozen-log-length-one-more", new Variant("where the manifest recorded").with(SiltManifest.FILE, manifest.with(m -> m.lengths[0]++).bytes()));
-    v.put("manifest-frozen-log-length-a-record-more", new Variant("where the manifest recorded")
+    v.put("manifest-sorted-at-next-number", variant("bad sorted store number").with(SiltManifest.FILE, manifest.withSorted(manifest.next).bytes()));
+    v.put("manifest-sorted-negative", variant("bad sorted store number").with(SiltManifest.FILE, manifest.withSorted(-1).bytes()));
+    v.put("manifest-frozen-log-length-short", variant("bad length").with(SiltManifest.FILE, manifest.with(m -> m.lengths[0] = 23).bytes()));
+    v.put("manifest-frozen-log-length-huge", variant("bad length").with(SiltManifest.FILE, manifest.with(m -> m.lengths[1] = 1L << 40).bytes()));
+    v.put("manifest-newest-log-with-a-length", variant("bad length").with(SiltManifest.FILE, manifest.with(m -> m.lengths[2] = newestLog.length).bytes()));
+    v.put("manifest-frozen-log-length-one-more", variant("where the manifest recorded").with(SiltManifest.FILE, manifest.with(m -> m.lengths[0]++).bytes()));
+    v.put("manifest-frozen-log-length-a-record-more", variant("where the manifest recorded")
         .with(SiltManifest.FILE, manifest.with(m -> m.lengths[1] += olderFirst.end() - olderFirst.offset()).bytes()));
-    v.put("manifest-names-a-missing-log", new Variant("missing").with(SiltManifest.FILE, manifest.withNext(manifest.next + 5).with(m -> m.logs[2] = manifest.next + 3).bytes()));
-    v.put("manifest-names-a-missing-sorted-store", new Variant("missing").with(SiltManifest.FILE, manifest.withNext(manifest.next + 5).withSorted(manifest.next + 1).bytes()));
-    v.put("manifest-missing", new Variant("no manifest").with(SiltManifest.FILE, null));
-    v.put("manifest-missing-temporary-left", new Variant("no manifest").with(SiltManifest.FILE, null).with(SiltManifest.FILE + ".tmp", manifestBytes));
-    v.put("manifest-hash-store-named-twice", new Variant("bad hash store number").with(SiltManifest.FILE,
+    v.put("manifest-names-a-missing-log", variant("missing").with(SiltManifest.FILE, manifest.withNext(manifest.next + 5).with(m -> m.logs[2] = manifest.next + 3).bytes()));
+    v.put("manifest-names-a-missing-sorted-store", variant("missing").with(SiltManifest.FILE, manifest.withNext(manifest.next + 5).withSorted(manifest.next + 1).bytes()));
+    v.put("manifest-missing", variant("no manifest").with(SiltManifest.FILE, null));
+    v.put("manifest-missing-temporary-left", variant("no manifest").with(SiltManifest.FILE, null).with(SiltManifest.FILE + ".tmp", manifestBytes));
+    v.put("manifest-hash-store-named-twice", variant("bad hash store number").with(SiltManifest.FILE,
         new Manifest(manifest.next, manifest.sorted, new long[] {manifest.hashes[0], manifest.hashes[0]}, manifest.logs, manifest.lengths).bytes()));
-    v.put("manifest-hash-store-is-a-log", new Variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.hashes[0] = m.logs[0]).bytes()));
-    v.put("manifest-hash-store-at-next-number", new Variant("bad hash store number").with(SiltManifest.FILE, manifest.with(m -> m.hashes[0] = m.next).bytes()));
-    v.put("manifest-huge-hash-count", new Variant("lists 2147483647 hash stores").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+    v.put("manifest-hash-store-is-a-log", variant("bad log number").with(SiltManifest.FILE, manifest.with(m -> m.hashes[0] = m.logs[0]).bytes()));
+    v.put("manifest-hash-store-at-next-number", variant("bad hash store number").with(SiltManifest.FILE, manifest.with(m -> m.hashes[0] = m.next).bytes()));
+    v.put("manifest-huge-hash-count", variant("lists 2147483647 hash stores").with(SiltManifest.FILE, edited(manifestBytes, m -> {
       SiltTestFiles.putInt(m, 24, Integer.MAX_VALUE);
       SiltTestFiles.resealManifest(m);
     })));
-    v.put("manifest-names-a-missing-hash-store", new Variant("missing").with(SiltManifest.FILE,
+    v.put("manifest-names-a-missing-hash-store", variant("missing").with(SiltManifest.FILE,
         manifest.withNext(manifest.next + 5).with(m -> m.hashes[0] = manifest.next + 3).bytes()));
     // --- a hash store ---
     String hash = SiltManifest.hashName(manifest.hashes[0]);
@@ -240,39 +236,39 @@ final class HostileSiltFiles {
     int trailer = (int) ByteBuffer.wrap(hashBytes).getLong(hashBytes.length - 12);
     int hashBuckets = ByteBuffer.wrap(hashBytes).getInt(16);
     int startsAt = trailer + 2 * (4 * hashBuckets + 1);
-    v.put("hash-store-missing", new Variant("missing").with(hash, null));
-    v.put("hash-store-bad-magic", new Variant("magic").with(hash, edited(hashBytes, h -> h[0] ^= 0x01)));
-    v.put("hash-store-header-damaged", new Variant("header is damaged").with(hash, edited(hashBytes, h -> h[9] ^= 0x10)));
-    v.put("hash-store-number-not-the-manifests", new Variant("hash store number").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-missing", variant("missing").with(hash, null));
+    v.put("hash-store-bad-magic", variant("magic").with(hash, edited(hashBytes, h -> h[0] ^= 0x01)));
+    v.put("hash-store-header-damaged", variant("header is damaged").with(hash, edited(hashBytes, h -> h[9] ^= 0x10)));
+    v.put("hash-store-number-not-the-manifests", variant("hash store number").with(hash, edited(hashBytes, h -> {
       SiltTestFiles.putLong(h, 8, manifest.hashes[0] + 1);
       SiltTestFiles.putInt(h, 20, io.varve.core.format.Envelope.crc32c(h, 0, 20));
     })));
-    v.put("hash-store-table-size-not-a-power-of-two", new Variant("bad table size").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-table-size-not-a-power-of-two", variant("bad table size").with(hash, edited(hashBytes, h -> {
       SiltTestFiles.putInt(h, 16, 3);
       SiltTestFiles.putInt(h, 20, io.varve.core.format.Envelope.crc32c(h, 0, 20));
     })));
-    v.put("hash-store-table-size-other", new Variant("does not end where the file does").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-table-size-other", variant("does not end where the file does").with(hash, edited(hashBytes, h -> {
       SiltTestFiles.putInt(h, 16, hashBuckets * 2);
       SiltTestFiles.putInt(h, 20, io.varve.core.format.Envelope.crc32c(h, 0, 20));
     })));
-    v.put("hash-store-empty", new Variant("hash store of 0 bytes").with(hash, new byte[0]));
-    v.put("hash-store-cut-short", new Variant("does not end where the file does").with(hash, Arrays.copyOf(hashBytes, hashBytes.length - 1)));
-    v.put("hash-store-trailer-offset-wrong", new Variant("does not end where the file does").with(hash, edited(hashBytes, h ->
+    v.put("hash-store-empty", variant("hash store of 0 bytes").with(hash, new byte[0]));
+    v.put("hash-store-cut-short", variant("does not end where the file does").with(hash, Arrays.copyOf(hashBytes, hashBytes.length - 1)));
+    v.put("hash-store-trailer-offset-wrong", variant("does not end where the file does").with(hash, edited(hashBytes, h ->
         SiltTestFiles.putLong(h, h.length - 12, trailer - 8))));
-    v.put("hash-store-trailer-damaged", new Variant("trailer is damaged").with(hash, edited(hashBytes, h -> h[trailer + 1] ^= 0x02)));
-    v.put("hash-store-bucket-starts-falling", new Variant("starts at").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-trailer-damaged", variant("trailer is damaged").with(hash, edited(hashBytes, h -> h[trailer + 1] ^= 0x02)));
+    v.put("hash-store-bucket-starts-falling", variant("starts at").with(hash, edited(hashBytes, h -> {
       SiltTestFiles.putLong(h, startsAt + 8, 2000);
       resealTrailer(h, trailer);
     })));
-    v.put("hash-store-first-bucket-not-after-the-header", new Variant("starts at").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-first-bucket-not-after-the-header", variant("starts at").with(hash, edited(hashBytes, h -> {
       SiltTestFiles.putLong(h, startsAt, 0);
       resealTrailer(h, trailer);
     })));
-    v.put("hash-store-entries-not-ending-at-the-trailer", new Variant("starts at").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-entries-not-ending-at-the-trailer", variant("starts at").with(hash, edited(hashBytes, h -> {
       SiltTestFiles.putLong(h, startsAt + 8 * (hashBuckets + 1), trailer - 1);
       resealTrailer(h, trailer);
     })));
-    v.put("hash-store-a-bucket-too-short-for-its-tags", new Variant("too short for its entries").with(hash, edited(hashBytes, h -> {
+    v.put("hash-store-a-bucket-too-short-for-its-tags", variant("too short for its entries").with(hash, edited(hashBytes, h -> {
       // Every tag set: bucket 0 must hold four entries in the bytes it has.
       for (int slot = 0; slot < 4; slot++) {
         h[trailer + 2 * slot] = (byte) 0x80;
@@ -282,80 +278,80 @@ final class HostileSiltFiles {
       resealTrailer(h, trailer);
     })));
     // --- the files the manifest names ---
-    v.put("log-missing", new Variant("missing").with(older, null));
-    v.put("newest-log-missing", new Variant("missing").with(newest, null));
-    v.put("sorted-store-missing", new Variant("missing").with(sorted, null));
-    v.put("logs-swapped", new Variant("log number").with(older, newerLog).with(newer, olderLog));
+    v.put("log-missing", variant("missing").with(older, null));
+    v.put("newest-log-missing", variant("missing").with(newest, null));
+    v.put("sorted-store-missing", variant("missing").with(sorted, null));
+    v.put("logs-swapped", variant("log number").with(older, newerLog).with(newer, olderLog));
     // --- a log's header ---
-    v.put("log-bad-magic", new Variant("magic").with(older, edited(olderLog, l -> l[1] ^= 0x01)));
-    v.put("log-version-2", new Variant("version 2").with(older, edited(olderLog, l -> {
+    v.put("log-bad-magic", variant("magic").with(older, edited(olderLog, l -> l[1] ^= 0x01)));
+    v.put("log-version-2", variant("version 2").with(older, edited(olderLog, l -> {
       l[4] = 2;
       SiltTestFiles.resealHeader(l);
     })));
-    v.put("log-header-checksum", new Variant("header is damaged").with(older, edited(olderLog, l -> l[12] ^= 0x08)));
-    v.put("log-header-cut-short", new Variant("cut short").with(older, Arrays.copyOf(olderLog, 10)));
-    v.put("log-empty", new Variant("cut short").with(newest, new byte[0]));
-    v.put("log-number-not-the-manifests", new Variant("log number").with(older, edited(olderLog, l -> {
+    v.put("log-header-checksum", variant("header is damaged").with(older, edited(olderLog, l -> l[12] ^= 0x08)));
+    v.put("log-header-cut-short", variant("cut short").with(older, Arrays.copyOf(olderLog, 10)));
+    v.put("log-empty", variant("cut short").with(newest, new byte[0]));
+    v.put("log-number-not-the-manifests", variant("log number").with(older, edited(olderLog, l -> {
       SiltTestFiles.putLong(l, 8, manifest.logs[0] + 1);
       SiltTestFiles.resealHeader(l);
     })));
     for (int buckets : new int[] {0, 3, -8, 1 << 29}) {
       v.put("log-table-size-" + (buckets < 0 ? "negative" : buckets == 3 ? "not-a-power-of-two" : buckets == 0 ? "zero" : "huge"),
-          new Variant("bad table size").with(newest, edited(newestLog, l -> {
+          variant("bad table size").with(newest, edited(newestLog, l -> {
             SiltTestFiles.putInt(l, 16, buckets);
             SiltTestFiles.resealHeader(l);
           })));
     }
-    v.put("log-table-too-small-for-its-records", new Variant("table fills").with(older, edited(olderLog, l -> {
+    v.put("log-table-too-small-for-its-records", variant("table fills").with(older, edited(olderLog, l -> {
       SiltTestFiles.putInt(l, 16, 1);
       SiltTestFiles.resealHeader(l);
     })));
     // --- a log's records ---
-    v.put("frozen-record-length-negative", new Variant("a record of -5 bytes").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, olderSecond.offset(), -5))));
-    v.put("frozen-record-length-huge", new Variant("a record cut short").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, olderSecond.offset(), 0x7FFF_FFF0))));
-    v.put("frozen-record-length-zero", new Variant("a record of 0 bytes").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, olderSecond.offset(), 0))));
-    v.put("newest-record-length-negative", new Variant("a record of -1 bytes").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, newestFirst.offset(), -1))));
-    v.put("newest-record-length-one", new Variant("a record of 1 bytes").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, newestFirst.offset(), 1))));
-    v.put("newest-record-length-zero-before-records", new Variant("a record of 0 bytes").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, newestFirst.offset(), 0))));
-    v.put("frozen-record-key-length-varint-endless", new Variant("malformed").with(older, edited(olderLog, l -> {
+    v.put("frozen-record-length-negative", variant("a record of -5 bytes").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, olderSecond.offset(), -5))));
+    v.put("frozen-record-length-huge", variant("a record cut short").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, olderSecond.offset(), 0x7FFF_FFF0))));
+    v.put("frozen-record-length-zero", variant("a record of 0 bytes").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, olderSecond.offset(), 0))));
+    v.put("newest-record-length-negative", variant("a record of -1 bytes").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, newestFirst.offset(), -1))));
+    v.put("newest-record-length-one", variant("a record of 1 bytes").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, newestFirst.offset(), 1))));
+    v.put("newest-record-length-zero-before-records", variant("a record of 0 bytes").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, newestFirst.offset(), 0))));
+    v.put("frozen-record-key-length-varint-endless", variant("malformed").with(older, edited(olderLog, l -> {
       Arrays.fill(l, olderSecond.body() + 1, olderSecond.end(), (byte) 0x80);
       SiltTestFiles.resealRecord(l, olderSecond.offset());
     })));
-    v.put("frozen-record-key-length-varint-too-big", new Variant("malformed").with(older, edited(olderLog, l -> {
+    v.put("frozen-record-key-length-varint-too-big", variant("malformed").with(older, edited(olderLog, l -> {
       Arrays.fill(l, olderSecond.body() + 1, olderSecond.body() + 5, (byte) 0xFF);
       l[olderSecond.body() + 5] = 0x0F; // 2^32 - 1
       SiltTestFiles.resealRecord(l, olderSecond.offset());
     })));
-    v.put("frozen-record-key-past-the-body", new Variant("malformed").with(older, edited(olderLog, l -> {
+    v.put("frozen-record-key-past-the-body", variant("malformed").with(older, edited(olderLog, l -> {
       l[olderSecond.body() + 1] = 0x7F;
       SiltTestFiles.resealRecord(l, olderSecond.offset());
     })));
-    v.put("frozen-record-unknown-kind", new Variant("malformed").with(older, edited(olderLog, l -> {
+    v.put("frozen-record-unknown-kind", variant("malformed").with(older, edited(olderLog, l -> {
       l[olderSecond.body()] = 3;
       SiltTestFiles.resealRecord(l, olderSecond.offset());
     })));
-    v.put("frozen-delete-with-trailing-bytes", new Variant("malformed").with(older, edited(olderLog, l -> {
+    v.put("frozen-delete-with-trailing-bytes", variant("malformed").with(older, edited(olderLog, l -> {
       l[olderPut.body()] = SiltLog.DELETE;
       SiltTestFiles.resealRecord(l, olderPut.offset());
     })));
-    v.put("frozen-record-checksum-fails", new Variant("checksum fails").with(older, edited(olderLog, l -> l[olderSecond.body() + 2] ^= 0x04)));
-    v.put("frozen-last-record-torn", new Variant("checksum fails").with(older, edited(olderLog, l -> l[olderLast.end() - 1] ^= 0x04)));
-    v.put("frozen-last-record-cut-short", new Variant("cut short").with(older, Arrays.copyOf(olderLog, olderLast.end() - 1)));
-    v.put("frozen-log-cut-at-a-record-boundary", new Variant("where the manifest recorded").with(older, Arrays.copyOf(olderLog, olderLast.offset())));
-    v.put("frozen-log-followed-by-zeros", new Variant("a record of 0 bytes").with(older, Arrays.copyOf(olderLog, olderLog.length + 16)));
-    v.put("newest-record-unknown-kind-before-records", new Variant("malformed").with(newest, edited(newestLog, l -> {
+    v.put("frozen-record-checksum-fails", variant("checksum fails").with(older, edited(olderLog, l -> l[olderSecond.body() + 2] ^= 0x04)));
+    v.put("frozen-last-record-torn", variant("checksum fails").with(older, edited(olderLog, l -> l[olderLast.end() - 1] ^= 0x04)));
+    v.put("frozen-last-record-cut-short", variant("cut short").with(older, Arrays.copyOf(olderLog, olderLast.end() - 1)));
+    v.put("frozen-log-cut-at-a-record-boundary", variant("where the manifest recorded").with(older, Arrays.copyOf(olderLog, olderLast.offset())));
+    v.put("frozen-log-followed-by-zeros", variant("a record of 0 bytes").with(older, Arrays.copyOf(olderLog, olderLog.length + 16)));
+    v.put("newest-record-unknown-kind-before-records", variant("malformed").with(newest, edited(newestLog, l -> {
       l[newestFirst.body()] = 0;
       SiltTestFiles.resealRecord(l, newestFirst.offset());
     })));
-    v.put("newest-last-record-unknown-kind", new Variant("malformed").with(newest, edited(newestLog, l -> {
+    v.put("newest-last-record-unknown-kind", variant("malformed").with(newest, edited(newestLog, l -> {
       l[newestLast.body()] = 9;
       SiltTestFiles.resealRecord(l, newestLast.offset());
     })));
-    v.put("newest-last-record-delete-with-trailing-bytes", new Variant("malformed").with(newest, edited(newestLog, l -> {
+    v.put("newest-last-record-delete-with-trailing-bytes", variant("malformed").with(newest, edited(newestLog, l -> {
       l[newestLast.body()] = SiltLog.DELETE;
       SiltTestFiles.resealRecord(l, newestLast.offset());
     })));
-    v.put("newest-record-checksum-fails-before-records", new Variant("checksum fails").with(newest, edited(newestLog, l -> l[newestFirst.end() - 1] ^= 0x40)));
+    v.put("newest-record-checksum-fails-before-records", variant("checksum fails").with(newest, edited(newestLog, l -> l[newestFirst.end() - 1] ^= 0x40)));
     return v;
   }
 
@@ -363,25 +359,8 @@ final class HostileSiltFiles {
   public static void main(String[] args) throws IOException {
     Path root = Path.of(args[0]);
     Path base = root.resolve("silt-base");
-    Path variants = root.resolve("silt");
-    SiltTestFiles.deleteTree(base);
-    SiltTestFiles.deleteTree(variants);
+    FileTrees.deleteTree(base);
     writeBase(base);
-    for (Map.Entry<String, Variant> variant : variants(base).entrySet()) {
-      Path dir = variants.resolve(variant.getKey());
-      Files.createDirectories(dir);
-      Files.write(dir.resolve("expect"), variant.getValue().expect.getBytes(StandardCharsets.UTF_8));
-      StringBuilder deleted = new StringBuilder();
-      for (Map.Entry<String, byte[]> file : variant.getValue().files.entrySet()) {
-        if (file.getValue() == null) {
-          deleted.append(file.getKey()).append('\n');
-        } else {
-          Files.write(dir.resolve(file.getKey()), file.getValue());
-        }
-      }
-      if (deleted.length() > 0) {
-        Files.write(dir.resolve("deleted"), deleted.toString().getBytes(StandardCharsets.UTF_8));
-      }
-    }
+    HostileDirectories.write(root.resolve("silt"), variants(base));
   }
 }

@@ -7,17 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.testing.HostileDirectories;
 import java.io.IOException;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import java.util.stream.Stream;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,35 +33,18 @@ class HostileSiltTest {
   }
 
   static List<String> variants() throws IOException, URISyntaxException {
-    try (Stream<Path> dirs = Files.list(resource("silt"))) {
-      return dirs.map(p -> p.getFileName().toString()).sorted().toList();
-    }
+    return HostileDirectories.names(resource("silt"));
   }
 
   private Path materialize(String variant) throws Exception {
-    Path source = resource("silt/" + variant);
-    Path dir = temp.resolve(variant);
-    SiltTestFiles.copyTree(resource("silt-base"), dir);
-    try (Stream<Path> files = Files.list(source)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        String name = file.getFileName().toString();
-        if (name.equals("deleted")) {
-          for (String deleted : Files.readAllLines(file)) {
-            SiltTestFiles.deleteTree(dir.resolve(deleted.trim()));
-          }
-        } else if (!name.equals("expect")) {
-          Files.copy(file, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-    return dir;
+    return HostileDirectories.materialize(resource("silt-base"), resource("silt/" + variant), temp.resolve(variant), Set.of(HostileSiltFiles.EXPECT));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("variants")
   void isRefusedOnOpen(String variant) throws Exception {
     Path dir = materialize(variant);
-    String expect = Files.readString(resource("silt/" + variant).resolve("expect"));
+    String expect = Files.readString(resource("silt/" + variant).resolve(HostileSiltFiles.EXPECT));
     for (SiltOptions options : new SiltOptions[] {HostileSiltFiles.OPTIONS, SiltOptions.DEFAULTS}) {
       Throwable thrown = null;
       try {
@@ -85,7 +66,7 @@ class HostileSiltTest {
   @Test
   void theBaseOpensAndHoldsWhatWasWritten() throws IOException, URISyntaxException {
     Path dir = temp.resolve("base");
-    SiltTestFiles.copyTree(resource("silt-base"), dir);
+    FileTrees.copyTree(resource("silt-base"), dir);
     Path fresh = temp.resolve("fresh");
     HostileSiltFiles.writeBase(fresh);
     try (SiltStore base = SiltStore.open(dir, HostileSiltFiles.OPTIONS);
@@ -128,18 +109,6 @@ class HostileSiltTest {
 
   @Test
   void theFolderHoldsEveryGeneratedVariant() throws Exception {
-    Map<String, HostileSiltFiles.Variant> generated = HostileSiltFiles.variants(resource("silt-base"));
-    assertEquals(new TreeSet<>(generated.keySet()), new TreeSet<>(variants()));
-    for (Map.Entry<String, HostileSiltFiles.Variant> variant : generated.entrySet()) {
-      Path source = resource("silt/" + variant.getKey());
-      assertEquals(variant.getValue().expect, Files.readString(source.resolve("expect")));
-      for (Map.Entry<String, byte[]> file : variant.getValue().files.entrySet()) {
-        if (file.getValue() == null) {
-          assertTrue(Files.readAllLines(source.resolve("deleted"), StandardCharsets.UTF_8).contains(file.getKey()));
-        } else {
-          assertArrayEquals(file.getValue(), Files.readAllBytes(source.resolve(file.getKey())), variant.getKey() + "/" + file.getKey());
-        }
-      }
-    }
+    HostileDirectories.assertHoldsExactly(resource("silt"), HostileSiltFiles.variants(resource("silt-base")));
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -72,7 +73,7 @@ class SiltDamageTest {
     Random random = new Random(seed);
     fixture = SiltFixture.build(temp.resolve("pristine"), random.nextLong(), 12);
     work = temp.resolve("work");
-    SiltTestFiles.copyTree(fixture.dir, work);
+    FileTrees.copyTree(fixture.dir, work);
     names[0] = SiltManifest.FILE;
     for (int tier = SiltFixture.FROZEN_OLDER; tier <= SiltFixture.NEWEST; tier++) {
       names[tier] = SiltManifest.logName(fixture.logNumbers[tier]);

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -73,7 +73,7 @@ class SiltGoldenFilesTest {
   @Test
   void version1ReadsAndTodaysCodeWritesTheSameFiles() throws IOException {
     Path copy = temp.resolve("copy");
-    copyTree(golden(), copy);
+    FileTrees.copyTree(golden(), copy);
     Map<String, String> model = write(temp.resolve("today"));
     try (SiltStore store = SiltStore.open(copy, OPTIONS)) {
       assertEquals(2, store.stats().hashStores());
@@ -98,19 +98,6 @@ class SiltGoldenFilesTest {
   private static List<String> fileNames(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
-    }
-  }
-
-  static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> walk = Files.walk(from)) {
-      for (Path p : walk.toList()) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
     }
   }
 

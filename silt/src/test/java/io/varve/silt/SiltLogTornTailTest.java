@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -45,7 +46,7 @@ class SiltLogTornTailTest {
     records = SiltTestFiles.records(newest);
     assertEquals(fixture.records(SiltFixture.NEWEST), records.size());
     work = temp.resolve("work");
-    SiltTestFiles.copyTree(fixture.dir, work);
+    FileTrees.copyTree(fixture.dir, work);
     for (int tier = SiltFixture.FROZEN_OLDER; tier <= SiltFixture.NEWEST; tier++) {
       pristineLogs[tier] = Files.readAllBytes(fixture.logFile(tier));
     }

@@ -1,16 +1,11 @@
 package io.varve.silt;
 
 import io.varve.core.format.Envelope;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * The durability tests' own reading of SILT files (written from the layouts in the Javadoc of
@@ -96,29 +91,5 @@ final class SiltTestFiles {
   /** Path of the log {@code number} in {@code dir}. */
   static Path log(Path dir, long number) {
     return dir.resolve(SiltManifest.logName(number));
-  }
-
-  static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> walk = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) walk::iterator) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-  }
-
-  static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
-    }
   }
 }

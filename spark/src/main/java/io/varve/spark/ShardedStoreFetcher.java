@@ -1,6 +1,7 @@
 package io.varve.spark;
 
 import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.shard.ShardManifest;
@@ -20,7 +21,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -231,7 +231,7 @@ public final class ShardedStoreFetcher {
     try (Stream<java.nio.file.Path> entries = Files.list(root.directory())) {
       for (java.nio.file.Path entry : (Iterable<java.nio.file.Path>) entries::iterator) {
         if (entry.getFileName().toString().startsWith(STAGING_PREFIX) && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
-          deleteRecursively(entry);
+          FileTrees.deleteTree(entry);
         }
       }
     }
@@ -239,20 +239,9 @@ public final class ShardedStoreFetcher {
 
   private static void deleteQuietly(java.nio.file.Path path, Throwable failure) {
     try {
-      deleteRecursively(path);
+      FileTrees.deleteTree(path);
     } catch (IOException | RuntimeException e) {
       failure.addSuppressed(e);
-    }
-  }
-
-  private static void deleteRecursively(java.nio.file.Path path) throws IOException {
-    if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (Stream<java.nio.file.Path> walk = Files.walk(path)) {
-      for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 

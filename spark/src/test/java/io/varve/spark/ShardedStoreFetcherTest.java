@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.store.StoreFile;
@@ -127,7 +128,7 @@ class ShardedStoreFetcherTest {
   @ValueSource(booleans = {false, true})
   void aMissingShardIsNamedAndNothingIsPublished(boolean artifacts) throws IOException {
     Path source = build("job", artifacts, (byte) 1);
-    deleteRecursively(source.resolve(artifacts ? "shard-00001.varve" : "shard-00001"));
+    FileTrees.deleteTree(source.resolve(artifacts ? "shard-00001.varve" : "shard-00001"));
     CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
     assertMessage(e, "shard 1 of 4 (shard-00001) is missing");
     assertNothingPublished();
@@ -255,14 +256,6 @@ class ShardedStoreFetcherTest {
       channel.read(one, position);
       one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
       channel.write(one, position);
-    }
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (Stream<Path> walk = Files.walk(path)) {
-      for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
     }
   }
 }

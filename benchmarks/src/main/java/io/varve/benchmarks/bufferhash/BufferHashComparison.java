@@ -1,10 +1,10 @@
 package io.varve.benchmarks.bufferhash;
 
 import io.varve.benchmarks.HarnessArguments;
-import io.varve.benchmarks.WorkDirectory;
 import io.varve.benchmarks.cgroup.ChildJvm;
 import io.varve.benchmarks.cgroup.MemoryCgroup;
 import io.varve.benchmarks.peers.ProcessStats;
+import io.varve.core.files.FileTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -112,7 +112,7 @@ public final class BufferHashComparison {
   private static Map<String, String> run(StoreKind kind, Path work, long ram, long records, long lookups,
       double lookupSeconds, int round, boolean bounded, double bufferHashBytesPerKey) throws Exception {
     Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT));
-    WorkDirectory.deleteTree(dir);
+    FileTrees.deleteTree(dir);
     if (bounded && !ProcessStats.dropPageCache()) {
       throw new IllegalStateException("cannot drop the page cache: bounded runs need root (or --no-cgroup)");
     }
@@ -136,7 +136,7 @@ public final class BufferHashComparison {
       return ChildJvm.run(cgroup, Map.of("MALLOC_ARENA_MAX", "2", "MALLOC_MMAP_THRESHOLD_", "131072"), jvm,
           ComparisonTask.class, arguments);
     } finally {
-      WorkDirectory.deleteTree(dir);
+      FileTrees.deleteTree(dir);
     }
   }
 

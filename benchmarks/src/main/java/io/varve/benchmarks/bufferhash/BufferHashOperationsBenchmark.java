@@ -1,7 +1,7 @@
 package io.varve.benchmarks.bufferhash;
 
-import io.varve.benchmarks.WorkDirectory;
 import io.varve.bufferhash.BufferHash;
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,7 +88,7 @@ public class BufferHashOperationsBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
     table.close();
-    WorkDirectory.deleteTree(directory);
+    FileTrees.deleteTree(directory);
   }
 
   /** The index of the record {@link #getPresent} looks up next. */

@@ -2,7 +2,7 @@ package io.varve.benchmarks.bufferhash;
 
 import io.varve.benchmarks.WorkDirectory;
 import io.varve.benchmarks.cgroup.MemoryCgroup;
-import io.varve.benchmarks.peers.ProcessStats;
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ public final class ComparisonTask {
     }
 
     Map<String, Object> result = new LinkedHashMap<>();
-    WorkDirectory.deleteTree(dir);
+    FileTrees.deleteTree(dir);
     long start = System.nanoTime();
     MutableStore store = kind.open(ramBytes, dir, records);
     try {
@@ -81,7 +81,7 @@ public final class ComparisonTask {
     store.close();
     result.put("closeSeconds", (System.nanoTime() - closeStart) / 1e9);
     result.put("diskBytes", WorkDirectory.treeBytes(dir));
-    WorkDirectory.deleteTree(dir);
+    FileTrees.deleteTree(dir);
     System.out.println("RESULT " + result.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
         .collect(Collectors.joining(" ")));
   }
@@ -164,7 +164,7 @@ public final class ComparisonTask {
    * taken and not to the system measured.
    */
   private static void warmUp(StoreKind kind, Path scratch, long seed) throws IOException {
-    WorkDirectory.deleteTree(scratch);
+    FileTrees.deleteTree(scratch);
     // A small budget: what the warm-up leaves touched (a Java cache's heap pages) counts in the
     // baseline, free for the timed run.
     try (MutableStore store = kind.open(2L << 20, scratch, WARM_UP_RECORDS)) {
@@ -174,7 +174,7 @@ public final class ComparisonTask {
         store.get(Fingerprints.key(lookups.next()));
       }
     }
-    WorkDirectory.deleteTree(scratch);
+    FileTrees.deleteTree(scratch);
     for (int i = 0; i < 4096; i++) {
       sink = new byte[64 << 10];
     }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +20,8 @@ public final class ChildJvm {
   private ChildJvm() {}
 
   /**
-   * Runs {@code mainClass} with {@code jvmOptions} and {@code arguments} (none may contain spaces
-   * or shell characters) in {@code cgroup} (or unbounded when null); throws when the child fails or
-   * prints no result.
+   * Runs {@code mainClass} with {@code jvmOptions} and {@code arguments} in {@code cgroup} (or
+   * unbounded when null); throws when the child fails or prints no result.
    */
   public static Map<String, String> run(MemoryCgroup cgroup, List<String> jvmOptions, Class<?> mainClass,
       List<String> arguments) throws IOException, InterruptedException {
@@ -32,10 +32,12 @@ public final class ChildJvm {
   public static Map<String, String> run(MemoryCgroup cgroup, Map<String, String> environment,
       List<String> jvmOptions, Class<?> mainClass, List<String> arguments) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String command = java + " " + String.join(" ", jvmOptions) + " -cp " + System.getProperty("java.class.path")
-        + " " + mainClass.getName() + " " + String.join(" ", arguments);
-    ProcessBuilder builder = new ProcessBuilder("sh", "-c",
-        cgroup == null ? "exec " + command : cgroup.enterAndExec(command)).redirectErrorStream(true);
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
+    command.addAll(arguments);
+    ProcessBuilder builder = new ProcessBuilder(MemoryCgroup.commandIn(cgroup, command)).redirectErrorStream(true);
     builder.environment().putAll(environment);
     Process process = builder.start();
     Map<String, String> result = null;

@@ -3,6 +3,8 @@ package io.varve.benchmarks.cgroup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * A memory cgroup (v1) that bounds the RAM of one child process of a whole-process harness: its
@@ -48,11 +50,21 @@ public final class MemoryCgroup implements AutoCloseable {
   }
 
   /**
-   * A shell command line that moves the shell into this cgroup and then executes {@code command}
-   * (already quoted for {@code sh}), so that every page the child touches is charged here.
+   * {@code command} as a process to start in {@code cgroup}: a shell that moves itself into the
+   * cgroup and then executes the command, so that every page the child touches is charged there;
+   * the command itself when {@code cgroup} is null.
    */
-  public String enterAndExec(String command) {
-    return "echo $$ > " + dir.resolve("cgroup.procs") + " && exec " + command;
+  public static List<String> commandIn(MemoryCgroup cgroup, List<String> command) {
+    if (cgroup == null) {
+      return List.copyOf(command);
+    }
+    String quoted = command.stream().map(MemoryCgroup::shellQuoted).collect(Collectors.joining(" "));
+    return List.of("sh", "-c", "echo $$ > " + cgroup.dir.resolve("cgroup.procs") + " && exec " + quoted);
+  }
+
+  /** {@code argument} as one word for {@code sh}, whatever characters it holds. */
+  static String shellQuoted(String argument) {
+    return "'" + argument.replace("'", "'\\''") + "'";
   }
 
   /** Removes the cgroup; the kernel refuses while its last pages are uncharged, hence the retries. */

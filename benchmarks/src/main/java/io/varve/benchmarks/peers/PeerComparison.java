@@ -1,6 +1,6 @@
 package io.varve.benchmarks.peers;
 
-import io.varve.benchmarks.WorkDirectory;
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -131,7 +131,7 @@ public final class PeerComparison {
     void all() throws Exception {
       Path base = work.resolve("base");
       Path updated = work.resolve("updated");
-      WorkDirectory.deleteTree(work);
+      FileTrees.deleteTree(work);
       Files.createDirectories(work);
       try {
         put("records", dataset.base().size());
@@ -168,7 +168,7 @@ public final class PeerComparison {
           }
         }
       } finally {
-        WorkDirectory.deleteTree(work);
+        FileTrees.deleteTree(work);
       }
     }
 

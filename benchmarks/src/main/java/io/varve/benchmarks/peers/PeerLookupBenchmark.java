@@ -1,5 +1,6 @@
 package io.varve.benchmarks.peers;
 
+import io.varve.core.files.FileTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -102,7 +103,7 @@ public class PeerLookupBenchmark {
   public void close() throws Exception {
     reader.close();
     if (built != null) {
-      io.varve.benchmarks.WorkDirectory.deleteTree(built);
+      io.varve.core.files.FileTrees.deleteTree(built);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.varve.benchmarks.peers;
 
 import io.varve.benchmarks.WorkDirectory;
+import io.varve.core.files.FileTrees;
 import java.nio.channels.FileChannel;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -152,7 +153,7 @@ public final class PeerTask {
       if (readAhead != null) {
         ProcessStats.setReadAheadKib(dir, readAhead);
       }
-      WorkDirectory.deleteTree(jitStore);
+      FileTrees.deleteTree(jitStore);
     }
   }
 

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * Runs one YCSB phase (a {@code site.ycsb.Client} JVM) as a child process with its output in two
@@ -47,11 +46,9 @@ final class YcsbChild {
     full.addAll(command);
     if (cgroup != null) {
       MemoryCgroup.resetPeak(cgroup.dir());
-      String quoted = full.stream().map(YcsbChild::shellQuoted).collect(Collectors.joining(" "));
-      full = List.of("sh", "-c", cgroup.enterAndExec(quoted));
     }
     long start = System.nanoTime();
-    Process process = new ProcessBuilder(full).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+    Process process = new ProcessBuilder(MemoryCgroup.commandIn(cgroup, full)).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
     long polled = -1;
     while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
       if (!timed) {
@@ -62,10 +59,6 @@ final class YcsbChild {
     long peak = timed ? timeMaxRssBytes(timeFile) : polled;
     long cgroupPeak = cgroup == null ? -1 : MemoryCgroup.peakBytes(cgroup.dir());
     return new Outcome(process.exitValue(), peak, seconds, cgroupPeak);
-  }
-
-  static String shellQuoted(String argument) {
-    return "'" + argument.replace("'", "'\\''") + "'";
   }
 
   /** {@code VmHWM} of a running process, or -1 once it is gone. */

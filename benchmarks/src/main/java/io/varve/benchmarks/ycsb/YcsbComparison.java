@@ -4,6 +4,7 @@ import io.varve.benchmarks.HarnessArguments;
 import io.varve.benchmarks.WorkDirectory;
 import io.varve.benchmarks.cgroup.MemoryCgroup;
 import io.varve.benchmarks.peers.ProcessStats;
+import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -131,7 +132,7 @@ public final class YcsbComparison {
     Path dir = settings.work().resolve(system.toLowerCase(Locale.ROOT));
     boolean loads = settings.phases().stream().anyMatch(Phase::load);
     if (loads) {
-      WorkDirectory.deleteTree(dir);
+      FileTrees.deleteTree(dir);
     } else if (!Files.isDirectory(dir)) {
       throw new IllegalStateException("no load among --phases and no store in " + dir + " (left by a run with --keep)");
     }
@@ -160,7 +161,7 @@ public final class YcsbComparison {
       }
     } finally {
       if (!settings.keep() && round == settings.rounds()) {
-        WorkDirectory.deleteTree(dir);
+        FileTrees.deleteTree(dir);
       }
       if (cgroup != null) {
         cgroup.close();

@@ -193,14 +193,6 @@ class YcsbBindingsTest {
   }
 
   @Test
-  void childArgumentsSurviveTheShell() throws Exception {
-    String odd = "it's a $HOME \"path\"";
-    Process echo = new ProcessBuilder("sh", "-c", "printf %s " + YcsbChild.shellQuoted(odd)).start();
-    assertEquals(odd, new String(echo.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-    assertEquals(0, echo.waitFor());
-  }
-
-  @Test
   void codecAgreesWithAHashMap() {
     Random random = new Random(24);
     for (int round = 0; round < 2000; round++) {
