@@ -239,6 +239,9 @@ public final class BufferHash implements Closeable {
    * {@code fsync} shared by every thread syncing at once. Without one ({@link
    * Durability#BUFFERS_IN_RAM}) it writes every non-empty buffer to the log as an incarnation and
    * forces the log: frequent calls then make many small incarnations.
+   *
+   * @throws UncheckedIOException if a write or {@code fsync} of the write-ahead log fails; the table
+   *     then refuses every later write and sync (reads go on; reopen it to recover what it holds)
    */
   public void sync() {
     if (wal != null) {

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -65,6 +66,20 @@ final class WriteAheadLog implements AutoCloseable {
   private FileChannel current;
   private long currentBytes;
   private long segmentNumber;
+  /**
+   * The first write or sync of a segment that failed. From then on the log takes no record: what
+   * reached the disk is uncertain (a failed {@code fsync} may have dropped pages that a later one
+   * would not report), so no later record could be acknowledged as durable.
+   */
+  private volatile IOException failure;
+
+  /** How a segment is opened: {@link FileChannel#open}; tests put channels that fail in its place. */
+  interface Opener {
+    FileChannel open(Path file, OpenOption... options) throws IOException;
+  }
+
+  /** The opener of every segment; changed only by tests, between tables. */
+  static volatile Opener opener = FileChannel::open;
 
   private WriteAheadLog(Path directory, long segmentBytes) {
     this.directory = directory;
@@ -210,7 +225,7 @@ final class WriteAheadLog implements AutoCloseable {
     }
     segmentNumber++;
     Path file = directory.resolve(segmentName(segmentNumber));
-    current = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    current = opener.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     byte[] header = new byte[SEGMENT_HEADER_BYTES];
     SEGMENT.putHeader(header, 0, LogFormat.VERSION);
     LogFormat.putLong(header, 8, segmentNumber);
@@ -226,6 +241,7 @@ final class WriteAheadLog implements AutoCloseable {
   /** Appends a put (or, with a null value, a delete) of {@code superTable}; returns its sequence. */
   long appendEntry(int superTable, byte[] key, byte[] value) {
     int size = LogFormat.entryBytes(key.length, value == null ? 0 : value.length, value == null);
+    checkWritable();
     appendLock.lock();
     try {
       int body = reserve(BODY_HEADER_BYTES + size);
@@ -243,6 +259,7 @@ final class WriteAheadLog implements AutoCloseable {
 
   /** Appends that {@code superTable}'s records up to {@code through} are in durable incarnations. */
   void appendFlushed(int superTable, long through) {
+    checkWritable();
     appendLock.lock();
     try {
       int body = reserve(BODY_HEADER_BYTES + 8);
@@ -253,6 +270,16 @@ final class WriteAheadLog implements AutoCloseable {
       seal(body, BODY_HEADER_BYTES + 8);
     } finally {
       appendLock.unlock();
+    }
+  }
+
+  /** Throws once a write or sync has failed. */
+  private void checkWritable() {
+    IOException failed = failure;
+    if (failed != null) {
+      throw new UncheckedIOException(new IOException(
+          "the write-ahead log in " + directory + " takes no more writes since a write or sync of it failed;"
+              + " reopen the table to recover what reached it", failed));
     }
   }
 
@@ -301,6 +328,7 @@ final class WriteAheadLog implements AutoCloseable {
     syncLock.lock();
     try {
       while (durableSequence < target) {
+        checkWritable();
         if (current == null) {
           // The table closed: its buffers file, forced before the segments went, holds what they held.
           return;
@@ -360,6 +388,7 @@ final class WriteAheadLog implements AutoCloseable {
       }
       channel.force(false);
     } catch (IOException e) {
+      failure = e;
       throw new UncheckedIOException("writing the write-ahead log in " + directory, e);
     } finally {
       syncLock.lock();
@@ -370,6 +399,7 @@ final class WriteAheadLog implements AutoCloseable {
       try {
         startSegment(through + 1);
       } catch (IOException e) {
+        failure = e;
         throw new UncheckedIOException("starting a write-ahead log segment in " + directory, e);
       }
     }

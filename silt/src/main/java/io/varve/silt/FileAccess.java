@@ -20,6 +20,14 @@ import java.nio.file.Path;
 final class FileAccess implements Closeable {
   private static final int MAX_REOPENS = 100;
 
+  /** How a file is opened: {@link FileChannel#open}; tests put channels that fail in its place. */
+  interface Opener {
+    FileChannel open(Path file, OpenOption... options) throws IOException;
+  }
+
+  /** The opener of every channel; changed only by tests, between stores. */
+  static volatile Opener opener = FileChannel::open;
+
   private final Path file;
   private final OpenOption[] options;
   private volatile FileChannel channel;
@@ -33,7 +41,7 @@ final class FileAccess implements Closeable {
 
   /** Opens {@code file}; a reopen uses {@code reopenOptions} (never {@code CREATE_NEW}). */
   static FileAccess open(Path file, OpenOption[] openOptions, OpenOption... reopenOptions) throws IOException {
-    return new FileAccess(file, FileChannel.open(file, openOptions), reopenOptions);
+    return new FileAccess(file, opener.open(file, openOptions), reopenOptions);
   }
 
   Path file() {
@@ -68,7 +76,7 @@ final class FileAccess implements Closeable {
 
   private synchronized void reopen(FileChannel failed) throws IOException {
     if (channel == failed && !closed) {
-      channel = FileChannel.open(file, options);
+      channel = opener.open(file, options);
     }
   }
 

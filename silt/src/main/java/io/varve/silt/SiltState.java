@@ -21,6 +21,8 @@ final class SiltState {
   private volatile SiltView current;
   /** Guarded by the write lock. */
   private SiltManifest manifest;
+  /** The first write or sync that failed, after which writes are refused; guarded by the write lock. */
+  private IOException writeFailure;
 
   SiltState(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
     this.directory = directory;
@@ -58,6 +60,28 @@ final class SiltState {
       throw new StoreClosedException(directory.toString());
     }
     return view;
+  }
+
+  /**
+   * Under the write lock: the view now, if the store takes writes. After a failed write or sync
+   * what reached the disk is uncertain (a failed {@code fsync} may have dropped the pages it could
+   * not write, and a later one would report success), so no later write may be acknowledged.
+   */
+  SiltView checkWritable() throws IOException {
+    SiltView view = checkOpen();
+    if (writeFailure != null) {
+      throw new IOException("the SILT store in " + directory + " takes no more writes since a write or sync failed;"
+          + " reopen it to recover what reached its log", writeFailure);
+    }
+    return view;
+  }
+
+  /** Under the write lock: {@code e} failed a write or sync, so the store refuses writes from now on. Returns {@code e}. */
+  IOException writeFailed(IOException e) {
+    if (writeFailure == null) {
+      writeFailure = e;
+    }
+    return e;
   }
 
   /** Under the write lock. */

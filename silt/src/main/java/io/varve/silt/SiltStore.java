@@ -39,7 +39,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * SiltOptions#syncEveryWrite()}) forces them to the device, so that they survive a crash of the
  * machine. Opening replays the logs, dropping a last record that a crash cut short. A merge
  * publishes its sorted store by an atomic rename of the manifest, so a crash during one leaves
- * the store as before it.
+ * the store as before it. A put, delete, sync or freeze that fails with an {@code IOException} (a
+ * full disk, a failed {@code fsync}) leaves the store read-only: later writes and syncs throw,
+ * since what reached the disk is uncertain, and gets go on; reopening replays what the log holds.
  *
  * <p>Thread-safe: any number of threads read, also during merges; writes are serialized. A reader
  * holds the parts it reads until it is done, so a merge closes nothing under it. Use after {@link
@@ -137,7 +139,7 @@ public final class SiltStore implements Closeable {
     work.awaitCapacity();
     state.writeLock.lock();
     try {
-      LogStore active = state.checkOpen().active;
+      LogStore active = state.checkWritable().active;
       if (!active.write(key, value, hash[0], hash[1])) {
         freezeLocked();
         active = state.current().active;
@@ -152,6 +154,8 @@ public final class SiltStore implements Closeable {
       state.written.addAndGet(1, key.length + (value == null ? 0 : value.length));
       state.written.incrementAndGet(2);
       state.written.addAndGet(3, recordBytes);
+    } catch (IOException e) {
+      throw state.writeFailed(e);
     } finally {
       state.writeLock.unlock();
     }
@@ -161,7 +165,9 @@ public final class SiltStore implements Closeable {
   public void sync() throws IOException {
     state.writeLock.lock();
     try {
-      state.checkOpen().active.force();
+      state.checkWritable().active.force();
+    } catch (IOException e) {
+      throw state.writeFailed(e);
     } finally {
       state.writeLock.unlock();
     }
@@ -174,8 +180,10 @@ public final class SiltStore implements Closeable {
   public void freezeLog() throws IOException {
     state.writeLock.lock();
     try {
-      state.checkOpen();
+      state.checkWritable();
       freezeLocked();
+    } catch (IOException e) {
+      throw state.writeFailed(e);
     } finally {
       state.writeLock.unlock();
     }
