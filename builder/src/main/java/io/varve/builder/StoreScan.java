@@ -82,7 +82,7 @@ final class StoreScan extends DataFileCursor {
               files,
               meta,
               StoreFile.PAGES,
-              (in, length) -> PageTable.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes(), meta.checkBytes()));
+              (in, length) -> PageTable.readFrom(in, length, meta.recordCount(), meta.dataBytes(), meta.pageBytes(), meta.checkBytes()));
       starts = new PageStarts(pages);
     } else if (meta.isSparse()) {
       RecordBlocks blocks =

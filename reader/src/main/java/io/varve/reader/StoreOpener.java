@@ -60,7 +60,7 @@ final class StoreOpener {
               files,
               StoreFile.PAGES,
               meta,
-              (in, length) -> PageTable.readFrom(in, meta.recordCount(), meta.dataBytes(), meta.pageBytes(), meta.checkBytes()));
+              (in, length) -> PageTable.readFrom(in, length, meta.recordCount(), meta.dataBytes(), meta.pageBytes(), meta.checkBytes()));
     }
     RankIndex index = withIndex && !meta.isPaged() ? readIndex(files, meta, blocks) : null;
     EliasFano offsets = null;

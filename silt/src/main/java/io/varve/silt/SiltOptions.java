@@ -20,7 +20,10 @@ import io.varve.core.cuckoo.CuckooTagTable;
  *     amplification, and save rewrites of the sorted store)
  * @param backgroundMerges whether frozen log stores are converted and merged by themselves;
  *     otherwise only {@link SiltStore#convertNow()} and {@link SiltStore#mergeNow()} do it
- * @param mergeMemoryBudget bytes a merge may sort in memory before it spills
+ * @param mergeMemoryBudget bytes a merge may sort in memory before it spills. A merge also holds
+ *     the new sorted store's index while it builds it beside the old one's, so a heap sized for
+ *     {@link SiltTuning#memoryBytesPerEntry} needs this budget and one more sorted-store index on
+ *     top while a merge runs
  */
 public record SiltOptions(
     int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int hashStoresPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {

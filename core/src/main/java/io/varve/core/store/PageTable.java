@@ -4,7 +4,9 @@ import io.varve.core.format.CorruptStoreException;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The in-memory table of a paged store's frames ({@link PagedLayout}): per frame, the top 32 bits
@@ -33,6 +35,8 @@ public final class PageTable {
   private static final int START_BITS = 12;
   private static final int COUNT_MASK = (1 << COUNT_BITS) - 1;
   private static final int START_MASK = (1 << START_BITS) - 1;
+  /** Bytes of a frame in the {@code pages} file. */
+  private static final int FRAME_BYTES = 10;
 
   private final int pageBytes;
   private final int frameCount;
@@ -46,14 +50,11 @@ public final class PageTable {
   /** The rank of the first record of frames 0, 64, 128, ..., then the record count. */
   private final long[] rankSamples;
 
-  private PageTable(int pageBytes, int frameCount, long recordCount, int[] firsts, int[] shapes) {
+  private PageTable(int pageBytes, long recordCount, long[] rows) {
     this.pageBytes = pageBytes;
-    this.frameCount = frameCount;
+    this.frameCount = rows.length;
     this.recordCount = recordCount;
-    this.rows = new long[frameCount];
-    for (int f = 0; f < frameCount; f++) {
-      rows[f] = (long) firsts[f] << 32 | Integer.toUnsignedLong(shapes[f]);
-    }
+    this.rows = rows;
     this.rankSamples = new long[(frameCount >>> SAMPLE_SHIFT) + 2];
     long rank = 0;
     for (int f = 0; f < frameCount; f++) {
@@ -235,11 +236,13 @@ public final class PageTable {
 
   /**
    * Reads and validates a table of a store of {@code recordCount} records in {@code dataBytes},
-   * aligned to {@code pageBytes}, with {@code checkBytes} after each record.
+   * aligned to {@code pageBytes}, with {@code checkBytes} after each record, from a payload of
+   * {@code payloadBytes}. The rows are read straight into the table's array, sized from the
+   * payload, so that opening a store of millions of pages takes its 8 bytes a frame and no more.
    *
    * @throws CorruptStoreException on any field out of range or out of order
    */
-  public static PageTable readFrom(DataInput in, long recordCount, long dataBytes, int pageBytes, int checkBytes)
+  public static PageTable readFrom(DataInput in, long payloadBytes, long recordCount, long dataBytes, int pageBytes, int checkBytes)
       throws IOException {
     int storedPageBytes = in.readInt();
     CorruptStoreException.check(storedPageBytes == pageBytes, "frames of " + storedPageBytes + " bytes, the meta says " + pageBytes);
@@ -247,7 +250,11 @@ public final class PageTable {
     long expected = (dataBytes + pageBytes - 1) / pageBytes;
     CorruptStoreException.check(
         frameCount == expected, frameCount + " frames for " + dataBytes + " bytes of " + pageBytes + "-byte pages");
-    Builder builder = new Builder(pageBytes);
+    CorruptStoreException.check(
+        payloadBytes == 8 + (long) FRAME_BYTES * frameCount, payloadBytes + " bytes cannot hold " + frameCount + " frames");
+    long[] rows = new long[frameCount];
+    int lastFirst = 0;
+    long records = 0;
     int maxCount = PagedLayout.maxRecordsPerFrame(pageBytes, checkBytes);
     for (int f = 0; f < frameCount; f++) {
       int first = in.readInt();
@@ -256,10 +263,10 @@ public final class PageTable {
       int recordsEnd = in.readUnsignedShort();
       // The checks build their messages only on failure: a store has millions of frames.
       if (count == 0) {
-        if (headerStart != 0 || recordsEnd != 0 || first != builder.lastFirst || (f == 0 && recordCount != 0)) {
+        if (headerStart != 0 || recordsEnd != 0 || first != lastFirst || (f == 0 && recordCount != 0)) {
           throw new CorruptStoreException("frame " + f + " holds no record but has a head, an end or a first of its own");
         }
-        builder.addEmpty();
+        rows[f] = row(lastFirst, 0, 0, 0, pageBytes);
         continue;
       }
       int recordsStart = headerStart + PagedLayout.headBytes(count);
@@ -274,25 +281,41 @@ public final class PageTable {
             + ", records ending at " + recordsEnd + " do not fit a " + pageBytes + "-byte page of " + dataBytes
             + " bytes of data");
       }
-      if (Integer.compareUnsigned(first, builder.lastFirst) < 0) {
+      if (Integer.compareUnsigned(first, lastFirst) < 0) {
         throw new CorruptStoreException("frame " + f + "'s first hash lies below the previous frame's");
       }
-      builder.add(first, count, headerStart, recordsEnd);
+      rows[f] = row(first, count, headerStart, recordsEnd, pageBytes);
+      lastFirst = first;
+      records += count;
     }
-    CorruptStoreException.check(
-        builder.records == recordCount, "the frames hold " + builder.records + " records, the meta says " + recordCount);
-    return builder.build(dataBytes);
+    CorruptStoreException.check(records == recordCount, "the frames hold " + records + " records, the meta says " + recordCount);
+    return new PageTable(pageBytes, records, rows);
   }
 
-  /** Collects the frames of a table in order. Not thread-safe. */
+  /** A frame's row: its first (bits 32-63), count (0-9), headerStart (10-21) and recordsEnd / 4 (22-31). */
+  private static long row(int first, int count, int headerStart, int recordsEnd, int pageBytes) {
+    int endQuarter = Math.min(recordsEnd, pageBytes - 1) >>> 2;
+    return (long) first << 32 | Integer.toUnsignedLong(count | headerStart << COUNT_BITS | endQuarter << (COUNT_BITS + START_BITS));
+  }
+
+  /**
+   * Collects the frames of a table in order, in chunks of {@value #CHUNK_FRAMES} frames, so that a
+   * table of millions of frames never holds a doubled array and its copy at once: 10 bytes a frame
+   * while it grows. Not thread-safe.
+   */
   public static final class Builder {
+    /** Frames per chunk: 640 KiB of rows and ends. */
+    static final int CHUNK_FRAMES = 1 << 16;
+
     private final int pageBytes;
-    private int[] firsts = new int[64];
-    private int[] shapes = new int[64];
-    private char[] recordsEnd = new char[64];
+    /** Per frame, its row as {@link PageTable} holds it. */
+    private final List<long[]> rowChunks = new ArrayList<>();
+    /** Per frame, its exact recordsEnd (the row keeps it in quarters), for {@link #writeTo}. */
+    private final List<char[]> endChunks = new ArrayList<>();
     private int frames;
     private long records;
     private int lastFirst;
+    private boolean built;
 
     private Builder(int pageBytes) {
       if (!RecordFormat.isValidPageSize(pageBytes) || pageBytes == 0) {
@@ -306,12 +329,7 @@ public final class PageTable {
       if (count <= 0 || count > COUNT_MASK || headerStart > START_MASK || recordsEnd > pageBytes || recordsEnd <= headerStart) {
         throw new IllegalArgumentException("frame of " + count + " records, head at " + headerStart + ", end at " + recordsEnd);
       }
-      grow();
-      int endQuarter = Math.min(recordsEnd, pageBytes - 1) >>> 2;
-      firsts[frames] = first;
-      shapes[frames] = count | headerStart << COUNT_BITS | endQuarter << (COUNT_BITS + START_BITS);
-      this.recordsEnd[frames] = (char) recordsEnd;
-      frames++;
+      append(row(first, count, headerStart, recordsEnd, pageBytes), recordsEnd);
       records += count;
       lastFirst = first;
       return this;
@@ -319,11 +337,7 @@ public final class PageTable {
 
     /** Adds a frame without records (one a longer record's tail covers, or too short a rest of one). */
     public Builder addEmpty() {
-      grow();
-      firsts[frames] = lastFirst;
-      shapes[frames] = 0;
-      recordsEnd[frames] = 0;
-      frames++;
+      append(row(lastFirst, 0, 0, 0, pageBytes), 0);
       return this;
     }
 
@@ -332,16 +346,30 @@ public final class PageTable {
       return frames;
     }
 
-    private void grow() {
-      if (frames == firsts.length) {
-        if (frames == Integer.MAX_VALUE - 8) {
-          throw new IllegalStateException("more than " + frames + " frames");
-        }
-        int length = (int) Math.min(Integer.MAX_VALUE - 8, 2L * frames);
-        firsts = Arrays.copyOf(firsts, length);
-        shapes = Arrays.copyOf(shapes, length);
-        recordsEnd = Arrays.copyOf(recordsEnd, length);
+    private void checkNotBuilt() {
+      if (built) {
+        throw new IllegalStateException("the table was built: its builder holds no frames any more");
       }
+    }
+
+    private void append(long row, int recordsEnd) {
+      checkNotBuilt();
+      if (frames == Integer.MAX_VALUE - 8) {
+        throw new IllegalStateException("more than " + frames + " frames");
+      }
+      int at = frames % CHUNK_FRAMES;
+      if (at == 0) {
+        rowChunks.add(new long[CHUNK_FRAMES]);
+        endChunks.add(new char[CHUNK_FRAMES]);
+      }
+      rowChunks.get(rowChunks.size() - 1)[at] = row;
+      endChunks.get(endChunks.size() - 1)[at] = (char) recordsEnd;
+      frames++;
+    }
+
+    /** Bytes of heap the frames added so far hold. */
+    public long ramBytesUsed() {
+      return 64 + (long) rowChunks.size() * (16 + 8L * CHUNK_FRAMES + 16 + 2L * CHUNK_FRAMES + 16);
     }
 
     /**
@@ -361,20 +389,37 @@ public final class PageTable {
 
     /** Writes the payload of the {@code pages} file: the frames added, after {@link #finish}. */
     public void writeTo(DataOutput out) throws IOException {
+      checkNotBuilt();
       out.writeInt(pageBytes);
       out.writeInt(frames);
       for (int f = 0; f < frames; f++) {
-        out.writeInt(firsts[f]);
-        out.writeShort(shapes[f] & COUNT_MASK);
-        out.writeShort(shapes[f] >>> COUNT_BITS & START_MASK);
-        out.writeShort(recordsEnd[f]);
+        long row = rowChunks.get(f / CHUNK_FRAMES)[f % CHUNK_FRAMES];
+        int shape = (int) row;
+        out.writeInt((int) (row >>> 32));
+        out.writeShort(shape & COUNT_MASK);
+        out.writeShort(shape >>> COUNT_BITS & START_MASK);
+        out.writeShort(endChunks.get(f / CHUNK_FRAMES)[f % CHUNK_FRAMES]);
       }
     }
 
-    /** The table of the frames added, after {@link #finish} with the payload's length. */
+    /**
+     * The table of the frames added, after {@link #finish} with the payload's length. The builder's
+     * chunks are released as they are copied, so this is its last use.
+     */
     public PageTable build(long dataBytes) {
+      checkNotBuilt();
       finish(dataBytes);
-      return new PageTable(pageBytes, frames, records, Arrays.copyOf(firsts, frames), Arrays.copyOf(shapes, frames));
+      built = true;
+      long[] rows = new long[frames];
+      for (int c = 0; c < rowChunks.size(); c++) {
+        int from = c * CHUNK_FRAMES;
+        System.arraycopy(rowChunks.get(c), 0, rows, from, Math.min(CHUNK_FRAMES, frames - from));
+        rowChunks.set(c, null);
+        endChunks.set(c, null);
+      }
+      rowChunks.clear();
+      endChunks.clear();
+      return new PageTable(pageBytes, records, rows);
     }
   }
 }

@@ -61,7 +61,7 @@ final class HostilePagesFiles {
   /** Reads a pages file as a store of the valid table's shape does. */
   static PageTable read(Path file) throws IOException {
     return StoreFileReader.read(
-        file, StoreFile.PAGES, (in, length) -> PageTable.readFrom(in, RECORDS, DATA_BYTES, PAGE_BYTES, CHECK_BYTES));
+        file, StoreFile.PAGES, (in, length) -> PageTable.readFrom(in, length, RECORDS, DATA_BYTES, PAGE_BYTES, CHECK_BYTES));
   }
 
   static byte[] valid() throws IOException {
