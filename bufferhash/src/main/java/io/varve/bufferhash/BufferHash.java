@@ -47,7 +47,9 @@ import java.util.function.Supplier;
  * earlier write durable by writing every buffer out; a process that dies without either loses the
  * writes still buffered, never an incarnation or the log's consistency (the state file only ever
  * lists whole incarnations). Damage to any file surfaces as {@link CorruptStoreException} naming
- * the file, never as a wrong value.
+ * the file, never as a wrong value. A write or {@code fsync} of the table's files that fails (a
+ * full disk, a failing device) makes the table refuse writes and syncs from then on; reads go on,
+ * and a reopen recovers what reached the device.
  *
  * <p><b>Threads.</b> Thread-safe. Lookups run concurrently with each other and with writes to
  * other super tables; writes to one super table are serialized by its lock, and flushes to the
@@ -74,6 +76,8 @@ public final class BufferHash implements Closeable {
   private final LogWriter writer;
   private final WriteAheadSync walSync;
   private volatile boolean closed;
+  /** The first write or sync of the table's files that failed; from then on writes are refused. */
+  private volatile UncheckedIOException writeFailure;
 
   private final LongAdder lookups = new LongAdder();
   private final LongAdder reads = new LongAdder();
@@ -157,10 +161,36 @@ public final class BufferHash implements Closeable {
   }
 
   private void write(byte[] key, byte[] value, boolean tombstone) {
-    long sequence = apply(key, value, tombstone, -1);
-    if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
-      walSync.sync(wal, durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
+    checkWritable();
+    try {
+      long sequence = apply(key, value, tombstone, -1);
+      if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
+        walSync.sync(wal, durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
+      }
+    } catch (UncheckedIOException e) {
+      throw writeFailed(e);
     }
+  }
+
+  /**
+   * Throws once a write or sync of the table's files has failed: what reached the device is then
+   * uncertain (a failed {@code fsync} may have dropped pages that a later one would not report), so
+   * no later write may be acknowledged.
+   */
+  private void checkWritable() {
+    UncheckedIOException failed = writeFailure;
+    if (failed != null) {
+      throw new UncheckedIOException(new IOException("the BufferHash at " + directory
+          + " takes no more writes since a write or sync of its files failed; reopen it to recover what reached them", failed));
+    }
+  }
+
+  /** Records {@code e}, a failed write or sync, so that later writes are refused; returns it. */
+  private UncheckedIOException writeFailed(UncheckedIOException e) {
+    if (writeFailure == null) {
+      writeFailure = e;
+    }
+    return e;
   }
 
   /**
@@ -240,18 +270,24 @@ public final class BufferHash implements Closeable {
    * Durability#BUFFERS_IN_RAM}) it writes every non-empty buffer to the log as an incarnation and
    * forces the log: frequent calls then make many small incarnations.
    *
-   * @throws UncheckedIOException if a write or {@code fsync} of the write-ahead log fails; the table
+   * @throws UncheckedIOException if a write or {@code fsync} of the table's files fails; the table
    *     then refuses every later write and sync (reads go on; reopen it to recover what it holds)
    */
   public void sync() {
     if (wal != null) {
       ensureOpen();
-      walSync.sync(wal, Long.MAX_VALUE);
+      checkWritable();
+      try {
+        walSync.sync(wal, Long.MAX_VALUE);
+      } catch (UncheckedIOException e) {
+        throw writeFailed(e);
+      }
       return;
     }
     logLock.lock();
     try {
       ensureOpen();
+      checkWritable();
       List<SuperTable> sealedAny = new ArrayList<>();
       for (SuperTable table : tables) {
         table.lock.writeLock().lock();
@@ -266,7 +302,9 @@ public final class BufferHash implements Closeable {
       writer.drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
       log.sync();
     } catch (IOException e) {
-      throw new UncheckedIOException("syncing " + log.file(), e);
+      throw writeFailed(new UncheckedIOException("syncing " + log.file(), e));
+    } catch (UncheckedIOException e) {
+      throw writeFailed(e);
     } finally {
       logLock.unlock();
     }
@@ -402,6 +440,8 @@ public final class BufferHash implements Closeable {
       ArrayDeque<SuperTable> work = new ArrayDeque<>();
       work.add(table);
       writer.drainSealed(work, policy.partialDiscard());
+    } catch (UncheckedIOException e) {
+      throw writeFailed(e);
     } finally {
       logLock.unlock();
     }

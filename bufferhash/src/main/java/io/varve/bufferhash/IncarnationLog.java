@@ -54,8 +54,8 @@ final class IncarnationLog implements AutoCloseable {
   static IncarnationLog create(Path directory, int totalPages, int superTables, long seed) throws IOException {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
-    FileChannel log = FileChannel.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    FileChannel state = FileChannel.open(stateFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel log = Channels.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel state = Channels.open(stateFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
     // Reserve the whole length now, so that a full disk shows at creation, not mid-flush.
     log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
     IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
@@ -69,8 +69,8 @@ final class IncarnationLog implements AutoCloseable {
   static IncarnationLog open(Path directory) throws IOException {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
-    FileChannel log = FileChannel.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    FileChannel state = FileChannel.open(stateFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel log = Channels.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel state = Channels.open(stateFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
       byte[] bytes = new byte[2 * STATE_SLOT_BYTES];
       readFully(state, ByteBuffer.wrap(bytes), 0, stateFile);

@@ -7,7 +7,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -72,14 +71,6 @@ final class WriteAheadLog implements AutoCloseable {
    * would not report), so no later record could be acknowledged as durable.
    */
   private volatile IOException failure;
-
-  /** How a segment is opened: {@link FileChannel#open}; tests put channels that fail in its place. */
-  interface Opener {
-    FileChannel open(Path file, OpenOption... options) throws IOException;
-  }
-
-  /** The opener of every segment; changed only by tests, between tables. */
-  static volatile Opener opener = FileChannel::open;
 
   private WriteAheadLog(Path directory, long segmentBytes) {
     this.directory = directory;
@@ -225,7 +216,7 @@ final class WriteAheadLog implements AutoCloseable {
     }
     segmentNumber++;
     Path file = directory.resolve(segmentName(segmentNumber));
-    current = opener.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    current = Channels.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     byte[] header = new byte[SEGMENT_HEADER_BYTES];
     SEGMENT.putHeader(header, 0, LogFormat.VERSION);
     LogFormat.putLong(header, 8, segmentNumber);

@@ -12,12 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A write or sync of the write-ahead log that fails (a full disk, a failed {@code fsync}) makes the
- * table refuse writes: a later sync that succeeded could not vouch for the records the failed one
- * lost, so none may be acknowledged. Reads go on, and reopening holds every write synced before.
+ * A write or sync that fails (a full disk, a failed {@code fsync}), of the write-ahead log or of
+ * the incarnation log, makes the table refuse writes: a later sync that succeeded could not vouch
+ * for what the failed one lost, so nothing more may be acknowledged. Reads go on, and reopening
+ * holds every write synced before.
  */
 class BufferHashWriteFailureTest {
   @TempDir Path temp;
@@ -26,22 +27,25 @@ class BufferHashWriteFailureTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Makes the table's write-ahead segments fail when {@link FailingChannel} is armed, until closed. */
-  private static AutoCloseable failingSegments() {
+  /** Makes the table's files whose names start with {@code prefix} fail when {@link FailingChannel} is armed, until closed. */
+  private static AutoCloseable failing(String prefix) {
     FailingChannel.disarm();
-    WriteAheadLog.opener = (file, options) -> FailingChannel.wrap(FileChannel.open(file, options));
+    Channels.opener = (file, options) -> {
+      FileChannel channel = FileChannel.open(file, options);
+      return file.getFileName().toString().startsWith(prefix) ? FailingChannel.wrap(channel) : channel;
+    };
     return () -> {
       FailingChannel.disarm();
-      WriteAheadLog.opener = FileChannel::open;
+      Channels.opener = FileChannel::open;
     };
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"force", "write"})
-  void aFailedSyncRefusesLaterWritesAndKeepsWhatWasSynced(String failing) throws Exception {
-    Path dir = temp.resolve(failing);
-    try (AutoCloseable hook = failingSegments();
-        BufferHash table = BufferHashKillTest.builder(dir, Durability.SYNC_ON_CALL).open()) {
+  @CsvSource({"SYNC_ON_CALL, wal-, force", "SYNC_ON_CALL, wal-, write", "BUFFERS_IN_RAM, log, force", "BUFFERS_IN_RAM, log, write"})
+  void aFailedSyncRefusesLaterWritesAndKeepsWhatWasSynced(Durability durability, String files, String failing) throws Exception {
+    Path dir = temp.resolve(durability + "-" + failing);
+    try (AutoCloseable hook = failing(files);
+        BufferHash table = BufferHashKillTest.builder(dir, durability).open()) {
       for (int i = 0; i < 200; i++) {
         table.put(bytes("k" + i), bytes("v" + i));
       }
@@ -58,7 +62,7 @@ class BufferHashWriteFailureTest {
       }
       assertNull(table.get(bytes("late")));
     }
-    try (BufferHash reopened = BufferHashKillTest.builder(dir, Durability.SYNC_ON_CALL).open()) {
+    try (BufferHash reopened = BufferHashKillTest.builder(dir, durability).open()) {
       for (int i = 0; i < 200; i++) {
         assertArrayEquals(bytes("v" + i), reopened.get(bytes("k" + i)), "k" + i);
       }

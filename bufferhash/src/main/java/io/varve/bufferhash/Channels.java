@@ -1,0 +1,27 @@
+package io.varve.bufferhash;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+
+/**
+ * Opens the channels of a table's files (its log, state and write-ahead segments), through one
+ * hook that tests replace with channels that fail as a full disk or a failing device does.
+ * Thread-safe.
+ */
+final class Channels {
+  /** How a file is opened. */
+  interface Opener {
+    FileChannel open(Path file, OpenOption... options) throws IOException;
+  }
+
+  /** {@link FileChannel#open}; changed only by tests, between tables. */
+  static volatile Opener opener = FileChannel::open;
+
+  private Channels() {}
+
+  static FileChannel open(Path file, OpenOption... options) throws IOException {
+    return opener.open(file, options);
+  }
+}
