@@ -126,6 +126,38 @@ class SiltStoreModelTest {
     }
   }
 
+  /** Values past a hash store's single bucket read (64 KiB) and up to megabytes, through every tier and a reopen. */
+  @Test
+  void hugeValuesGoThroughEveryTier() throws IOException {
+    long seed = 0x5117_0002L;
+    System.out.println("SiltStoreModelTest huge values seed " + seed);
+    Random random = new Random(seed);
+    SiltOptions options = SiltOptions.builder().logStoreEntries(16).maxLogBytes(32 << 20).backgroundMerges(false).build();
+    Map<ByteBuffer, byte[]> model = new HashMap<>();
+    List<byte[]> keys = keyUniverse(random, 12);
+    int[] sizes = {5 << 20, 1 << 20, 200_000, 65_536, 65_537, 0, 1, 100_000, 70_000, 3 << 20, 10, 64};
+    Path dir = temp.resolve("huge");
+    try (SiltStore store = SiltStore.open(dir, options)) {
+      for (int i = 0; i < keys.size(); i++) {
+        byte[] value = new byte[sizes[i]];
+        random.nextBytes(value);
+        store.put(keys.get(i), value);
+        model.put(ByteBuffer.wrap(keys.get(i)), value);
+      }
+      checkAll(store, keys, model);
+      store.freezeLog();
+      store.convertNow();
+      assertEquals(keys.size(), store.stats().hashEntries());
+      checkAll(store, keys, model);
+      store.mergeNow();
+      assertEquals(keys.size(), store.stats().sortedRecords());
+      checkAll(store, keys, model);
+    }
+    try (SiltStore store = SiltStore.open(dir, options)) {
+      checkAll(store, keys, model);
+    }
+  }
+
   @Test
   void anEmptyStoreAndOneRecord() throws IOException {
     Path dir = temp.resolve("one");
