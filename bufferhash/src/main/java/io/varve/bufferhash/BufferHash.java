@@ -1,20 +1,18 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
@@ -77,7 +75,7 @@ public final class BufferHash implements Closeable {
   private final WriteAheadSync walSync;
   private volatile boolean closed;
   /** The first write or sync of the table's files that failed; from then on writes are refused. */
-  private volatile UncheckedIOException writeFailure;
+  private final WriteFailure writeFailure;
 
   private final LongAdder lookups = new LongAdder();
   private final LongAdder reads = new LongAdder();
@@ -94,6 +92,7 @@ public final class BufferHash implements Closeable {
     this.policy = builder.policy;
     this.durability = builder.durability;
     this.walSegmentBytes = builder.walSegmentBytes;
+    this.writeFailure = new WriteFailure("the BufferHash at " + directory);
     this.tables = new SuperTable[log.superTables()];
     for (int i = 0; i < tables.length; i++) {
       tables[i] = new SuperTable(i, tuning.bufferBytes(), tuning.bufferEntries(), tuning.bitsPerFilter(), tuning.hashes(), tuning.filterColumns());
@@ -161,36 +160,15 @@ public final class BufferHash implements Closeable {
   }
 
   private void write(byte[] key, byte[] value, boolean tombstone) {
-    checkWritable();
+    writeFailure.checkUnchecked();
     try {
       long sequence = apply(key, value, tombstone, -1);
       if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
         walSync.sync(wal, durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
       }
     } catch (UncheckedIOException e) {
-      throw writeFailed(e);
+      throw writeFailure.record(e);
     }
-  }
-
-  /**
-   * Throws once a write or sync of the table's files has failed: what reached the device is then
-   * uncertain (a failed {@code fsync} may have dropped pages that a later one would not report), so
-   * no later write may be acknowledged.
-   */
-  private void checkWritable() {
-    UncheckedIOException failed = writeFailure;
-    if (failed != null) {
-      throw new UncheckedIOException(new IOException("the BufferHash at " + directory
-          + " takes no more writes since a write or sync of its files failed; reopen it to recover what reached them", failed));
-    }
-  }
-
-  /** Records {@code e}, a failed write or sync, so that later writes are refused; returns it. */
-  private UncheckedIOException writeFailed(UncheckedIOException e) {
-    if (writeFailure == null) {
-      writeFailure = e;
-    }
-    return e;
   }
 
   /**
@@ -276,18 +254,18 @@ public final class BufferHash implements Closeable {
   public void sync() {
     if (wal != null) {
       ensureOpen();
-      checkWritable();
+      writeFailure.checkUnchecked();
       try {
         walSync.sync(wal, Long.MAX_VALUE);
       } catch (UncheckedIOException e) {
-        throw writeFailed(e);
+        throw writeFailure.record(e);
       }
       return;
     }
     logLock.lock();
     try {
       ensureOpen();
-      checkWritable();
+      writeFailure.checkUnchecked();
       List<SuperTable> sealedAny = new ArrayList<>();
       for (SuperTable table : tables) {
         table.lock.writeLock().lock();
@@ -302,9 +280,9 @@ public final class BufferHash implements Closeable {
       writer.drainSealed(new ArrayDeque<>(sealedAny), policy.partialDiscard());
       log.sync();
     } catch (IOException e) {
-      throw writeFailed(new UncheckedIOException("syncing " + log.file(), e));
+      throw writeFailure.record(new UncheckedIOException("syncing " + log.file(), e));
     } catch (UncheckedIOException e) {
-      throw writeFailed(e);
+      throw writeFailure.record(e);
     } finally {
       logLock.unlock();
     }
@@ -323,36 +301,12 @@ public final class BufferHash implements Closeable {
       table.lock.readLock().lock();
       try {
         ensureOpen();
-        collectCurrent(table, current);
+        CurrentEntries.collect(table, writer, hasher, current);
       } finally {
         table.lock.readLock().unlock();
       }
       for (byte[][] entry : current) {
         action.accept(entry[0], entry[1]);
-      }
-    }
-  }
-
-  private void collectCurrent(SuperTable table, List<byte[][]> into) {
-    Set<ByteBuffer> seen = new HashSet<>();
-    List<WriteBuffer> buffers = table.buffersOldestFirst();
-    for (int i = buffers.size() - 1; i >= 0; i--) {
-      byte[] arena = buffers.get(i).arena();
-      buffers.get(i).forEachEntry(offset -> offer(arena, offset, seen, into));
-    }
-    for (Incarnation incarnation : table.incarnationsNewestFirst()) {
-      byte[] bytes = writer.readIncarnation(incarnation);
-      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, writer.where(incarnation));
-      IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), writer.where(incarnation));
-    }
-  }
-
-  private static void offer(byte[] bytes, int offset, Set<ByteBuffer> seen, List<byte[][]> into) {
-    byte[] key = WriteBuffer.key(bytes, offset);
-    if (seen.add(ByteBuffer.wrap(key))) {
-      byte[] value = WriteBuffer.value(bytes, offset);
-      if (value != null) {
-        into.add(new byte[][] {key, value});
       }
     }
   }
@@ -441,7 +395,7 @@ public final class BufferHash implements Closeable {
       work.add(table);
       writer.drainSealed(work, policy.partialDiscard());
     } catch (UncheckedIOException e) {
-      throw writeFailed(e);
+      throw writeFailure.record(e);
     } finally {
       logLock.unlock();
     }

@@ -1,5 +1,6 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
@@ -65,16 +66,13 @@ final class WriteAheadLog implements AutoCloseable {
   private FileChannel current;
   private long currentBytes;
   private long segmentNumber;
-  /**
-   * The first write or sync of a segment that failed. From then on the log takes no record: what
-   * reached the disk is uncertain (a failed {@code fsync} may have dropped pages that a later one
-   * would not report), so no later record could be acknowledged as durable.
-   */
-  private volatile IOException failure;
+  /** The first write or sync of a segment that failed: from then on the log takes no record. */
+  private final WriteFailure failure;
 
   private WriteAheadLog(Path directory, long segmentBytes) {
     this.directory = directory;
     this.segmentBytes = segmentBytes;
+    this.failure = new WriteFailure("the write-ahead log in " + directory);
   }
 
   /** Receives the records of existing segments: first every flushed record, then every entry, oldest first. */
@@ -232,7 +230,7 @@ final class WriteAheadLog implements AutoCloseable {
   /** Appends a put (or, with a null value, a delete) of {@code superTable}; returns its sequence. */
   long appendEntry(int superTable, byte[] key, byte[] value) {
     int size = LogFormat.entryBytes(key.length, value == null ? 0 : value.length, value == null);
-    checkWritable();
+    failure.checkUnchecked();
     appendLock.lock();
     try {
       int body = reserve(BODY_HEADER_BYTES + size);
@@ -250,7 +248,7 @@ final class WriteAheadLog implements AutoCloseable {
 
   /** Appends that {@code superTable}'s records up to {@code through} are in durable incarnations. */
   void appendFlushed(int superTable, long through) {
-    checkWritable();
+    failure.checkUnchecked();
     appendLock.lock();
     try {
       int body = reserve(BODY_HEADER_BYTES + 8);
@@ -261,16 +259,6 @@ final class WriteAheadLog implements AutoCloseable {
       seal(body, BODY_HEADER_BYTES + 8);
     } finally {
       appendLock.unlock();
-    }
-  }
-
-  /** Throws once a write or sync has failed. */
-  private void checkWritable() {
-    IOException failed = failure;
-    if (failed != null) {
-      throw new UncheckedIOException(new IOException(
-          "the write-ahead log in " + directory + " takes no more writes since a write or sync of it failed;"
-              + " reopen the table to recover what reached it", failed));
     }
   }
 
@@ -319,7 +307,7 @@ final class WriteAheadLog implements AutoCloseable {
     syncLock.lock();
     try {
       while (durableSequence < target) {
-        checkWritable();
+        failure.checkUnchecked();
         if (current == null) {
           // The table closed: its buffers file, forced before the segments went, holds what they held.
           return;
@@ -379,8 +367,7 @@ final class WriteAheadLog implements AutoCloseable {
       }
       channel.force(false);
     } catch (IOException e) {
-      failure = e;
-      throw new UncheckedIOException("writing the write-ahead log in " + directory, e);
+      throw new UncheckedIOException("writing the write-ahead log in " + directory, failure.record(e));
     } finally {
       syncLock.lock();
     }
@@ -390,8 +377,7 @@ final class WriteAheadLog implements AutoCloseable {
       try {
         startSegment(through + 1);
       } catch (IOException e) {
-        failure = e;
-        throw new UncheckedIOException("starting a write-ahead log segment in " + directory, e);
+        throw new UncheckedIOException("starting a write-ahead log segment in " + directory, failure.record(e));
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.varve.silt;
 
+import io.varve.core.files.WriteFailure;
 import io.varve.reader.StoreClosedException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -21,14 +22,15 @@ final class SiltState {
   private volatile SiltView current;
   /** Guarded by the write lock. */
   private SiltManifest manifest;
-  /** The first write or sync that failed, after which writes are refused; guarded by the write lock. */
-  private IOException writeFailure;
+  /** The first write or sync that failed, after which writes are refused. */
+  private final WriteFailure writeFailure;
 
   SiltState(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
     this.directory = directory;
     this.options = options;
     this.manifest = manifest;
     this.current = view;
+    this.writeFailure = new WriteFailure("the SILT store in " + directory);
   }
 
   Path resolve(String name) {
@@ -62,26 +64,16 @@ final class SiltState {
     return view;
   }
 
-  /**
-   * Under the write lock: the view now, if the store takes writes. After a failed write or sync
-   * what reached the disk is uncertain (a failed {@code fsync} may have dropped the pages it could
-   * not write, and a later one would report success), so no later write may be acknowledged.
-   */
+  /** Under the write lock: the view now, if the store takes writes (none after a failed write or sync). */
   SiltView checkWritable() throws IOException {
     SiltView view = checkOpen();
-    if (writeFailure != null) {
-      throw new IOException("the SILT store in " + directory + " takes no more writes since a write or sync failed;"
-          + " reopen it to recover what reached its log", writeFailure);
-    }
+    writeFailure.check();
     return view;
   }
 
   /** Under the write lock: {@code e} failed a write or sync, so the store refuses writes from now on. Returns {@code e}. */
   IOException writeFailed(IOException e) {
-    if (writeFailure == null) {
-      writeFailure = e;
-    }
-    return e;
+    return writeFailure.record(e);
   }
 
   /** Under the write lock. */

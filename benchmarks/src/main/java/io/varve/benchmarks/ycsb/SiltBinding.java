@@ -17,8 +17,8 @@ import site.ycsb.DBException;
  * {@code silt.logStoreEntries}, {@code silt.maxLogBytes}, {@code silt.hashStoresPerMerge} or
  * {@code silt.mergeMemoryBudget} override single options. Its RAM is its tables and its sorted
  * store's index, which it sizes itself: {@value KeyValueDb#CACHE_BYTES_PROPERTY} is not used
- * (SILT has no cache; the records are read from its files through the page cache). Writes reach the operating system
- * before a put returns, and are not forced to the device.
+ * (SILT has no cache; the records are read from its files through the page cache). Writes reach
+ * the operating system before a put returns, and are not forced to the device.
  *
  * <p>Scans are not implemented (SILT keeps no key order across its stores). When the last
  * instance closes the store it prints its {@link SiltStats} to stderr as one {@value
