@@ -19,9 +19,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A SILT store's conversions (frozen log store → hash store) and merges (hash stores → a new sorted
- * store), in the background on one thread or when asked, one at a time; and the stall that keeps
- * writers from outrunning them. Each publishes its result under the write lock: a manifest
- * naming it, then a view with it.
+ * store): in the background, each on a thread of its own, or when asked; and the stall that keeps
+ * writers from outrunning them. Conversions go on during a merge, so writes do too, until the hash
+ * stores for a second merge are waiting. Each publishes its result under the write lock: a
+ * manifest naming it, then a view with it.
  *
  * <p>Thread-safe.
  */
@@ -30,27 +31,44 @@ final class BackgroundWork {
   static final int MAX_FROZEN_LOGS = 2;
 
   private final SiltState state;
-  /** Held by a conversion or a merge. */
-  private final ReentrantLock workLock = new ReentrantLock();
-  /** Null when work runs only when asked. */
-  private final ExecutorService executor;
+  /** Held by a conversion. */
+  private final ReentrantLock convertLock = new ReentrantLock();
+  /** Held by a merge. */
+  private final ReentrantLock mergeLock = new ReentrantLock();
+  /** Both null when work runs only when asked. */
+  private final ExecutorService converter;
+  private final ExecutorService merger;
   /** Signalled when work publishes a view: stalled writers look again. */
   private final Object progress = new Object();
   /** Guarded by the write lock. */
-  private boolean scheduled;
-  private volatile Throwable failure;
+  private boolean conversionScheduled;
+  private boolean mergeScheduled;
+  private volatile Throwable conversionFailure;
+  private volatile Throwable mergeFailure;
   private volatile long conversions;
   private volatile long merges;
 
   BackgroundWork(SiltState state) {
     this.state = state;
-    this.executor = state.options.backgroundMerges()
-        ? Executors.newSingleThreadExecutor(r -> {
-          Thread t = new Thread(r, "varve-silt-work " + state.directory.getFileName());
-          t.setDaemon(true);
-          return t;
-        })
-        : null;
+    boolean background = state.options.backgroundMerges();
+    this.converter = background ? thread("varve-silt-convert ") : null;
+    this.merger = background ? thread("varve-silt-merge ") : null;
+  }
+
+  private ExecutorService thread(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name + state.directory.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Hash stores at which writers wait for a merge: those a merge takes, as many queued behind a
+   * running one, and two more.
+   */
+  static int maxHashStores(SiltOptions options) {
+    return 2 * options.hashStoresPerMerge() + 2;
   }
 
   long conversions() {
@@ -61,46 +79,72 @@ final class BackgroundWork {
     return merges;
   }
 
-  /** A background conversion or merge that failed since the last that succeeded, or null. */
+  /** A background conversion or merge that failed since the last of its kind that succeeded, or null. */
   Throwable failure() {
-    return failure;
+    Throwable conversion = conversionFailure;
+    return conversion != null ? conversion : mergeFailure;
   }
 
   /** Under the write lock: starts background work if there is some (a frozen log, or hash stores enough for a merge). */
   void scheduleIfDue() {
     SiltView view = state.current();
-    if (executor == null || scheduled || view == null
-        || view.frozen.isEmpty() && view.hashStores.size() < state.options.hashStoresPerMerge()) {
+    if (converter == null || view == null) {
       return;
     }
-    scheduled = true;
     try {
-      executor.execute(this::runScheduled);
+      if (!conversionScheduled && !view.frozen.isEmpty()) {
+        conversionScheduled = true;
+        converter.execute(this::runConversion);
+      }
+      if (!mergeScheduled && view.hashStores.size() >= state.options.hashStoresPerMerge()) {
+        mergeScheduled = true;
+        merger.execute(this::runMerge);
+      }
     } catch (RejectedExecutionException closing) {
-      // The store is closing: the frozen logs stay in the manifest and are converted after the next open.
-      scheduled = false;
+      // The store is closing: what waits stays in the manifest and is done after the next open.
     }
   }
 
-  private void runScheduled() {
-    state.writeLock.lock();
-    try {
-      scheduled = false;
-    } finally {
-      state.writeLock.unlock();
-    }
+  private void runConversion() {
+    unschedule(true);
     try {
       convert();
+      conversionFailure = null;
+    } catch (IOException | RuntimeException | Error e) {
+      conversionFailure = e;
+    }
+    afterWork();
+  }
+
+  private void runMerge() {
+    unschedule(false);
+    try {
       SiltView now = state.current();
       if (now != null && now.hashStores.size() >= state.options.hashStoresPerMerge()) {
         merge();
       }
-      failure = null;
+      mergeFailure = null;
     } catch (IOException | RuntimeException | Error e) {
-      failure = e;
-    } finally {
-      signalProgress();
+      mergeFailure = e;
     }
+    afterWork();
+  }
+
+  private void unschedule(boolean conversion) {
+    state.writeLock.lock();
+    try {
+      if (conversion) {
+        conversionScheduled = false;
+      } else {
+        mergeScheduled = false;
+      }
+    } finally {
+      state.writeLock.unlock();
+    }
+  }
+
+  private void afterWork() {
+    signalProgress();
     state.writeLock.lock();
     try {
       scheduleIfDue(); // what came meanwhile
@@ -111,21 +155,20 @@ final class BackgroundWork {
 
   /**
    * Stalls a writer while background work lags: more than {@value #MAX_FROZEN_LOGS} frozen log
-   * stores wait for conversion, or two hash stores more than a merge takes wait for one. Memory
+   * stores wait for conversion, or {@link #maxHashStores} hash stores wait for merges. Memory
    * stays bounded however fast writes come, as with LevelDB's write stalls.
    */
   void awaitCapacity() throws IOException {
-    if (executor == null) {
+    if (converter == null) {
       return;
     }
     synchronized (progress) {
       for (;;) {
         SiltView view = state.current();
-        if (view == null
-            || view.frozen.size() <= MAX_FROZEN_LOGS && view.hashStores.size() < state.options.hashStoresPerMerge() + 2) {
+        if (view == null || view.frozen.size() <= MAX_FROZEN_LOGS && view.hashStores.size() < maxHashStores(state.options)) {
           return;
         }
-        Throwable failed = failure;
+        Throwable failed = failure();
         if (failed != null) {
           state.writeLock.lock();
           try {
@@ -153,7 +196,7 @@ final class BackgroundWork {
 
   /** Converts every frozen log store, oldest first. */
   void convert() throws IOException {
-    workLock.lock();
+    convertLock.lock();
     try {
       for (;;) {
         SiltView view = state.current();
@@ -163,14 +206,15 @@ final class BackgroundWork {
         convertOldest(view.frozen.get(view.frozen.size() - 1));
       }
     } finally {
-      workLock.unlock();
+      convertLock.unlock();
     }
   }
 
-  /** Under the work lock: rewrites a frozen log store as a hash store and publishes it in its place. */
+  /** Under the conversion lock: rewrites a frozen log store as a hash store and publishes it in its place. */
   private void convertOldest(LogStore log) throws IOException {
     long number = state.takeNumber();
-    HashStore converted = HashStore.convert(log, state.resolve(SiltManifest.hashName(number)), number);
+    HashStore converted = HashStore.convert(log, state.resolve(SiltManifest.hashName(number)), number,
+        state.resolve(SiltManifest.scratchName(number)), state.options.conversionMemory());
     state.writeLock.lock();
     try {
       SiltView now = state.current();
@@ -207,7 +251,7 @@ final class BackgroundWork {
 
   /** Merges every hash store into a new sorted store. */
   void merge() throws IOException {
-    workLock.lock();
+    mergeLock.lock();
     try {
       SiltView view;
       try {
@@ -223,11 +267,11 @@ final class BackgroundWork {
         view.release();
       }
     } finally {
-      workLock.unlock();
+      mergeLock.unlock();
     }
   }
 
-  /** Under the work lock: merges the view's hash stores into a new sorted store and publishes it. */
+  /** Under the merge lock: merges the view's hash stores into a new sorted store and publishes it. */
   private void mergeHashStores(SiltView view) throws IOException {
     List<HashStore> merging = new ArrayList<>(view.hashStores);
     Collections.reverse(merging); // oldest first: later records win
@@ -282,20 +326,24 @@ final class BackgroundWork {
     signalProgress();
   }
 
-  /** Stops taking work, waits for the running work, and holds the work lock (until {@link #unlock}). */
+  /** Stops taking work, waits for the running work, and holds both work locks (until {@link #unlock}). */
   void stopAndLock() {
-    if (executor != null) {
-      executor.shutdown();
+    if (converter != null) {
+      converter.shutdown();
+      merger.shutdown();
       try {
-        executor.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        converter.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        merger.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
-    workLock.lock();
+    mergeLock.lock();
+    convertLock.lock();
   }
 
   void unlock() {
-    workLock.unlock();
+    convertLock.unlock();
+    mergeLock.unlock();
   }
 }

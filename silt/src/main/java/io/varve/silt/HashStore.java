@@ -76,33 +76,30 @@ final class HashStore extends Retained {
 
   /**
    * Writes the hash store of the frozen {@code log} to {@code file} (which must not exist), forces
-   * it, and opens it.
+   * it, and opens it. The log is read once in order ({@link SlotOrderCopy}), holding up to
+   * {@code memoryBytes} of records, the rest spilled to {@code scratch}.
    */
-  static HashStore convert(LogStore log, Path file, long number) throws IOException {
+  static HashStore convert(LogStore log, Path file, long number, Path scratch, long memoryBytes) throws IOException {
     CuckooTagTable table = log.table();
     int buckets = table.slotCount() / CuckooTagTable.WAYS;
-    long[] starts = new long[buckets + 2];
-    // The records are read in slot order, at random offsets of the log: through a mapping, not a read each.
-    java.nio.MappedByteBuffer records;
-    try (FileChannel in = FileChannel.open(log.file(), StandardOpenOption.READ)) {
-      records = in.map(FileChannel.MapMode.READ_ONLY, 0, in.size());
-    }
-    try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    try (FileAccess in = FileAccess.open(log.file(), new java.nio.file.OpenOption[] {StandardOpenOption.READ}, StandardOpenOption.READ);
+        FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(out), 1 << 16));
       byte[] header = new byte[HEADER_BYTES];
       FORMAT.putHeader(header, 0, VERSION);
       ByteBuffer.wrap(header).putLong(8, number).putInt(16, buckets).putInt(20, Envelope.crc32c(header, 0, 20));
       data.write(header);
+      int[] lengths = SlotOrderCopy.copy(table, in, log.logBytes(), scratch, memoryBytes, data);
+      long[] starts = new long[buckets + 2];
       long at = HEADER_BYTES;
+      int rank = 0;
       for (int bucket = 0; bucket <= buckets; bucket++) {
         starts[bucket] = at;
         int first = bucket * CuckooTagTable.WAYS;
         int last = bucket == buckets ? first : first + CuckooTagTable.WAYS - 1;
         for (int slot = first; slot <= last; slot++) {
           if (table.tagAt(slot) != 0) {
-            byte[] record = SiltRecords.read(records, table.payload(slot) & 0xFFFF_FFFFL, log.file());
-            data.write(record);
-            at += record.length;
+            at += lengths[rank++];
           }
         }
       }

@@ -56,10 +56,15 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
     return String.format("hash-%016d.vhash", number);
   }
 
+  /** The scratch directory of the conversion into hash store {@code number}: never in a manifest. */
+  static String scratchName(long number) {
+    return String.format("convert-%016d", number);
+  }
+
   /** Whether {@code name} is one of the names this manifest's store gives its files. */
   static boolean isStoreFileName(String name) {
     return name.equals(FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog") || name.matches("hash-\\d{16}\\.vhash")
-        || name.matches("sorted-\\d{16}");
+        || name.matches("sorted-\\d{16}") || name.matches("convert-\\d{16}");
   }
 
   /** The names of the files this manifest names, itself included. */

@@ -18,12 +18,13 @@ import io.varve.core.cuckoo.CuckooTagTable;
  * @param hashStoresPerMerge hash stores that start a background merge into the sorted store
  *     (SILT's H: more of them cost two bytes of memory per entry each and a little read
  *     amplification, and save rewrites of the sorted store)
- * @param backgroundMerges whether frozen log stores are converted and merged by themselves;
- *     otherwise only {@link SiltStore#convertNow()} and {@link SiltStore#mergeNow()} do it
+ * @param backgroundMerges whether frozen log stores are converted and merged by themselves (on
+ *     two threads, so that conversions and writes go on during a merge); otherwise only {@link SiltStore#convertNow()} and {@link SiltStore#mergeNow()} do it
  * @param mergeMemoryBudget bytes a merge may sort in memory before it spills. A merge also holds
  *     the new sorted store's index while it builds it beside the old one's, so a heap sized for
  *     {@link SiltTuning#memoryBytesPerEntry} needs this budget and one more sorted-store index on
- *     top while a merge runs
+ *     top while a merge runs. A conversion, which may run at the same time, holds a quarter of
+ *     it, at most 16 MiB, and spills the rest of a log's records to a scratch directory
  */
 public record SiltOptions(
     int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int hashStoresPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {
@@ -49,6 +50,11 @@ public record SiltOptions(
   /** Buckets of a new log store's table. */
   int logTableBuckets() {
     return CuckooTagTable.bucketsFor(logStoreEntries, 1.0);
+  }
+
+  /** Bytes of records a conversion holds in memory: a quarter of the merge budget, at most 16 MiB. */
+  long conversionMemory() {
+    return Math.min(16L << 20, mergeMemoryBudget / 4);
   }
 
   public static Builder builder() {

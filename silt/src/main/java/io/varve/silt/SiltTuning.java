@@ -13,14 +13,16 @@ import io.varve.core.cuckoo.CuckooTagTable;
  *       {@code 1} (the log) {@code + u} (the conversion, {@code u} the share of a log's records whose
  *       keys are distinct in it) {@code + N / d} (each merge rewrites the sorted store);
  *   <li><b>read amplification</b> (disk reads per get of a key in the sorted store): at its peak
- *       {@code 1 + (H + 2) f}, when the log store taking writes and {@code H + 1} hash stores are
- *       searched in vain, where {@code f = 8 × 0.95 / 2^15} is the chance that a store without the
- *       key shows a candidate (two buckets of four 15-bit tags); on average over a merge cycle
- *       {@code 1 + (1 + H / 2) f}, the paper's equation (6);
- *   <li><b>memory per entry</b>, at its peak: {@code (6 S + 2.25 S (H + 1)) / N} for the log
- *       store's table (six bytes a slot) and the tags and bucket starts of the hash stores (a merge
- *       takes {@code H} of them, and writers stall before two more wait), plus the sorted store's
- *       bits per key over eight.
+ *       {@code 1 + (4 + 2H + 2) f}, when writers have caught up with background work and every
+ *       store in front of the sorted one is searched in vain (the log store taking writes, three
+ *       frozen ones, and the {@code 2H + 2} hash stores at which writers wait: the {@code H} a
+ *       merge takes, as many queued behind it, and two), where {@code f = 8 × 0.95 / 2^15} is the
+ *       chance that a store without the key shows a candidate (two buckets of four 15-bit tags);
+ *       on average over a merge cycle that keeps up, {@code 1 + (1 + H / 2) f}, the paper's
+ *       equation (6);
+ *   <li><b>memory per entry</b>, at the same peak: {@code (4 × 6 S + 2.25 S (2H + 2)) / N} for the
+ *       log stores' tables (six bytes a slot) and the hash stores' tags and bucket starts, plus the
+ *       sorted store's bits per key over eight.
  * </ul>
  *
  * The paper's equation (4) counts {@code 1 / 0.93} for the conversion, whose tables keep empty
@@ -60,9 +62,12 @@ public record SiltTuning(long keys, int recordBytes, double sortedBitsPerKey) {
     return 1 + distinct + keys / (perLog * options.hashStoresPerMerge());
   }
 
-  /** Disk reads per get of a key that the sorted store holds, at the peak (the most hash stores). */
+  /** Log stores at the peak: the one taking writes and those frozen when writers wait for conversions. */
+  private static final int PEAK_LOG_STORES = BackgroundWork.MAX_FROZEN_LOGS + 2;
+
+  /** Disk reads per get of a key that the sorted store holds, at the peak (the most stores in front of it). */
   public double readAmplification(SiltOptions options) {
-    return 1 + (options.hashStoresPerMerge() + 2) * FALSE_CANDIDATES_PER_STORE;
+    return 1 + (PEAK_LOG_STORES + BackgroundWork.maxHashStores(options)) * FALSE_CANDIDATES_PER_STORE;
   }
 
   /** Disk reads per get of a key that the sorted store holds, on average over a merge cycle. */
@@ -70,11 +75,11 @@ public record SiltTuning(long keys, int recordBytes, double sortedBitsPerKey) {
     return 1 + (1 + options.hashStoresPerMerge() / 2.0) * FALSE_CANDIDATES_PER_STORE;
   }
 
-  /** Heap bytes per key at the peak, while a merge runs. */
+  /** Heap bytes per key at the peak, while a merge runs and writers wait for it. */
   public double memoryBytesPerEntry(SiltOptions options) {
     double slots = slots(options);
-    return (LOG_STORE_BYTES_PER_SLOT * slots + HASH_STORE_BYTES_PER_SLOT * slots * (options.hashStoresPerMerge() + 1)) / keys
-        + sortedBitsPerKey / 8;
+    return (LOG_STORE_BYTES_PER_SLOT * slots * PEAK_LOG_STORES + HASH_STORE_BYTES_PER_SLOT * slots * BackgroundWork.maxHashStores(options))
+        / keys + sortedBitsPerKey / 8;
   }
 
   /**

@@ -20,11 +20,12 @@ class SiltTuningTest {
     SiltOptions paper = SiltOptions.builder().logStoreEntries(1 << 17).hashStoresPerMerge(31).build();
     // 31 hash stores of 0.95 × 2^17 entries: d = 3.86 M, N / d = 25.9, plus the log and the conversion.
     assertEquals(1 + 1 + 100e6 / (0.95 * (1 << 17) * 31), tuning.writeAmplification(paper), 0.01);
-    // Equation (6) with 16.5 stores searched on average: 1 + 16.5 × 8 × 0.95 / 2^15; 33 at the peak.
+    // Equation (6) with 16.5 stores searched on average: 1 + 16.5 × 8 × 0.95 / 2^15; at the peak, 4
+    // log stores and 2 × 31 + 2 hash stores (a merge's, as many queued behind it, and two).
     assertEquals(1 + 16.5 * 8 * 0.95 / 32768, tuning.averageReadAmplification(paper), 1e-9);
-    assertEquals(1 + 33 * 8 * 0.95 / 32768, tuning.readAmplification(paper), 1e-9);
-    // (6 + 2.25 × 32) × 2^17 bytes over 10^8 keys, plus 3.5 bits.
-    assertEquals((6 + 2.25 * 32) * (1 << 17) / 1e8 + 3.5 / 8, tuning.memoryBytesPerEntry(paper), 1e-9);
+    assertEquals(1 + 68 * 8 * 0.95 / 32768, tuning.readAmplification(paper), 1e-9);
+    // (4 × 6 + 2.25 × 64) × 2^17 bytes over 10^8 keys, plus 3.5 bits.
+    assertEquals((4 * 6 + 2.25 * 64) * (1 << 17) / 1e8 + 3.5 / 8, tuning.memoryBytesPerEntry(paper), 1e-9);
   }
 
   /**
@@ -91,10 +92,9 @@ class SiltTuningTest {
     System.out.printf("background: write amplification %.3f measured, %.3f modelled; peak memory %,d bytes measured, %,.0f modelled%n",
         measured.writes.writeAmplification(), modelWrites, peak[0], modelMemory);
     assertTrue(measured.writes.writeAmplification() < 1.05 * modelWrites && measured.writes.writeAmplification() > 0.4 * modelWrites);
-    // Past the model's peak when conversions lag: up to one frozen log store more than writers wait
-    // for, and a hash store more than the model counts.
-    double lagging = (BackgroundWork.MAX_FROZEN_LOGS + 1) * 6.0 * 1024 + 2.25 * 1024;
-    assertTrue(peak[0] > 0.5 * modelMemory && peak[0] < modelMemory + lagging, peak[0] + " against " + modelMemory);
+    // The model's peak counts every store that writers let wait: no more, and (in a run this
+    // short) at least a fifth of it.
+    assertTrue(peak[0] > 0.2 * modelMemory && peak[0] <= modelMemory, peak[0] + " against " + modelMemory);
   }
 
   private interface AfterPut {

@@ -2,11 +2,7 @@ package io.varve.core.testing;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -15,16 +11,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * store open these through its package's hook ({@link #wrap}). The flags are shared by every
  * channel: arm them only while one store runs.
  */
-public final class FailingChannel extends FileChannel {
+public final class FailingChannel extends DelegatingChannel {
   /** Arm to fail the next write (positional or not) after half its bytes. */
   public static final AtomicBoolean FAIL_NEXT_WRITE = new AtomicBoolean();
   /** Arm to fail the next force. */
   public static final AtomicBoolean FAIL_NEXT_FORCE = new AtomicBoolean();
 
-  private final FileChannel real;
-
   private FailingChannel(FileChannel real) {
-    this.real = real;
+    super(real);
   }
 
   /** {@code real}, failing when armed. */
@@ -66,16 +60,6 @@ public final class FailingChannel extends FileChannel {
   }
 
   @Override
-  public int read(ByteBuffer dst) throws IOException {
-    return real.read(dst);
-  }
-
-  @Override
-  public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-    return real.read(dsts, offset, length);
-  }
-
-  @Override
   public int write(ByteBuffer src) throws IOException {
     if (FAIL_NEXT_WRITE.getAndSet(false)) {
       real.write(half(src));
@@ -90,62 +74,5 @@ public final class FailingChannel extends FileChannel {
       throw diskFull();
     }
     return real.write(srcs, offset, length);
-  }
-
-  @Override
-  public long position() throws IOException {
-    return real.position();
-  }
-
-  @Override
-  public FileChannel position(long newPosition) throws IOException {
-    real.position(newPosition);
-    return this;
-  }
-
-  @Override
-  public long size() throws IOException {
-    return real.size();
-  }
-
-  @Override
-  public FileChannel truncate(long size) throws IOException {
-    real.truncate(size);
-    return this;
-  }
-
-  @Override
-  public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-    return real.transferTo(position, count, target);
-  }
-
-  @Override
-  public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
-    return real.transferFrom(src, position, count);
-  }
-
-  @Override
-  public int read(ByteBuffer dst, long position) throws IOException {
-    return real.read(dst, position);
-  }
-
-  @Override
-  public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-    return real.map(mode, position, size);
-  }
-
-  @Override
-  public FileLock lock(long position, long size, boolean shared) throws IOException {
-    return real.lock(position, size, shared);
-  }
-
-  @Override
-  public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-    return real.tryLock(position, size, shared);
-  }
-
-  @Override
-  protected void implCloseChannel() throws IOException {
-    real.close();
   }
 }

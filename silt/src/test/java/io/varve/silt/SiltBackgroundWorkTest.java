@@ -1,0 +1,145 @@
+package io.varve.silt;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.varve.core.testing.DelegatingChannel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Conversions, and so writes, go on while a merge runs, until the hash stores for a second merge
+ * wait; then writers wait for the merge. A merge is held still by making its reads of hash stores
+ * wait.
+ */
+class SiltBackgroundWorkTest {
+  private static final int PER_MERGE = 3;
+  /** About a log store's worth of writes (0.95 × 64 entries). */
+  private static final int LOG_STORE = 60;
+
+  @TempDir Path temp;
+  private final CountDownLatch mergeReading = new CountDownLatch(1);
+  private final CountDownLatch mergeMayGoOn = new CountDownLatch(1);
+  private final ExecutorService writer = Executors.newSingleThreadExecutor();
+
+  @AfterEach
+  void cleanUp() {
+    mergeMayGoOn.countDown();
+    writer.shutdownNow();
+    FileAccess.opener = FileChannel::open;
+  }
+
+  @Test
+  void writesGoOnDuringAMergeUntilASecondMergeWaits() throws Exception {
+    FileAccess.opener = this::mergeReadsWait;
+    SiltOptions options = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).hashStoresPerMerge(PER_MERGE).build();
+    Map<String, String> expected = new ConcurrentHashMap<>();
+    try (SiltStore store = SiltStore.open(temp.resolve("store"), options)) {
+      Future<?> stalled;
+      try {
+        int next = 0;
+        while (!mergeReading.await(1, TimeUnit.MILLISECONDS)) {
+          put(store, expected, next++);
+          if (next > 100 * LOG_STORE) {
+            fail("no merge started after " + next + " writes");
+          }
+        }
+        int from = next;
+        // Four log stores more: four conversions, hash stores still short of 2 × 3 + 2.
+        Future<?> during = writer.submit(() -> putAll(store, expected, from, from + 4 * LOG_STORE));
+        try {
+          during.get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+          fail("writes waited for the merge: " + store.stats());
+        }
+        awaitNoFrozenLogs(store);
+        assertTrue(store.stats().hashStores() > PER_MERGE, "conversions went on during the merge: " + store.stats());
+
+        // Ten more: the hash stores reach 2 × 3 + 2 and the writer waits, holding memory bounded.
+        int from2 = from + 4 * LOG_STORE;
+        stalled = writer.submit(() -> putAll(store, expected, from2, from2 + 10 * LOG_STORE));
+        Thread.sleep(1000);
+        assertFalse(stalled.isDone(), "writes outran a merge that cannot finish: " + store.stats());
+        SiltStats waiting = store.stats();
+        assertTrue(waiting.hashStores() <= BackgroundWork.maxHashStores(options) + BackgroundWork.MAX_FROZEN_LOGS + 1, waiting.toString());
+        assertTrue(waiting.logStores() <= BackgroundWork.MAX_FROZEN_LOGS + 2, waiting.toString());
+      } finally {
+        mergeMayGoOn.countDown(); // before the store closes: close waits for the merge
+      }
+      stalled.get(60, TimeUnit.SECONDS);
+      check(store, expected);
+      store.freezeLog();
+      store.mergeNow();
+      check(store, expected);
+    }
+    try (SiltStore store = SiltStore.open(temp.resolve("store"), options)) {
+      check(store, expected);
+    }
+  }
+
+  /** Hash stores whose reads on the merge thread wait until the test lets them go on. */
+  private FileChannel mergeReadsWait(Path file, java.nio.file.OpenOption... options) throws IOException {
+    FileChannel channel = FileChannel.open(file, options);
+    if (!file.getFileName().toString().endsWith(".vhash")) {
+      return channel;
+    }
+    return new DelegatingChannel(channel) {
+      @Override
+      public int read(ByteBuffer dst, long position) throws IOException {
+        if (Thread.currentThread().getName().startsWith("varve-silt-merge")) {
+          mergeReading.countDown();
+          try {
+            mergeMayGoOn.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return real.read(dst, position);
+      }
+    };
+  }
+
+  private static void awaitNoFrozenLogs(SiltStore store) throws InterruptedException {
+    for (int i = 0; i < 3000 && store.stats().logStores() > 1; i++) {
+      Thread.sleep(10);
+    }
+  }
+
+  private static Void putAll(SiltStore store, Map<String, String> expected, int from, int to) throws IOException {
+    for (int i = from; i < to; i++) {
+      put(store, expected, i);
+    }
+    return null;
+  }
+
+  private static void put(SiltStore store, Map<String, String> expected, int i) throws IOException {
+    String key = "key-" + i;
+    String value = "value-" + i + "-".repeat(i % 97);
+    store.put(bytes(key), bytes(value));
+    expected.put(key, value);
+  }
+
+  private static void check(SiltStore store, Map<String, String> expected) {
+    expected.forEach((k, v) -> assertArrayEquals(bytes(v), store.get(bytes(k)), k));
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
