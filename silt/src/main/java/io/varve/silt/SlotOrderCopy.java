@@ -8,8 +8,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
@@ -32,6 +34,7 @@ import java.util.Arrays;
  */
 final class SlotOrderCopy {
   private static final int SPILL_BUFFER = 32 << 10;
+  private static final int READ_PIECE = 1 << 20;
 
   private final Path logFile;
   private final Path scratch;
@@ -145,7 +148,7 @@ final class SlotOrderCopy {
         bytes = memory.array();
         size = memory.size();
       } else {
-        bytes = Files.readAllBytes(partition.file);
+        bytes = readInPieces(partition.file);
         size = bytes.length;
         Files.delete(partition.file);
       }
@@ -174,6 +177,28 @@ final class SlotOrderCopy {
       }
     }
     CorruptStoreException.check(expected == occupied, logFile + ": " + expected + " records copied of " + occupied);
+  }
+
+  /**
+   * The whole of {@code file}, read a MiB at a time: a channel reads into a heap array through a
+   * direct buffer of the read's size, which the thread then keeps, and a partition's size in
+   * native memory is what a tight memory bound cannot spare.
+   */
+  private static byte[] readInPieces(Path file) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = channel.size();
+      CorruptStoreException.check(size < Integer.MAX_VALUE - 8, file + ": a partition of " + size + " bytes");
+      byte[] bytes = new byte[(int) size];
+      int at = 0;
+      while (at < bytes.length) {
+        int read = channel.read(ByteBuffer.wrap(bytes, at, Math.min(READ_PIECE, bytes.length - at)), at);
+        if (read < 0) {
+          throw new CorruptStoreException(file + " ended at " + at + " of " + size + " bytes");
+        }
+        at += read;
+      }
+      return bytes;
+    }
   }
 
   /** Where the records of a range of slots are gathered: memory, or a file. */
