@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,6 +48,8 @@ final class BackgroundWork {
   private volatile Throwable mergeFailure;
   private volatile long conversions;
   private volatile long merges;
+  /** Set by {@link #stopAndLock}: a running merge gives up, and runs again after the next open. */
+  private volatile boolean stopping;
 
   BackgroundWork(SiltState state) {
     this.state = state;
@@ -124,6 +127,8 @@ final class BackgroundWork {
         merge();
       }
       mergeFailure = null;
+    } catch (StoreClosedException closing) {
+      // Given up because the store closes: not a failure.
     } catch (IOException | RuntimeException | Error e) {
       mergeFailure = e;
     }
@@ -167,6 +172,9 @@ final class BackgroundWork {
         SiltView view = state.current();
         if (view == null || view.frozen.size() <= MAX_FROZEN_LOGS && view.hashStores.size() < maxHashStores(state.options)) {
           return;
+        }
+        if (stopping) {
+          throw new StoreClosedException(state.directory.toString());
         }
         Throwable failed = failure();
         if (failed != null) {
@@ -249,7 +257,11 @@ final class BackgroundWork {
     signalProgress();
   }
 
-  /** Merges every hash store into a new sorted store. */
+  /**
+   * Merges every hash store into a new sorted store.
+   *
+   * @throws StoreClosedException if the store closes meanwhile (the merge is given up)
+   */
   void merge() throws IOException {
     mergeLock.lock();
     try {
@@ -263,11 +275,23 @@ final class BackgroundWork {
         if (!view.hashStores.isEmpty()) {
           mergeHashStores(view);
         }
+      } catch (CancellationException e) {
+        throw new StoreClosedException(state.directory.toString());
       } finally {
         view.release();
       }
     } finally {
       mergeLock.unlock();
+    }
+  }
+
+  /**
+   * Gives up the running merge when the store closes: a merge rewrites the whole sorted store, and
+   * a close should not wait minutes for it. Its hash stores stay in the manifest.
+   */
+  private void checkNotStopping() {
+    if (stopping) {
+      throw new CancellationException("the store closes: the merge stops, and runs again after the next open");
     }
   }
 
@@ -277,9 +301,11 @@ final class BackgroundWork {
     Collections.reverse(merging); // oldest first: later records win
     long number = state.takeNumber();
     Path target = state.resolve(SiltManifest.sortedName(number));
-    try (StoreMerger merger = StoreMerger.create(target).base(view.sorted.directory()).memoryBudget(state.options.mergeMemoryBudget())) {
+    try (StoreMerger merger = StoreMerger.create(target).base(view.sorted.directory()).memoryBudget(state.options.mergeMemoryBudget())
+        .listener((phase, done, total) -> checkNotStopping())) {
       for (HashStore store : merging) {
         store.scan((offset, key, value) -> {
+          checkNotStopping();
           if (value == null) {
             merger.delete(key);
           } else {
@@ -288,12 +314,23 @@ final class BackgroundWork {
         });
       }
       merger.merge();
+    } catch (IOException | RuntimeException e) {
+      try {
+        FileTrees.deleteTree(target);
+      } catch (IOException cleanup) {
+        e.addSuppressed(cleanup); // the next open deletes it: the manifest does not name it
+      }
+      throw e;
     }
     SortedStore sorted;
     try {
       sorted = new SortedStore(number, Store.open(target));
     } catch (IOException | RuntimeException e) {
-      FileTrees.deleteTree(target);
+      try {
+        FileTrees.deleteTree(target);
+      } catch (IOException cleanup) {
+        e.addSuppressed(cleanup); // the next open deletes it: the manifest does not name it
+      }
       throw e;
     }
     state.writeLock.lock();
@@ -326,8 +363,12 @@ final class BackgroundWork {
     signalProgress();
   }
 
-  /** Stops taking work, waits for the running work, and holds both work locks (until {@link #unlock}). */
+  /**
+   * Stops taking work, gives up a running merge, waits for the running conversion, and holds both
+   * work locks (until {@link #unlock}).
+   */
   void stopAndLock() {
+    stopping = true;
     if (converter != null) {
       converter.shutdown();
       merger.shutdown();

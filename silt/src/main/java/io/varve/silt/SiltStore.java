@@ -226,6 +226,7 @@ public final class SiltStore implements Closeable {
    * waits. The log store taking writes stays: {@link #freezeLog()} first to merge everything.
    *
    * @throws IOException if the merge fails (the store stays as it was, and readable)
+   * @throws StoreClosedException if the store is closed, or closes during the merge
    */
   public void mergeNow() throws IOException {
     state.checkOpen();
@@ -271,8 +272,9 @@ public final class SiltStore implements Closeable {
   }
 
   /**
-   * Waits for running background work, forces the log taking writes, and closes the store.
-   * Readers still in flight finish on the parts they hold. Closing twice does nothing.
+   * Gives up a running merge (its hash stores stay, and are merged after the next open), waits for
+   * a running conversion, forces the log taking writes, and closes the store. Readers still in
+   * flight finish on the parts they hold. Closing twice does nothing.
    */
   @Override
   public void close() {

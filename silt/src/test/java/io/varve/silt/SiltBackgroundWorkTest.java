@@ -1,6 +1,7 @@
 package io.varve.silt;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +38,7 @@ class SiltBackgroundWorkTest {
   @TempDir Path temp;
   private final CountDownLatch mergeReading = new CountDownLatch(1);
   private final CountDownLatch mergeMayGoOn = new CountDownLatch(1);
+  private final AtomicInteger mergeReadsAfterRelease = new AtomicInteger();
   private final ExecutorService writer = Executors.newSingleThreadExecutor();
 
   @AfterEach
@@ -93,6 +96,47 @@ class SiltBackgroundWorkTest {
     }
   }
 
+  /**
+   * A close gives up the running merge (it rewrites the whole sorted store: minutes, at scale)
+   * instead of waiting for it, and the next open merges the same hash stores.
+   */
+  @Test
+  void closeGivesUpARunningMerge() throws Exception {
+    FileAccess.opener = this::mergeReadsWait;
+    SiltOptions options = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).hashStoresPerMerge(PER_MERGE).build();
+    Path dir = temp.resolve("store");
+    Map<String, String> expected = new ConcurrentHashMap<>();
+    SiltStore store = SiltStore.open(dir, options);
+    Thread closer = new Thread(store::close, "closer");
+    try {
+      for (int next = 0; !mergeReading.await(1, TimeUnit.MILLISECONDS); next++) {
+        put(store, expected, next);
+      }
+      closer.start();
+      while (closer.getState() != Thread.State.WAITING && closer.getState() != Thread.State.TIMED_WAITING) {
+        Thread.sleep(1); // until close waits for the background threads, having told them to stop
+      }
+    } finally {
+      mergeReadsAfterRelease.set(0);
+      mergeMayGoOn.countDown();
+    }
+    closer.join(60_000);
+    assertFalse(closer.isAlive(), "close returned");
+    assertTrue(mergeReadsAfterRelease.get() == 0, mergeReadsAfterRelease.get() + " reads of hash stores by the merge after close began");
+    SiltOptions byHand = options.toBuilder().backgroundMerges(false).build();
+    try (SiltStore reopened = SiltStore.open(dir, byHand)) {
+      assertTrue(reopened.stats().hashStores() >= PER_MERGE, "the hash stores stay: " + reopened.stats());
+      assertEquals(0, reopened.stats().sortedRecords(), "the merge published nothing");
+      check(reopened, expected);
+      reopened.mergeNow();
+      assertEquals(0, reopened.stats().hashStores());
+      check(reopened, expected);
+    }
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+      assertEquals(1, files.filter(p -> p.getFileName().toString().startsWith("sorted-")).count(), "no sorted store left over");
+    }
+  }
+
   /** Hash stores whose reads on the merge thread wait until the test lets them go on. */
   private FileChannel mergeReadsWait(Path file, java.nio.file.OpenOption... options) throws IOException {
     FileChannel channel = FileChannel.open(file, options);
@@ -103,6 +147,7 @@ class SiltBackgroundWorkTest {
       @Override
       public int read(ByteBuffer dst, long position) throws IOException {
         if (Thread.currentThread().getName().startsWith("varve-silt-merge")) {
+          mergeReadsAfterRelease.incrementAndGet();
           mergeReading.countDown();
           try {
             mergeMayGoOn.await();
