@@ -301,29 +301,9 @@ final class BackgroundWork {
     Collections.reverse(merging); // oldest first: later records win
     long number = state.takeNumber();
     Path target = state.resolve(SiltManifest.sortedName(number));
-    try (StoreMerger merger = StoreMerger.create(target).base(view.sorted.directory()).memoryBudget(state.options.mergeMemoryBudget())
-        .listener((phase, done, total) -> checkNotStopping())) {
-      for (HashStore store : merging) {
-        store.scan((offset, key, value) -> {
-          checkNotStopping();
-          if (value == null) {
-            merger.delete(key);
-          } else {
-            merger.put(key, value);
-          }
-        });
-      }
-      merger.merge();
-    } catch (IOException | RuntimeException e) {
-      try {
-        FileTrees.deleteTree(target);
-      } catch (IOException cleanup) {
-        e.addSuppressed(cleanup); // the next open deletes it: the manifest does not name it
-      }
-      throw e;
-    }
     SortedStore sorted;
     try {
+      writeMerged(view.sorted, merging, target);
       sorted = new SortedStore(number, Store.open(target));
     } catch (IOException | RuntimeException e) {
       try {
@@ -361,6 +341,24 @@ final class BackgroundWork {
       state.writeLock.unlock();
     }
     signalProgress();
+  }
+
+  /** Writes the sorted store {@code base} with {@code merging} applied, oldest first, to {@code target}. */
+  private void writeMerged(SortedStore base, List<HashStore> merging, Path target) throws IOException {
+    try (StoreMerger merger = StoreMerger.create(target).base(base.directory()).memoryBudget(state.options.mergeMemoryBudget())
+        .listener((phase, done, total) -> checkNotStopping())) {
+      for (HashStore store : merging) {
+        store.scan((offset, key, value) -> {
+          checkNotStopping();
+          if (value == null) {
+            merger.delete(key);
+          } else {
+            merger.put(key, value);
+          }
+        });
+      }
+      merger.merge();
+    }
   }
 
   /**
