@@ -131,21 +131,6 @@ final class SiltRecords {
     return record;
   }
 
-  /** The whole checked record at {@code offset} of {@code bytes} (a mapped log), header included. */
-  static byte[] read(ByteBuffer bytes, long offset, Path file) {
-    if (offset < 0 || offset > bytes.limit() - HEADER_BYTES) {
-      throw recordError(file, offset, "is cut short");
-    }
-    int length = bytes.getInt((int) offset);
-    if (length < 2 || length > bytes.limit() - offset - HEADER_BYTES) {
-      throw recordError(file, offset, "has a bad length " + length);
-    }
-    byte[] record = new byte[HEADER_BYTES + length];
-    bytes.get((int) offset, record);
-    parseChecked(record, 0, length, offset, file);
-    return record;
-  }
-
   /** The key and value of the record {@code bytes[at, at + 8 + length)}, its CRC32C and grammar checked. */
   static Parsed parseChecked(byte[] bytes, int at, int length, long offset, Path file) {
     if (Envelope.crc32c(bytes, at + HEADER_BYTES, length) != getInt(bytes, at + 4)) {
