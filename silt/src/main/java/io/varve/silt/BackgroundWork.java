@@ -12,9 +12,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -23,7 +22,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * store): in the background, each on a thread of its own, or when asked; and the stall that keeps
  * writers from outrunning them. Conversions go on during a merge, so writes do too, until the hash
  * stores for a second merge are waiting. Each publishes its result under the write lock: a
- * manifest naming it, then a view with it.
+ * manifest naming it, then a view with it. Work that failed runs again after a {@link RetryDelay}.
  *
  * <p>Thread-safe.
  */
@@ -37,8 +36,11 @@ final class BackgroundWork {
   /** Held by a merge. */
   private final ReentrantLock mergeLock = new ReentrantLock();
   /** Both null when work runs only when asked. */
-  private final ExecutorService converter;
-  private final ExecutorService merger;
+  private final ScheduledThreadPoolExecutor converter;
+  private final ScheduledThreadPoolExecutor merger;
+  /** When failed background work runs again. */
+  private final RetryDelay conversionRetry = new RetryDelay();
+  private final RetryDelay mergeRetry = new RetryDelay();
   /** Signalled when work publishes a view: stalled writers look again. */
   private final Object progress = new Object();
   /** Guarded by the write lock. */
@@ -58,12 +60,14 @@ final class BackgroundWork {
     this.merger = background ? thread("varve-silt-merge ") : null;
   }
 
-  private ExecutorService thread(String name) {
-    return Executors.newSingleThreadExecutor(r -> {
+  private ScheduledThreadPoolExecutor thread(String name) {
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, name + state.directory.getFileName());
       t.setDaemon(true);
       return t;
     });
+    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // a close does not wait out a retry's delay
+    return executor;
   }
 
   /**
@@ -88,20 +92,24 @@ final class BackgroundWork {
     return conversion != null ? conversion : mergeFailure;
   }
 
-  /** Under the write lock: starts background work if there is some (a frozen log, or hash stores enough for a merge). */
+  /**
+   * Under the write lock: starts background work if there is some (a frozen log, or hash stores
+   * enough for a merge); work of a kind that failed last starts after its {@link RetryDelay}.
+   */
   void scheduleIfDue() {
     SiltView view = state.current();
     if (converter == null || view == null) {
       return;
     }
     try {
+      long now = System.nanoTime();
       if (!conversionScheduled && !view.frozen.isEmpty()) {
         conversionScheduled = true;
-        converter.execute(this::runConversion);
+        converter.schedule(this::runConversion, conversionRetry.delayNanos(now), TimeUnit.NANOSECONDS);
       }
       if (!mergeScheduled && view.hashStores.size() >= state.options.hashStoresPerMerge()) {
         mergeScheduled = true;
-        merger.execute(this::runMerge);
+        merger.schedule(this::runMerge, mergeRetry.delayNanos(now), TimeUnit.NANOSECONDS);
       }
     } catch (RejectedExecutionException closing) {
       // The store is closing: what waits stays in the manifest and is done after the next open.
@@ -113,8 +121,10 @@ final class BackgroundWork {
     try {
       convert();
       conversionFailure = null;
+      conversionRetry.succeeded();
     } catch (IOException | RuntimeException | Error e) {
       conversionFailure = e;
+      conversionRetry.failed(System.nanoTime());
     }
     afterWork();
   }
@@ -127,10 +137,12 @@ final class BackgroundWork {
         merge();
       }
       mergeFailure = null;
+      mergeRetry.succeeded();
     } catch (StoreClosedException closing) {
       // Given up because the store closes: not a failure.
     } catch (IOException | RuntimeException | Error e) {
       mergeFailure = e;
+      mergeRetry.failed(System.nanoTime());
     }
     afterWork();
   }
@@ -180,7 +192,7 @@ final class BackgroundWork {
         if (failed != null) {
           state.writeLock.lock();
           try {
-            scheduleIfDue(); // try again; the failure holds until work succeeds
+            scheduleIfDue(); // try again after the retry delay; the failure holds until work succeeds
           } finally {
             state.writeLock.unlock();
           }

@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -134,6 +135,67 @@ class SiltBackgroundWorkTest {
     }
     try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
       assertEquals(1, files.filter(p -> p.getFileName().toString().startsWith("sorted-")).count(), "no sorted store left over");
+    }
+  }
+
+  /**
+   * A merge that keeps failing runs again after a growing delay, not at once in a loop that takes
+   * a core and the disk from readers; once the cause is gone it succeeds and the failure clears.
+   */
+  @Test
+  void aFailingMergeRunsAgainAfterAGrowingDelay() throws Exception {
+    retriedAfterAGrowingDelay("varve-silt-merge", ".vhash");
+  }
+
+  /** The same for a conversion, which a damaged or unreadable frozen log fails. */
+  @Test
+  void aFailingConversionRunsAgainAfterAGrowingDelay() throws Exception {
+    retriedAfterAGrowingDelay("varve-silt-convert", ".vlog");
+  }
+
+  private void retriedAfterAGrowingDelay(String workThread, String fileSuffix) throws Exception {
+    AtomicBoolean readsFail = new AtomicBoolean(true);
+    AtomicInteger attempts = new AtomicInteger();
+    FileAccess.opener = (file, openOptions) -> {
+      FileChannel channel = FileChannel.open(file, openOptions);
+      if (!file.getFileName().toString().endsWith(fileSuffix)) {
+        return channel;
+      }
+      return new DelegatingChannel(channel) {
+        @Override
+        public int read(ByteBuffer dst, long position) throws IOException {
+          if (readsFail.get() && Thread.currentThread().getName().startsWith(workThread)) {
+            attempts.incrementAndGet(); // an attempt fails at its first read
+            throw new IOException("injected: " + file.getFileName() + " cannot be read");
+          }
+          return real.read(dst, position);
+        }
+      };
+    };
+    SiltOptions options = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).hashStoresPerMerge(PER_MERGE).build();
+    Map<String, String> expected = new ConcurrentHashMap<>();
+    try (SiltStore store = SiltStore.open(temp.resolve("store"), options)) {
+      for (int next = 0; store.mergeFailure() == null; next++) {
+        assertTrue(next < 100 * LOG_STORE, "no background work failed after " + next + " writes");
+        put(store, expected, next);
+      }
+      Thread.sleep(1500);
+      int inWindow = attempts.get();
+      // Delays of 100, 200, 400 and 800 ms leave room for at most 5 attempts; at once, thousands.
+      assertTrue(inWindow <= 6, inWindow + " attempts in 1.5 s: failed work ran again at once");
+      assertTrue(inWindow >= 2, "failed work ran again: " + inWindow + " attempt(s)");
+      check(store, expected);
+
+      readsFail.set(false);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (store.mergeFailure() != null || store.stats().logStores() > 1 || store.stats().hashStores() >= PER_MERGE) {
+        assertTrue(System.nanoTime() < deadline, "work never succeeded after its cause was gone: " + store.stats());
+        Thread.sleep(10);
+      }
+      check(store, expected);
+    }
+    try (SiltStore store = SiltStore.open(temp.resolve("store"), options)) {
+      check(store, expected);
     }
   }
 
