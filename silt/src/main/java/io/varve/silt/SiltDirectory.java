@@ -1,6 +1,7 @@
 package io.varve.silt;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.DirectoryLock;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.reader.Store;
@@ -21,14 +22,30 @@ final class SiltDirectory {
   private SiltDirectory() {}
 
   /**
-   * Opens (or creates) the store in {@code directory}.
+   * Opens (or creates) the store in {@code directory}, which it holds for itself until the store
+   * closes ({@link DirectoryLock}).
    *
+   * @throws IllegalStateException if another store, in this process or another, has it open
    * @throws IllegalArgumentException if {@code directory} holds other files but no store
    * @throws CorruptStoreException if a part is damaged or missing
    */
   static SiltState open(Path directory, SiltOptions options) throws IOException {
     Path dir = directory.toAbsolutePath().normalize();
     Files.createDirectories(dir);
+    if (!SiltManifest.exists(dir)) {
+      refuseForeignFiles(dir); // before the lock file goes into a directory that is not ours
+    }
+    DirectoryLock lock = DirectoryLock.acquire(dir, SiltManifest.LOCK_FILE, "a SILT store");
+    try {
+      return open(dir, lock, options);
+    } catch (IOException | RuntimeException | Error e) {
+      lock.close();
+      throw e;
+    }
+  }
+
+  /** Under {@code lock}: opens (or creates) the store in {@code dir}. */
+  private static SiltState open(Path dir, DirectoryLock lock, SiltOptions options) throws IOException {
     if (!SiltManifest.exists(dir)) {
       create(dir, options);
     }
@@ -66,23 +83,20 @@ final class SiltDirectory {
     LogStore active = logs.remove(logs.size() - 1);
     List<LogStore> frozen = new ArrayList<>(logs);
     java.util.Collections.reverse(frozen);
-    return new SiltState(dir, options, manifest, new SiltView(active, frozen, hashStores, sorted));
+    return new SiltState(dir, lock, options, manifest, new SiltView(active, frozen, hashStores, sorted));
   }
 
   /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */
   private static void create(Path dir, SiltOptions options) throws IOException {
+    refuseForeignFiles(dir);
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> all = files.toList();
-      List<Path> foreign = all.stream().filter(p -> !isOurs(p.getFileName().toString())).toList();
-      if (!foreign.isEmpty()) {
-        throw new IllegalArgumentException(dir + " holds no SILT store but other files, such as " + foreign.get(0).getFileName());
-      }
       // Without a manifest, SILT files are what a creation cut short leaves (an empty sorted store
       // 1, log 2 without records, a temporary manifest), or a store that lost its manifest: that
       // one is refused, not wiped.
       for (Path p : all) {
         String name = p.getFileName().toString();
-        boolean creation = name.startsWith(".") || name.equals(SiltManifest.FILE + ".tmp") || name.equals(SiltManifest.sortedName(1))
+        boolean creation = name.startsWith(".") || name.equals(SiltManifest.LOCK_FILE) || name.equals(SiltManifest.FILE + ".tmp") || name.equals(SiltManifest.sortedName(1))
             || name.equals(SiltManifest.logName(2)) && Files.size(p) <= SiltLog.HEADER_BYTES;
         CorruptStoreException.check(creation, p + " is a SILT file, but the store has no manifest (" + SiltManifest.FILE + ")");
       }
@@ -97,8 +111,19 @@ final class SiltDirectory {
     new SiltManifest(3, sortedNumber, List.of(), List.of(logNumber), List.of(0L)).write(dir);
   }
 
+  /** Throws if {@code dir}, which has no manifest, holds files that are not a SILT store's. */
+  private static void refuseForeignFiles(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> foreign = files.filter(p -> !isOurs(p.getFileName().toString())).toList();
+      if (!foreign.isEmpty()) {
+        throw new IllegalArgumentException(dir + " holds no SILT store but other files, such as " + foreign.get(0).getFileName());
+      }
+    }
+  }
+
   private static boolean isOurs(String name) {
-    return name.equals(SiltManifest.FILE) || SiltManifest.isStoreFileName(name) || name.startsWith(".");
+    return name.equals(SiltManifest.FILE) || name.equals(SiltManifest.LOCK_FILE) || SiltManifest.isStoreFileName(name)
+        || name.startsWith(".");
   }
 
   /** Deletes logs, hash stores and sorted stores that {@code manifest} does not name (work a crash cut short). */

@@ -37,6 +37,8 @@ import java.util.List;
  */
 record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, List<Long> logNumbers, List<Long> logBytes) {
   static final String FILE = "MANIFEST";
+  /** The file whose lock an open store holds; empty, never deleted. */
+  static final String LOCK_FILE = "LOCK";
   static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 1).build();
 
   SiltManifest {

@@ -1,5 +1,6 @@
 package io.varve.silt;
 
+import io.varve.core.files.DirectoryLock;
 import io.varve.core.files.WriteFailure;
 import io.varve.reader.StoreClosedException;
 import java.io.IOException;
@@ -15,6 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class SiltState {
   final Path directory;
   final SiltOptions options;
+  /** Sole use of the directory, released when the store closes. */
+  final DirectoryLock directoryLock;
   final ReentrantLock writeLock = new ReentrantLock();
   /** Operations, their bytes, log records, log bytes, hash entries, hash bytes, sorted records, sorted bytes. */
   final AtomicLongArray written = new AtomicLongArray(8);
@@ -25,8 +28,9 @@ final class SiltState {
   /** The first write or sync that failed, after which writes are refused. */
   private final WriteFailure writeFailure;
 
-  SiltState(Path directory, SiltOptions options, SiltManifest manifest, SiltView view) {
+  SiltState(Path directory, DirectoryLock directoryLock, SiltOptions options, SiltManifest manifest, SiltView view) {
     this.directory = directory;
+    this.directoryLock = directoryLock;
     this.options = options;
     this.manifest = manifest;
     this.current = view;

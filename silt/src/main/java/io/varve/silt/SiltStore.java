@@ -65,6 +65,10 @@ public final class SiltStore implements Closeable {
    * Opens the store in {@code directory}, creating it if the directory does not exist or is
    * empty; replays its logs, and converts or merges in the background what waits for it.
    *
+   * The store holds the directory for itself until it closes: a second open, in this process or
+   * another, is refused, since two writers would overwrite each other's log records.
+   *
+   * @throws IllegalStateException if another {@code SiltStore} has {@code directory} open
    * @throws IllegalArgumentException if {@code directory} holds other files but no store
    * @throws CorruptStoreException if the manifest, a log, a hash store or the sorted store is
    *     damaged or missing
@@ -293,6 +297,7 @@ public final class SiltStore implements Closeable {
         // The store's own references, besides the view's: every part closes once readers let go.
         view.parts().forEach(Retained::release);
         view.release();
+        state.directoryLock.close(); // nothing writes any more: readers in flight only read
       }
     } finally {
       state.writeLock.unlock();

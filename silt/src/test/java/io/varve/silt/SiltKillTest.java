@@ -171,7 +171,7 @@ class SiltKillTest {
   static List<String> unnamedFiles(Path dir, SiltManifest manifest) throws IOException {
     Set<String> named = manifest.fileNames();
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString()).filter(n -> !named.contains(n) && !n.startsWith(".")).sorted().toList();
+      return files.map(p -> p.getFileName().toString()).filter(n -> !named.contains(n) && !n.startsWith(".") && !n.equals(SiltManifest.LOCK_FILE)).sorted().toList();
     }
   }
 
