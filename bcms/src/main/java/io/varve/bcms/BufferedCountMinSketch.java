@@ -122,6 +122,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
    *
    * @throws CorruptStoreException if the file is damaged, truncated, foreign, a plain sketch, of an
    *     unsupported version, or was not closed cleanly
+   * @throws IllegalStateException if a sketch in this process or another has the file open
    */
   public static BufferedCountMinSketch open(Path path, long ramBudgetBytes) {
     checkBudget(ramBudgetBytes);

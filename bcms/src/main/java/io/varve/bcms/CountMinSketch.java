@@ -93,6 +93,7 @@ public final class CountMinSketch extends HashedSketch {
    *
    * @throws io.varve.core.format.CorruptStoreException if the file is damaged, truncated, foreign,
    *     a buffered sketch, of an unsupported version, or was not closed cleanly
+   * @throws IllegalStateException if a sketch in this process or another has the file open
    */
   public static CountMinSketch open(Path path) {
     return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, true));

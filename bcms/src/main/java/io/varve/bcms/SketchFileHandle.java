@@ -1,5 +1,6 @@
 package io.varve.bcms;
 
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,19 +16,25 @@ import java.util.zip.CRC32C;
 /**
  * An open sketch file and its life cycle: created or validated on open, marked "open for writing"
  * (and forced to disk) before its first change, and marked "closed cleanly" with the body's checksum
- * when closed. Shared by both sketch kinds; not thread-safe (its owner serializes calls).
+ * when closed. The file is the handle's alone until it closes ({@link ExclusiveUse}): a second
+ * writer would write back pages over the first's counts, and estimates could fall below the truth.
+ * Shared by both sketch kinds; not thread-safe (its owner serializes calls).
  */
 final class SketchFileHandle {
   private static final int CHECKSUM_CHUNK = 1 << 20;
 
+  private static final String WHAT = "a sketch";
+
   private final Path path;
   private final FileChannel channel;
+  private final ExclusiveUse use;
   private SketchFile.Header header;
   private boolean markedOpen;
 
-  private SketchFileHandle(Path path, FileChannel channel, SketchFile.Header header, boolean markedOpen) {
+  private SketchFileHandle(Path path, FileChannel channel, ExclusiveUse use, SketchFile.Header header, boolean markedOpen) {
     this.path = path;
     this.channel = channel;
+    this.use = use;
     this.header = header;
     this.markedOpen = markedOpen;
   }
@@ -43,7 +50,19 @@ final class SketchFileHandle {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create sketch file " + path, e);
     }
-    SketchFileHandle handle = new SketchFileHandle(path, channel, header, true);
+    ExclusiveUse use;
+    try {
+      use = ExclusiveUse.acquire(path, false, WHAT);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
+      try {
+        Files.deleteIfExists(path);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e instanceof IOException ? new UncheckedIOException("cannot lock sketch file " + path, (IOException) e) : (RuntimeException) e;
+    }
+    SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, true);
     try {
       handle.writeHeader();
       // Zero counters without writing them: the body is a hole until pages are written.
@@ -68,14 +87,22 @@ final class SketchFileHandle {
    *
    * @throws CorruptStoreException if the file is damaged, foreign, of another layout, or was not
    *     closed cleanly
+   * @throws IllegalStateException if a sketch in this process or another has the file open
    */
   static SketchFileHandle open(Path path, SketchFile.Layout layout, boolean verifyBody) {
+    ExclusiveUse use;
     FileChannel channel;
     try {
-      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      use = ExclusiveUse.acquire(path, false, WHAT); // first: a refused open must not open the file
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("no sketch file " + path, e);
     } catch (IOException e) {
+      throw new UncheckedIOException("cannot open sketch file " + path, e);
+    }
+    try {
+      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      use.close();
       throw new UncheckedIOException("cannot open sketch file " + path, e);
     }
     try {
@@ -94,7 +121,7 @@ final class SketchFileHandle {
         throw new CorruptStoreException("sketch file " + path + " was not closed cleanly (a writer stopped "
             + "before close()); its counts may be incomplete, so estimates could fall below the truth");
       }
-      SketchFileHandle handle = new SketchFileHandle(path, channel, header, false);
+      SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, false);
       if (verifyBody) {
         int actual = handle.bodyChecksum();
         if (actual != header.bodyCrc()) {
@@ -105,9 +132,11 @@ final class SketchFileHandle {
       return handle;
     } catch (IOException e) {
       closeQuietly(channel);
+      use.close();
       throw new UncheckedIOException("cannot read sketch file " + path, e);
     } catch (RuntimeException e) {
       closeQuietly(channel);
+      use.close();
       throw e;
     }
   }
@@ -202,11 +231,14 @@ final class SketchFileHandle {
       channel.close();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot close sketch file " + path, e);
+    } finally {
+      use.close();
     }
   }
 
   void closeQuietly() {
     closeQuietly(channel);
+    use.close();
   }
 
   private void writeHeader() throws IOException {

@@ -1,7 +1,7 @@
 package io.varve.silt;
 
 import io.varve.builder.StoreBuilder;
-import io.varve.core.files.DirectoryLock;
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.reader.Store;
@@ -23,7 +23,7 @@ final class SiltDirectory {
 
   /**
    * Opens (or creates) the store in {@code directory}, which it holds for itself until the store
-   * closes ({@link DirectoryLock}).
+   * closes ({@link ExclusiveUse}).
    *
    * @throws IllegalStateException if another store, in this process or another, has it open
    * @throws IllegalArgumentException if {@code directory} holds other files but no store
@@ -35,7 +35,7 @@ final class SiltDirectory {
     if (!SiltManifest.exists(dir)) {
       refuseForeignFiles(dir); // before the lock file goes into a directory that is not ours
     }
-    DirectoryLock lock = DirectoryLock.acquire(dir, SiltManifest.LOCK_FILE, "a SILT store");
+    ExclusiveUse lock = ExclusiveUse.acquire(dir.resolve(SiltManifest.LOCK_FILE), true, "a SILT store");
     try {
       return open(dir, lock, options);
     } catch (IOException | RuntimeException | Error e) {
@@ -45,7 +45,7 @@ final class SiltDirectory {
   }
 
   /** Under {@code lock}: opens (or creates) the store in {@code dir}. */
-  private static SiltState open(Path dir, DirectoryLock lock, SiltOptions options) throws IOException {
+  private static SiltState open(Path dir, ExclusiveUse lock, SiltOptions options) throws IOException {
     if (!SiltManifest.exists(dir)) {
       create(dir, options);
     }

@@ -1,6 +1,6 @@
 package io.varve.silt;
 
-import io.varve.core.files.DirectoryLock;
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.WriteFailure;
 import io.varve.reader.StoreClosedException;
 import java.io.IOException;
@@ -17,7 +17,7 @@ final class SiltState {
   final Path directory;
   final SiltOptions options;
   /** Sole use of the directory, released when the store closes. */
-  final DirectoryLock directoryLock;
+  final ExclusiveUse directoryLock;
   final ReentrantLock writeLock = new ReentrantLock();
   /** Operations, their bytes, log records, log bytes, hash entries, hash bytes, sorted records, sorted bytes. */
   final AtomicLongArray written = new AtomicLongArray(8);
@@ -28,7 +28,7 @@ final class SiltState {
   /** The first write or sync that failed, after which writes are refused. */
   private final WriteFailure writeFailure;
 
-  SiltState(Path directory, DirectoryLock directoryLock, SiltOptions options, SiltManifest manifest, SiltView view) {
+  SiltState(Path directory, ExclusiveUse directoryLock, SiltOptions options, SiltManifest manifest, SiltView view) {
     this.directory = directory;
     this.directoryLock = directoryLock;
     this.options = options;

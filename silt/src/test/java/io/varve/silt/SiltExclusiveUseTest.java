@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refused and changes nothing. Two writers would append to one log at their own offsets, and the
  * second open would delete the first's unpublished files as leftovers.
  */
-class SiltDirectoryLockTest {
+class SiltExclusiveUseTest {
   @TempDir Path temp;
 
   @Test

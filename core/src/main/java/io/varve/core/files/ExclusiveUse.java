@@ -1,0 +1,94 @@
+package io.varve.core.files;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Sole use of a mutable store's file or directory, held from its open to its close: an exclusive
+ * lock on a file, against another process, and a register of the files this process holds,
+ * against a second open in this one. Two writers of one store would lose each other's writes:
+ * two SILT stores append to one log at their own offsets, two sketches write back pages over each
+ * other's counts.
+ *
+ * <p>The register is consulted first because POSIX releases a process's locks on a file when any
+ * of its descriptors of that file closes: a refused open in this process must not open, and then
+ * close, the file. The operating system releases the lock of a process that dies.
+ *
+ * <p>Thread-safe.
+ */
+public final class ExclusiveUse implements Closeable {
+  private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+
+  private final Path file;
+  private final FileChannel channel;
+  private final FileLock lock;
+  private boolean released;
+
+  private ExclusiveUse(Path file, FileChannel channel, FileLock lock) {
+    this.file = file;
+    this.channel = channel;
+    this.lock = lock;
+  }
+
+  /**
+   * Takes sole use through a lock on {@code file}: a store's own file, or an empty one beside it.
+   *
+   * @param create whether to create {@code file} if it does not exist (its directory must)
+   * @param what the store, for the message: "a SILT store"
+   * @throws IllegalStateException if this process or another holds {@code file}
+   * @throws java.nio.file.NoSuchFileException if {@code file} does not exist and {@code create} is false
+   */
+  public static ExclusiveUse acquire(Path file, boolean create, String what) throws IOException {
+    Path real = create ? file.getParent().toRealPath().resolve(file.getFileName()) : file.toRealPath();
+    if (!HELD.add(real)) {
+      throw new IllegalStateException(file + " is open as " + what + " in this process already: close that one first");
+    }
+    try {
+      FileChannel channel = create
+          ? FileChannel.open(real, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
+          : FileChannel.open(real, StandardOpenOption.WRITE);
+      FileLock lock;
+      try {
+        lock = channel.tryLock();
+      } catch (IOException | RuntimeException e) {
+        channel.close();
+        throw e;
+      }
+      if (lock == null) {
+        channel.close();
+        throw new IllegalStateException(file + " is open as " + what + " in another process (" + real + " is locked)");
+      }
+      return new ExclusiveUse(real, channel, lock);
+    } catch (OverlappingFileLockException e) {
+      HELD.remove(real);
+      throw new IllegalStateException(real + " is locked by other code of this process", e);
+    } catch (IOException | RuntimeException e) {
+      HELD.remove(real);
+      throw e;
+    }
+  }
+
+  /** Gives up the use; twice does nothing. */
+  @Override
+  public synchronized void close() {
+    if (released) {
+      return;
+    }
+    released = true;
+    try {
+      lock.release();
+      channel.close();
+    } catch (IOException e) {
+      // Closing the channel releases the lock in any case; nothing is left to undo.
+    } finally {
+      HELD.remove(file);
+    }
+  }
+}
