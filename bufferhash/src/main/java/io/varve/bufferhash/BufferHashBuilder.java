@@ -93,7 +93,10 @@ public final class BufferHashBuilder {
     return this;
   }
 
-  /** Forces the log to the device after every flush (default: only on {@link BufferHash#sync} and close). */
+  /**
+   * Forces the log to the device after every flush (default: on {@link BufferHash#sync} and close,
+   * and when eviction reaches incarnations written since; the state is forced at every eviction).
+   */
   public BufferHashBuilder syncEveryFlush(boolean sync) {
     this.syncEveryFlush = sync;
     return this;

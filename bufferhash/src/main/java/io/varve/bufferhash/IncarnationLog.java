@@ -20,9 +20,12 @@ import java.util.Iterator;
  * the tail, oldest incarnation first. An incarnation never wraps: when it does not fit before the
  * end of the file, a wrap marker is left and it is written at page 0.
  *
- * <p>The state file records tail, head and sequence numbers. Before pages of evicted incarnations
- * are overwritten, the state names the new tail; after an incarnation is written, the state names
- * the new head. So whatever moment a process dies, the state lists only whole incarnations.
+ * <p>The state file records tail, head and sequence numbers, in an order that holds whatever a
+ * crash keeps of the writes not yet forced (a killed process keeps them all, a power loss or a
+ * failed {@code fsync} any of them): the state names an incarnation as the head only once the log
+ * has been forced (incarnations written since are found on open by {@link #rollForward}), and
+ * names a new tail, forced, before pages of the incarnations evicted are overwritten. So the state
+ * on the device lists only whole incarnations.
  *
  * <p>Not thread-safe for writes: {@link BufferHash} serializes them under its log lock. Reads
  * ({@link #read}) are positional and may run from any thread.
@@ -36,6 +39,12 @@ final class IncarnationLog implements AutoCloseable {
   private final ArrayDeque<Incarnation> live = new ArrayDeque<>();
   private int head;
   private long nextSequence = 1;
+  /**
+   * The head and next sequence the state names: those of the last forced log, so that a state
+   * write, forced or not, never names an incarnation whose pages a power loss could still take.
+   */
+  private int recordedHead;
+  private long recordedNextSequence = 1;
   private long generation;
   private final int superTables;
   private final long seed;
@@ -56,12 +65,14 @@ final class IncarnationLog implements AutoCloseable {
     Path stateFile = directory.resolve("state");
     FileChannel log = Channels.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
     FileChannel state = Channels.open(stateFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    // Reserve the whole length now, so that a full disk shows at creation, not mid-flush.
+    // Reserve the whole length now, so that a full disk shows at creation, not mid-flush; forced
+    // before the state describes it, or a power loss could leave a state naming a shorter log.
     log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
+    log.force(true);
     IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
     result.scanTailSequence = 1;
-    result.writeState(true);
-    result.writeState(true);
+    result.writeState();
+    result.writeState();
     return result;
   }
 
@@ -91,6 +102,7 @@ final class IncarnationLog implements AutoCloseable {
       result.generation = best[0];
       result.head = (int) best[3];
       result.nextSequence = best[5];
+      result.recordHead();
       result.scanTail = (int) best[2];
       result.scanTailSequence = best[4];
       CorruptStoreException.check(
@@ -135,7 +147,7 @@ final class IncarnationLog implements AutoCloseable {
   /** Records in the state (forced to the device) that a buffers file with this checksum exists, or none (-1). */
   void recordBuffers(long checksum) throws IOException {
     buffersCheck = checksum < 0 ? 0 : (1L << 32) | (checksum & 0xFFFFFFFFL);
-    writeState(true);
+    writeState();
   }
 
   /** Decodes each incarnation found by {@link #scan}, oldest first, into what RAM keeps of it. */
@@ -182,12 +194,21 @@ final class IncarnationLog implements AutoCloseable {
   }
 
   /**
-   * Takes in whole incarnations written after the state's head: the process died between writing
-   * one and recording it, or the newest state slot was damaged and the older one was read. An
-   * incarnation counts only with the next sequence number and every unit's checksum right (a torn
-   * write is left out: nothing recorded it).
+   * Takes in whole incarnations written after the state's head: written since the log was last
+   * forced, or the newest state slot was damaged and the older one was read. An incarnation counts
+   * only with the next sequence number and every unit's checksum right (a torn write is left out:
+   * nothing recorded it). The log is then forced and the state names them.
    */
   private void rollForward(Decoder decoder, byte[] header) throws IOException {
+    long recorded = nextSequence;
+    rollForwardWhole(decoder, header);
+    if (nextSequence != recorded) {
+      forceLog();
+      writeState();
+    }
+  }
+
+  private void rollForwardWhole(Decoder decoder, byte[] header) throws IOException {
     while (true) {
       int page = head == totalPages ? 0 : head;
       readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
@@ -218,7 +239,6 @@ final class IncarnationLog implements AutoCloseable {
       live.addLast(incarnation);
       head = page + fields.pages;
       nextSequence++;
-      writeState(true);
     }
   }
 
@@ -305,9 +325,13 @@ final class IncarnationLog implements AutoCloseable {
     return live.removeFirst();
   }
 
-  /** Records the current tail durably enough that its freed pages may be overwritten. */
-  void commitTail(boolean sync) throws IOException {
-    writeState(sync);
+  /**
+   * Records the current tail, forced: the pages of the incarnations evicted since the last forced
+   * state may be overwritten once this returns. (Were the state on the device still to name one of
+   * them, the next open would meet its overwritten pages and refuse the log.)
+   */
+  void commitTail() throws IOException {
+    writeState();
   }
 
   /** Writes {@code encoded} at {@code page} (from {@link #placeFor}) and makes it the newest live incarnation. */
@@ -329,7 +353,10 @@ final class IncarnationLog implements AutoCloseable {
     live.addLast(incarnation);
     head = page + encoded.pages;
     nextSequence++;
-    writeState(sync);
+    if (sync) {
+      recordHead();
+      writeState();
+    }
     return incarnation;
   }
 
@@ -338,9 +365,21 @@ final class IncarnationLog implements AutoCloseable {
     readFully(log, into, position, logFile);
   }
 
+  /** Forces the log, then the state naming every incarnation written so far. */
   void sync() throws IOException {
+    forceLog();
+    writeState();
+  }
+
+  /** Forces the log: from now on the state may name every incarnation written so far. */
+  private void forceLog() throws IOException {
     log.force(false);
-    state.force(false);
+    recordHead();
+  }
+
+  private void recordHead() {
+    recordedHead = head;
+    recordedNextSequence = nextSequence;
   }
 
   private void writeFully(ByteBuffer bytes, long position) throws IOException {
@@ -359,13 +398,20 @@ final class IncarnationLog implements AutoCloseable {
     }
   }
 
-  private void writeState(boolean sync) throws IOException {
+  /**
+   * Writes the next state slot and forces it: every caller needs the state on the device before
+   * its next step (overwriting evicted pages, naming a buffers file, deleting write-ahead segments).
+   */
+  private void writeState() throws IOException {
+    long tailSequence = live.isEmpty() ? nextSequence : live.peekFirst().sequence;
+    if (tailSequence > recordedNextSequence) {
+      forceLog(); // the tail has passed the recorded head: the state must name the incarnations between
+    }
     generation++;
     byte[] slot = new byte[STATE_SLOT_BYTES];
     LogFormat.STATE.putHeader(slot, 0, LogFormat.VERSION);
     int at = 8;
-    long tailSequence = live.isEmpty() ? nextSequence : live.peekFirst().sequence;
-    for (long field : new long[] {generation, totalPages, tail(), head, tailSequence, nextSequence, buffersCheck}) {
+    for (long field : new long[] {generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence, buffersCheck}) {
       LogFormat.putLong(slot, at, field);
       at += 8;
     }
@@ -377,9 +423,7 @@ final class IncarnationLog implements AutoCloseable {
     while (buffer.hasRemaining()) {
       position += state.write(buffer, position);
     }
-    if (sync) {
-      state.force(false);
-    }
+    state.force(false);
   }
 
   /**

@@ -104,12 +104,18 @@ final class LogWriter {
     IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher);
     int page;
     boolean evicted = false;
+    long keptBefore = keptEntries;
     while ((page = log.placeFor(encoded.pages)) < 0) {
       evictOldest(partialDiscard, refilled);
       evicted = true;
     }
     if (evicted) {
-      log.commitTail(syncWrites);
+      if (wal != null && keptEntries > keptBefore) {
+        // The entries kept are only in a buffer now, logged anew: their records must be on the
+        // device before the state stops naming the incarnation that held them.
+        wal.sync();
+      }
+      log.commitTail();
     }
     Incarnation incarnation = log.append(encoded, page, syncWrites);
     table.lock.writeLock().lock();

@@ -33,9 +33,9 @@ import java.util.stream.Stream;
  * Payload := Entry (kind 1: a put or a delete, as in {@link LogFormat}) | through:int64 (kind 2: flushed)
  * </pre>
  *
- * A record cut short at the end of the newest segment is a write the process did not finish; it
- * was never acknowledged, and replay drops it. Damage anywhere else is a {@link
- * CorruptStoreException}.
+ * A record cut short at the end of the newest segment (or followed there only by zero bytes) is a
+ * write the process did not finish; it was never acknowledged, and replay drops it. Damage
+ * anywhere else is a {@link CorruptStoreException}.
  *
  * <p>Thread-safe: appends take a short lock; syncs are serialized and share their work.
  */
@@ -153,8 +153,9 @@ final class WriteAheadLog implements AutoCloseable {
       whole = whole && length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length <= bytes.length;
       boolean valid = whole && LogFormat.getInt(bytes, at + 4) == Envelope.crc32c(bytes, at + RECORD_HEADER_BYTES, length);
       if (!valid) {
-        // Cut short at the very end of the newest segment: an append the process did not finish.
-        boolean torn = newest && (!whole || at + RECORD_HEADER_BYTES + length == bytes.length);
+        // Cut short at the very end of the newest segment: an append the process did not finish
+        // (a crash may leave zeros after the part written, up to where the file's length reached).
+        boolean torn = newest && (!whole || zerosFrom(bytes, at + RECORD_HEADER_BYTES + length));
         CorruptStoreException.check(torn, where + ": damaged record at offset " + at);
         truncate(file, at);
         break;
@@ -194,6 +195,16 @@ final class WriteAheadLog implements AutoCloseable {
       at = end;
     }
     return new long[] {number, first, sequence};
+  }
+
+  /** Whether {@code bytes} from {@code from} to the end are all zero (true for none). */
+  private static boolean zerosFrom(byte[] bytes, int from) {
+    for (int i = from; i < bytes.length; i++) {
+      if (bytes[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void truncate(Path file, long length) throws IOException {

@@ -1,0 +1,227 @@
+package io.varve.bufferhash;
+
+import io.varve.core.files.FileTrees;
+import io.varve.core.testing.DelegatingChannel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BiPredicate;
+
+/**
+ * The files of a BufferHash as a crash leaves them. Installed as the {@link Channels} hook, it
+ * opens every table file through a channel that remembers, page by page, what the file held at
+ * its last successful {@code force}: a test can then build the directory a power loss, or a
+ * failed {@code fsync} (whose pages the kernel may drop), leaves behind. Armed, it tears one write
+ * (a prefix reaches the file, then zeros or garbage up to the next page boundary, then the write
+ * throws) or fails one {@code force}. The hook is static: one instance at a time, closed after the
+ * test. Thread-safe: the channels and the test's thread share one monitor.
+ */
+final class CrashFiles implements AutoCloseable {
+  /** What follows the torn prefix up to the next page boundary. */
+  enum Fill {
+    /** The bytes the file held before. */
+    OLD,
+    ZEROS,
+    GARBAGE
+  }
+
+  private static final int PAGE = LogFormat.PAGE_BYTES;
+
+  private final Map<Path, Recording> open = new HashMap<>();
+  private String tearPrefix;
+  private BiPredicate<Long, Integer> tearWhere;
+  private Fill tearFill;
+  private Random tearRandom;
+  private String failForcePrefix;
+  private volatile String fired;
+
+  private CrashFiles() {}
+
+  static CrashFiles install() {
+    CrashFiles files = new CrashFiles();
+    Channels.opener =
+        (file, options) -> {
+          Recording channel = files.new Recording(file.toAbsolutePath(), FileChannel.open(file, options));
+          synchronized (files) {
+            files.open.put(file.toAbsolutePath(), channel);
+          }
+          return channel;
+        };
+    return files;
+  }
+
+  /**
+   * Tears the next write to a file whose name starts with {@code prefix} at a {@code (position,
+   * length)} that {@code where} accepts: a random prefix of it (from {@code random}) reaches the
+   * file, then {@code fill} up to the next page boundary, and the write throws.
+   */
+  synchronized void tearNextWrite(String prefix, BiPredicate<Long, Integer> where, Fill fill, Random random) {
+    tearPrefix = prefix;
+    tearWhere = where;
+    tearFill = fill;
+    tearRandom = random;
+  }
+
+  /** Fails the next force of a file whose name starts with {@code prefix}, without forcing. */
+  synchronized void failNextForce(String prefix) {
+    failForcePrefix = prefix;
+  }
+
+  /** What the armed failure did, or null while it has not fired. */
+  String fired() {
+    return fired;
+  }
+
+  /** Copies {@code from} to {@code to} as a killed process leaves it: every write that returned is there. */
+  static void copyAsKilled(Path from, Path to) throws IOException {
+    FileTrees.deleteTree(to);
+    Files.createDirectories(to);
+    try (var files = Files.list(from)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        if (!file.getFileName().toString().equals("lock")) {
+          Files.copy(file, to.resolve(file.getFileName()));
+        }
+      }
+    }
+  }
+
+  /**
+   * In {@code to}, a copy of {@code from}, undoes every write to the files named {@code prefix}...
+   * of {@code from} that no successful force covered: the file is back to its last forced pages
+   * and length, as a power loss may leave it, or a failed {@code fsync} whose pages were dropped.
+   */
+  synchronized void loseUnforced(Path from, Path to, String prefix) throws IOException {
+    for (Map.Entry<Path, Recording> entry : open.entrySet()) {
+      Path file = entry.getKey();
+      if (!file.getParent().equals(from.toAbsolutePath()) || !file.getFileName().toString().startsWith(prefix)) {
+        continue;
+      }
+      Path copy = to.resolve(file.getFileName());
+      if (Files.exists(copy)) {
+        entry.getValue().undoInto(copy);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    Channels.opener = FileChannel::open;
+  }
+
+  /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
+  private final class Recording extends DelegatingChannel {
+    private final Path file;
+    /** Reads pages before they change: the table may open the file for writing only. */
+    private final FileChannel reader;
+    private final Map<Long, byte[]> forcedPages = new HashMap<>();
+    private long forcedSize;
+
+    Recording(Path file, FileChannel real) throws IOException {
+      super(real);
+      this.file = file;
+      this.reader = FileChannel.open(file, StandardOpenOption.READ);
+      this.forcedSize = real.size();
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+      try (FileChannel r = reader) {
+        super.implCloseChannel();
+      }
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+      remember(position, src.remaining());
+      tearIfArmed(src, position);
+      return real.write(src, position);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      long position = real.position();
+      remember(position, src.remaining());
+      tearIfArmed(src, position);
+      return real.write(src);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) {
+      throw new UnsupportedOperationException("gathering writes are not recorded");
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      synchronized (CrashFiles.this) {
+        if (failForcePrefix != null && file.getFileName().toString().startsWith(failForcePrefix)) {
+          failForcePrefix = null;
+          fired = "failed a force of " + file.getFileName();
+          throw new IOException("Input/output error (injected fsync failure of " + file.getFileName() + ")");
+        }
+        real.force(metaData);
+        forcedPages.clear();
+        forcedSize = real.size();
+      }
+    }
+
+    private void tearIfArmed(ByteBuffer src, long position) throws IOException {
+      int length = src.remaining();
+      synchronized (CrashFiles.this) {
+        if (tearPrefix == null || !file.getFileName().toString().startsWith(tearPrefix) || !tearWhere.test(position, length)) {
+          return;
+        }
+        tearPrefix = null;
+        int kept = tearRandom.nextInt(length);
+        long end = (position + kept + PAGE - 1) / PAGE * PAGE;
+        ByteBuffer prefix = src.duplicate();
+        prefix.limit(prefix.position() + kept);
+        real.write(prefix, position);
+        if (tearFill != Fill.OLD && end > position + kept) {
+          byte[] fill = new byte[(int) (end - position - kept)];
+          if (tearFill == Fill.GARBAGE) {
+            tearRandom.nextBytes(fill);
+          }
+          remember(position + kept, fill.length);
+          real.write(ByteBuffer.wrap(fill), position + kept);
+        }
+        fired = "tore a write of " + length + " bytes at " + position + " of " + file.getFileName() + " after " + kept + " bytes, " + tearFill;
+        throw new IOException("No space left on device (injected torn write)");
+      }
+    }
+
+    /** Keeps the forced content of the pages {@code [position, position + length)} touch, once each. */
+    private void remember(long position, int length) throws IOException {
+      synchronized (CrashFiles.this) {
+        for (long page = position / PAGE; page * PAGE < position + length; page++) {
+          if (forcedPages.containsKey(page)) {
+            continue;
+          }
+          int bytes = (int) Math.max(0, Math.min(PAGE, forcedSize - page * PAGE));
+          ByteBuffer before = ByteBuffer.allocate(bytes);
+          while (before.hasRemaining() && reader.read(before, page * PAGE + before.position()) >= 0) {
+            // reads the page as last forced: nothing since touched it
+          }
+          forcedPages.put(page, before.array());
+        }
+      }
+    }
+
+    /** Writes the forced pages into {@code copy} and cuts it to the forced length. */
+    void undoInto(Path copy) throws IOException {
+      try (FileChannel channel = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+        for (Map.Entry<Long, byte[]> page : forcedPages.entrySet()) {
+          channel.write(ByteBuffer.wrap(page.getValue()), page.getKey() * PAGE);
+        }
+        if (channel.size() > forcedSize) {
+          channel.truncate(forcedSize);
+        }
+      }
+    }
+  }
+}
