@@ -1,13 +1,12 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.hash.KeyHasher;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -58,8 +57,8 @@ public final class BufferHash implements Closeable {
   private static final String BUFFERS_FILE = "buffers";
 
   private final Path directory;
-  private final FileChannel lockChannel;
-  private final FileLock directoryLock;
+  /** Sole use of the directory, until close. */
+  private final ExclusiveUse directoryUse;
   private final IncarnationLog log;
   private final SuperTable[] tables;
   private final KeyHasher hasher;
@@ -82,10 +81,9 @@ public final class BufferHash implements Closeable {
   private final LongAdder[] readsPerLookup = new LongAdder[8];
   private final LongAdder inserts = new LongAdder();
 
-  BufferHash(BufferHashBuilder builder, FileChannel lockChannel, FileLock directoryLock, IncarnationLog log, BufferHashTuning tuning) {
+  BufferHash(BufferHashBuilder builder, ExclusiveUse directoryUse, IncarnationLog log, BufferHashTuning tuning) {
     this.directory = builder.directory;
-    this.lockChannel = lockChannel;
-    this.directoryLock = directoryLock;
+    this.directoryUse = directoryUse;
     this.log = log;
     this.tuning = tuning;
     this.hasher = KeyHasher.withSeed(log.seed());
@@ -442,11 +440,8 @@ public final class BufferHash implements Closeable {
           wal.close();
         }
         log.close();
-        directoryLock.release();
-        lockChannel.close();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
       } finally {
+        directoryUse.close();
         logLock.unlock();
       }
     }

@@ -1,13 +1,10 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 
 /**
@@ -106,7 +103,8 @@ public final class BufferHashBuilder {
    * Creates or opens the table.
    *
    * @throws IllegalArgumentException if the budgets cannot work (the message names the knob)
-   * @throws IllegalStateException if another BufferHash holds the directory open
+   * @throws IllegalStateException if another BufferHash, in this process or another, holds the
+   *     directory open
    * @throws CorruptStoreException if a file of an existing table is damaged
    */
   public BufferHash open() throws IOException {
@@ -114,17 +112,7 @@ public final class BufferHashBuilder {
       throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
     }
     Files.createDirectories(directory);
-    FileChannel lockChannel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    FileLock lock;
-    try {
-      lock = lockChannel.tryLock();
-    } catch (OverlappingFileLockException e) {
-      lock = null;
-    }
-    if (lock == null) {
-      lockChannel.close();
-      throw new IllegalStateException(directory + " is open in another BufferHash");
-    }
+    ExclusiveUse use = ExclusiveUse.acquire(directory.resolve("lock"), true, "a BufferHash");
     IncarnationLog log = null;
     try {
       boolean exists = Files.exists(directory.resolve("state"));
@@ -143,7 +131,7 @@ public final class BufferHashBuilder {
       }
       long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
       BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
-      BufferHash table = new BufferHash(this, lockChannel, lock, log, tuning);
+      BufferHash table = new BufferHash(this, use, log, tuning);
       try {
         table.recover();
       } catch (IOException | RuntimeException e) {
@@ -154,11 +142,13 @@ public final class BufferHashBuilder {
       }
       return table;
     } catch (IOException | RuntimeException e) {
-      if (log != null) {
-        log.close();
+      try {
+        if (log != null) {
+          log.close();
+        }
+      } finally {
+        use.close();
       }
-      lock.release();
-      lockChannel.close();
       throw e;
     }
   }
