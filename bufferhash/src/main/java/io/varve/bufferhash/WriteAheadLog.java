@@ -104,6 +104,11 @@ final class WriteAheadLog implements AutoCloseable {
       sequence = segment[2];
       wal.segmentNumber = segment[0];
     }
+    if (!wal.replayFiles.isEmpty()) {
+      // Its end may be writes of a process killed before its fsync: they are served from now on,
+      // so they must be on the device before a sync of this log vouches for what reads return.
+      forceFile(wal.replayFiles.get(wal.replayFiles.size() - 1));
+    }
     wal.superTables = superTables;
     wal.nextSequence = sequence;
     wal.durableSequence = sequence - 1;
@@ -205,6 +210,12 @@ final class WriteAheadLog implements AutoCloseable {
       }
     }
     return true;
+  }
+
+  private static void forceFile(Path file) throws IOException {
+    try (FileChannel channel = Channels.open(file, StandardOpenOption.WRITE)) {
+      channel.force(true);
+    }
   }
 
   private static void truncate(Path file, long length) throws IOException {
