@@ -46,6 +46,10 @@ final class IncarnationLog implements AutoCloseable {
   private int recordedHead;
   private long recordedNextSequence = 1;
   private long generation;
+  /** The generation of the state read on open. */
+  private long generationAtOpen;
+  /** Whether the sequence numbers skipped on open ({@link #skipSequences}) are not yet in a state on the device. */
+  private boolean skipUnrecorded;
   private final int superTables;
   private final long seed;
 
@@ -100,6 +104,7 @@ final class IncarnationLog implements AutoCloseable {
       IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, (int) best[7], best[8]);
       result.buffersCheck = best[6];
       result.generation = best[0];
+      result.generationAtOpen = best[0];
       result.head = (int) best[3];
       result.nextSequence = best[5];
       result.recordHead();
@@ -127,9 +132,9 @@ final class IncarnationLog implements AutoCloseable {
     return generation + 1;
   }
 
-  /** The generation of the state in effect. */
-  long generation() {
-    return generation;
+  /** The generation of the state read on open (state writes since, during recovery, do not change it). */
+  long generationAtOpen() {
+    return generationAtOpen;
   }
 
   /** The checksum of the buffers file the state expects, or -1 when it expects none. */
@@ -157,57 +162,103 @@ final class IncarnationLog implements AutoCloseable {
 
   /**
    * Reads every incarnation between tail and head, oldest first, checking sequence numbers and
-   * checksums; {@code decoder} checks each and returns what RAM keeps, which becomes live.
+   * checksums; {@code decoder} checks each and returns what RAM keeps, which becomes live. Then
+   * {@link #rollForward} takes in those written since, and the sequence numbers skip ahead.
+   *
+   * <p>The incarnations must run from the state's tail exactly to its head; the first carries
+   * the state's tail sequence, each next one the sequence after, or after it by a whole number of
+   * skips of {@code totalPages + 1} (one per open, see {@link #skipSequences}), and the next
+   * sequence follows the last the same way. So an incarnation of an older lap in place of a live
+   * one (a lower sequence), or a state whose head or next sequence is off, is still refused.
    */
   void scan(Decoder decoder) throws IOException {
     int page = scanTail;
     long sequence = scanTailSequence;
     byte[] header = new byte[HEADER_BYTES];
-    while (sequence < nextSequence) {
-      if (page == totalPages) {
-        page = 0;
+    if (scanTailSequence < nextSequence) {
+      // Pages from the tail round to the head: the whole log when they meet.
+      long span = head > scanTail ? head - scanTail : (long) totalPages - scanTail + head;
+      long walked = 0;
+      while (walked < span) {
+        if (page == totalPages) {
+          page = 0;
+        }
+        readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
+        if (IncarnationCodec.isWrap(header, 0)) {
+          CorruptStoreException.check(page != 0, logFile + ": a wrap marker at page 0");
+          walked += totalPages - page;
+          page = 0;
+          continue;
+        }
+        String where = logFile + " at page " + page;
+        IncarnationCodec.Header fields = IncarnationCodec.readHeader(header, where);
+        CorruptStoreException.check(
+            walked == 0 ? fields.sequence == sequence : followsBySkips(sequence, fields.sequence) && fields.sequence < nextSequence,
+            where + ": sequence " + fields.sequence + ", expected " + sequence + (walked == 0 ? "" : " (or after skips of " + (totalPages + 1L) + ")"));
+        CorruptStoreException.check(
+            fields.superTable >= 0 && fields.superTable < superTables && page + (long) fields.pages <= totalPages,
+            where + ": header out of range");
+        CorruptStoreException.check(
+            walked + fields.pages <= span, logFile + ": the incarnations run past page " + head + ", the state's head");
+        byte[] bytes = new byte[fields.pages * PAGE_BYTES];
+        readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
+        Incarnation incarnation = decoder.decode(bytes, fields, page);
+        if (incarnation.startPage != page) {
+          throw new IllegalStateException("decoder placed " + incarnation + " elsewhere than page " + page);
+        }
+        live.addLast(incarnation);
+        walked += fields.pages;
+        page += fields.pages;
+        sequence = fields.sequence + 1;
       }
-      readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
-      if (IncarnationCodec.isWrap(header, 0)) {
-        CorruptStoreException.check(page != 0, logFile + ": a wrap marker at page 0");
-        page = 0;
-        continue;
-      }
-      String where = logFile + " at page " + page;
-      IncarnationCodec.Header fields = IncarnationCodec.readHeader(header, where);
-      CorruptStoreException.check(fields.sequence == sequence, where + ": sequence " + fields.sequence + ", expected " + sequence);
       CorruptStoreException.check(
-          fields.superTable >= 0 && fields.superTable < superTables && page + (long) fields.pages <= totalPages,
-          where + ": header out of range");
-      byte[] bytes = new byte[fields.pages * PAGE_BYTES];
-      readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
-      Incarnation incarnation = decoder.decode(bytes, fields, page);
-      if (incarnation.startPage != page) {
-        throw new IllegalStateException("decoder placed " + incarnation + " elsewhere than page " + page);
-      }
-      live.addLast(incarnation);
-      page += fields.pages;
-      sequence++;
+          walked == span && followsBySkips(sequence, nextSequence),
+          logFile + ": the incarnations end at page " + page + " before sequence " + sequence + ", the state says page " + head
+              + " before sequence " + nextSequence);
     }
-    CorruptStoreException.check(live.isEmpty() || page == head, logFile + ": the incarnations end at page " + page + ", the state says " + head);
-    rollForward(decoder, header);
+    long recorded = nextSequence;
+    rollForwardWhole(decoder, header);
+    boolean rolledForward = nextSequence != recorded;
+    if (rolledForward) {
+      forceLog();
+    }
+    skipSequences();
+    if (rolledForward) {
+      writeState(); // names the incarnations rolled forward
+    }
+  }
+
+  /** Whether {@code actual} is {@code expected}, or after it by a whole number of skips (of {@code totalPages + 1}). */
+  private boolean followsBySkips(long expected, long actual) {
+    return actual >= expected && (actual - expected) % (totalPages + 1L) == 0;
+  }
+
+  /**
+   * Skips the sequence numbers ahead by {@code totalPages + 1}; the next state write records it,
+   * and one is made, forced, before anything new is written to the log ({@link #append}). A power
+   * loss may keep some unforced incarnations and lose others (N torn or lost, N + 1 kept past it);
+   * {@link #rollForwardWhole} stops at the first gap, and were its sequence numbers reused, an
+   * incarnation written at the head could end exactly where a leftover of the lost writes begins,
+   * which carries the next sequence and valid checksums: a later open would take it in as the
+   * newest, its stale writes shadowing newer ones. After the skip every leftover carries a lower
+   * sequence than the next expected: those numbered from the state's next sequence on were all
+   * live at once (one is evicted only after a forced state names a later head), so at most {@code
+   * totalPages} of them, numbered up from a sequence the roll-forward reaches; those of earlier
+   * lives are below that life's skip. (Overwriting leftovers instead would mean finding them: a
+   * lost incarnation's length is unknown, so every free page would have to be read.)
+   */
+  private void skipSequences() {
+    nextSequence += totalPages + 1L;
+    recordHead(); // the head's incarnations are on the device: named by the state, or forced by the roll-forward
+    skipUnrecorded = true;
   }
 
   /**
    * Takes in whole incarnations written after the state's head: written since the log was last
    * forced, or the newest state slot was damaged and the older one was read. An incarnation counts
    * only with the next sequence number and every unit's checksum right (a torn write is left out:
-   * nothing recorded it). The log is then forced and the state names them.
+   * nothing recorded it).
    */
-  private void rollForward(Decoder decoder, byte[] header) throws IOException {
-    long recorded = nextSequence;
-    rollForwardWhole(decoder, header);
-    if (nextSequence != recorded) {
-      forceLog();
-      writeState();
-    }
-  }
-
   private void rollForwardWhole(Decoder decoder, byte[] header) throws IOException {
     while (true) {
       int page = head == totalPages ? 0 : head;
@@ -339,6 +390,9 @@ final class IncarnationLog implements AutoCloseable {
     if (encoded.sequence != nextSequence) {
       throw new IllegalStateException("incarnation " + encoded.sequence + " written when " + nextSequence + " is next");
     }
+    if (skipUnrecorded) {
+      writeState(); // the sequence numbers skipped on open, on the device before the log changes
+    }
     if (page == 0 && head != 0 && head < totalPages) {
       byte[] marker = new byte[HEADER_BYTES];
       LogFormat.WRAP_MARKER.putHeader(marker, 0, 0);
@@ -424,6 +478,7 @@ final class IncarnationLog implements AutoCloseable {
       position += state.write(buffer, position);
     }
     state.force(false);
+    skipUnrecorded = false;
   }
 
   /**

@@ -23,7 +23,8 @@ import java.util.zip.CRC32C;
  *   +0  magic:int32 = 0x56424849 ("VBHI")  (WRAP_MAGIC 0x56424857 "VBHW": the log continues at page 0)
  *   +4  version:uint8 = 1, reserved:uint8[3] = 0
  *   +8  superTable:int32
- *   +12 sequence:int64                     (1, 2, 3, ... in log order)
+ *   +12 sequence:int64                     (rising in log order: +1 per incarnation, + a multiple of
+ *                                           logPages + 1 where the log was opened; IncarnationLog#scan)
  *   +20 pages:int32                        (the incarnation's length in pages)
  *   +24 entries:int32
  *   +28 crc:int32                          CRC32C of bytes +0..+27

@@ -116,12 +116,13 @@ final class Recovery {
     long generation = BufferSnapshot.generationOf(buffers);
     CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
     CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
-    boolean current = generation > log.generation() || (generation == log.generation() && expected >= 0);
+    long stateGeneration = log.generationAtOpen(); // the state that named it, or not; recovery's own state writes aside
+    boolean current = generation > stateGeneration || (generation == stateGeneration && expected >= 0);
     if (current) {
       BufferSnapshot.read(
           buffers,
           tables.length,
-          generation == log.generation() ? expected : -1,
+          generation == stateGeneration ? expected : -1,
           (tableId, key, value) -> target.apply(key, value, tableId, -1, buffers::toString));
     }
   }

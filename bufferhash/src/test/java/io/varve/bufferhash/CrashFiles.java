@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.BiPredicate;
+import java.util.function.LongPredicate;
 
 /**
  * The files of a BufferHash as a crash leaves them. Installed as the {@link Channels} hook, it
@@ -104,9 +105,23 @@ final class CrashFiles implements AutoCloseable {
       }
       Path copy = to.resolve(file.getFileName());
       if (Files.exists(copy)) {
-        entry.getValue().undoInto(copy);
+        entry.getValue().undoInto(copy, page -> true, true);
       }
     }
+  }
+
+  /**
+   * As {@link #loseUnforced}, for the one file {@code name} of {@code from}, but only the unforced
+   * pages that {@code lost} accepts (page numbers of the file) go back to their forced content; the
+   * others keep what was written, and the file keeps its length: a power loss may keep any subset
+   * of the pages not yet forced.
+   */
+  synchronized void loseUnforcedPages(Path from, Path to, String name, LongPredicate lost) throws IOException {
+    Recording recording = open.get(from.toAbsolutePath().resolve(name));
+    if (recording == null) {
+      throw new IllegalArgumentException(name + " of " + from + " was not opened through these files");
+    }
+    recording.undoInto(to.resolve(name), lost, false);
   }
 
   @Override
@@ -212,13 +227,15 @@ final class CrashFiles implements AutoCloseable {
       }
     }
 
-    /** Writes the forced pages into {@code copy} and cuts it to the forced length. */
-    void undoInto(Path copy) throws IOException {
+    /** Writes the forced content of the pages {@code lost} accepts into {@code copy}, and cuts it to the forced length if {@code truncate}. */
+    void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
       try (FileChannel channel = FileChannel.open(copy, StandardOpenOption.WRITE)) {
         for (Map.Entry<Long, byte[]> page : forcedPages.entrySet()) {
-          channel.write(ByteBuffer.wrap(page.getValue()), page.getKey() * PAGE);
+          if (lost.test(page.getKey())) {
+            channel.write(ByteBuffer.wrap(page.getValue()), page.getKey() * PAGE);
+          }
         }
-        if (channel.size() > forcedSize) {
+        if (truncate && channel.size() > forcedSize) {
           channel.truncate(forcedSize);
         }
       }
