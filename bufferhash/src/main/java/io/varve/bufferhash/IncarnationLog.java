@@ -48,6 +48,8 @@ final class IncarnationLog implements AutoCloseable {
   private long generation;
   /** The generation of the state read on open. */
   private long generationAtOpen;
+  /** The version of the state read on open: before 2, sequence numbers never skip. */
+  private int stateVersionAtOpen = LogFormat.STATE_VERSION;
   /** Whether the sequence numbers skipped on open ({@link #skipSequences}) are not yet in a state on the device. */
   private boolean skipUnrecorded;
   private final int superTables;
@@ -105,6 +107,7 @@ final class IncarnationLog implements AutoCloseable {
       result.buffersCheck = best[6];
       result.generation = best[0];
       result.generationAtOpen = best[0];
+      result.stateVersionAtOpen = (int) best[9];
       result.head = (int) best[3];
       result.nextSequence = best[5];
       result.recordHead();
@@ -230,6 +233,9 @@ final class IncarnationLog implements AutoCloseable {
 
   /** Whether {@code actual} is {@code expected}, or after it by a whole number of skips (of {@code totalPages + 1}). */
   private boolean followsBySkips(long expected, long actual) {
+    if (stateVersionAtOpen < 2) {
+      return actual == expected;
+    }
     return actual >= expected && (actual - expected) % (totalPages + 1L) == 0;
   }
 
@@ -463,7 +469,7 @@ final class IncarnationLog implements AutoCloseable {
     }
     generation++;
     byte[] slot = new byte[STATE_SLOT_BYTES];
-    LogFormat.STATE.putHeader(slot, 0, LogFormat.VERSION);
+    LogFormat.STATE.putHeader(slot, 0, LogFormat.STATE_VERSION);
     int at = 8;
     for (long field : new long[] {generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence, buffersCheck}) {
       LogFormat.putLong(slot, at, field);
@@ -483,17 +489,21 @@ final class IncarnationLog implements AutoCloseable {
 
   /**
    * The fields of a valid state slot (generation, pages, tail, head, tail sequence, next sequence,
-   * buffers check, super tables, seed), or null.
+   * buffers check, super tables, seed, the slot's version), or null.
    */
   private static long[] parseState(byte[] bytes, int at) {
-    if (!LogFormat.STATE.isHeader(ByteBuffer.wrap(bytes, at, STATE_SLOT_BYTES))) {
+    int version;
+    try {
+      version = LogFormat.STATE.checkHeader(ByteBuffer.wrap(bytes, at, STATE_SLOT_BYTES), null);
+    } catch (CorruptStoreException e) {
       return null;
     }
     int fieldsEnd = at + 8 + 56;
     if (!LogFormat.STATE.isFooterOf(bytes, at, fieldsEnd + 12)) {
       return null;
     }
-    long[] fields = new long[9];
+    long[] fields = new long[10];
+    fields[9] = version;
     for (int i = 0; i < 7; i++) {
       fields[i] = LogFormat.getLong(bytes, at + 8 + 8 * i);
     }

@@ -66,8 +66,14 @@ final class LogFormat {
   static final Envelope INCARNATION = envelope("BufferHash incarnation", INCARNATION_MAGIC, VERSION);
   /** A wrap marker: an incarnation header's place, magic "VBHW", version byte 0, a checksum. */
   static final Envelope WRAP_MARKER = envelope("BufferHash wrap marker", WRAP_MAGIC, 0);
+  /**
+   * The state's version: 2 since sequence numbers skip ahead at each open (incarnations written
+   * since may follow the one before by a multiple of {@code logPages + 1}); a version-1 state's
+   * incarnations run consecutively. Both are read; 2 is written.
+   */
+  static final int STATE_VERSION = 2;
   /** A state slot's magic, version and checksum. */
-  static final Envelope STATE = envelope("BufferHash state", STATE_MAGIC, VERSION);
+  static final Envelope STATE = Envelope.builder("BufferHash state").magic(STATE_MAGIC).byteVersion().versions(1, STATE_VERSION).build();
   /** The buffers file's magic, version and checksum. */
   static final Envelope BUFFERS = envelope("BufferHash buffers", BUFFERS_MAGIC, VERSION);
 

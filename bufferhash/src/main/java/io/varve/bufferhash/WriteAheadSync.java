@@ -48,6 +48,11 @@ final class WriteAheadSync {
   void sync(WriteAheadLog wal, long through) {
     logLock.lock();
     try {
+      if (closed.getAsBoolean()) {
+        // A write that returned from its table before close is in the buffers file close wrote;
+        // the incarnation log is closed, and forcing it would fail a write that was kept.
+        return;
+      }
       List<long[]> flushed = writer.takePendingFlushed();
       if (!flushed.isEmpty()) {
         log.sync();

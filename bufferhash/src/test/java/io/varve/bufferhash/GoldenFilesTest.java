@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * BufferHash directories written by released format versions stay readable. {@code v1-closed}: a
  * table closed cleanly (log, state, buffers file); {@code v1-crashed}: the files of a table with a
- * write-ahead log, copied after a sync while it was still open, as a crash leaves them. Regenerate
+ * write-ahead log, copied after a sync while it was still open, as a crash leaves them; {@code v2-*}
+ * the same of state version 2 (sequence numbers skip ahead at each open). Regenerate
  * with {@link #main} (only for a new format version, into a new folder).
  */
 class GoldenFilesTest {
@@ -39,6 +40,13 @@ class GoldenFilesTest {
     return BufferHash.builder(dir).logBytes(64 * 1024).memoryBytes(64 * 1024).entryBytes(24).bufferBytes(4096).superTables(2).durability(durability);
   }
 
+  /** The first half of {@link #write}'s puts: the generator closes and reopens between the halves, so that sequence numbers skip. */
+  private static void writeFirstHalf(BufferHash table) {
+    for (int i = 0; i < 300; i++) {
+      table.put(("golden-key-" + i).getBytes(StandardCharsets.UTF_8), ("value-" + i + "-").repeat(i % 5).getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
   private static void write(BufferHash table) {
     for (int i = 0; i < 600; i++) {
       table.put(("golden-key-" + i).getBytes(StandardCharsets.UTF_8), ("value-" + i + "-").repeat(i % 5).getBytes(StandardCharsets.UTF_8));
@@ -49,7 +57,7 @@ class GoldenFilesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed"})
   void readsTheGoldenDirectory(String name) throws Exception {
     Path dir = temp.resolve(name);
     Files.createDirectories(dir);
@@ -74,14 +82,30 @@ class GoldenFilesTest {
     }
   }
 
-  /** Writes the golden directories into {@code args[0]}. */
+  /** The golden state files are of the version their folder names (the first state slot's version byte). */
+  @ParameterizedTest
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed"})
+  void goldenStatesAreOfTheirVersion(String name) throws Exception {
+    byte[] state = Files.readAllBytes(Path.of(GoldenFilesTest.class.getResource("/golden/" + name + "/state").toURI()));
+    int version = Integer.parseInt(name.substring(1, name.indexOf('-')));
+    assertEquals(version, state[4], name);
+  }
+
+  /** Writes the golden directories of today's version into {@code args[0]} ({@code v<state version>-closed}, {@code -crashed}). */
   public static void main(String[] args) throws IOException {
     Path root = Path.of(args[0]);
-    try (BufferHash table = builder(root.resolve("v1-closed"), Durability.BUFFERS_IN_RAM).open()) {
+    String prefix = "v" + LogFormat.STATE_VERSION;
+    try (BufferHash table = builder(root.resolve(prefix + "-closed"), Durability.BUFFERS_IN_RAM).open()) {
+      writeFirstHalf(table);
+    }
+    try (BufferHash table = builder(root.resolve(prefix + "-closed"), Durability.BUFFERS_IN_RAM).open()) {
       write(table);
     }
-    Path crashed = root.resolve("v1-crashed");
-    Path live = root.resolve("v1-crashed-live");
+    Path crashed = root.resolve(prefix + "-crashed");
+    Path live = root.resolve(prefix + "-crashed-live");
+    try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).open()) {
+      writeFirstHalf(table);
+    }
     try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).open()) {
       write(table);
       table.sync();
@@ -94,6 +118,7 @@ class GoldenFilesTest {
         }
       }
     }
-    Files.deleteIfExists(root.resolve("v1-closed").resolve("lock"));
+    Files.deleteIfExists(root.resolve(prefix + "-closed").resolve("lock"));
+    io.varve.core.files.FileTrees.deleteTree(live);
   }
 }

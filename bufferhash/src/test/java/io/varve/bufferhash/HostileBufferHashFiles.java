@@ -131,6 +131,11 @@ final class HostileBufferHashFiles {
     v.put("state-head-short-of-the-incarnations", variant("v1-closed").with("state", stateWith("v1-closed", 3, 5)));
     v.put("state-tail-sequence-after-next", variant("v1-closed").with("state", stateWith("v1-closed", 4, 9)));
     v.put("state-next-sequence-skips-ahead", variant("v1-closed").with("state", stateWith("v1-closed", 5, 7)));
+    // A skip of a whole lap is valid from state version 2 on; a version-1 state never skips.
+    byte[] v1State = golden("v1-closed", "state");
+    int v1Slot = newestSlot(v1State);
+    long lap = LogFormat.getLong(v1State, v1Slot + 8 + 8) + 1;
+    v.put("state-v1-next-sequence-skips-a-lap", variant("v1-closed").with("state", stateWith("v1-closed", 5, LogFormat.getLong(v1State, v1Slot + 8 + 8 * 5) + lap)));
     byte[] noTables = golden("v1-closed", "state");
     LogFormat.putInt(noTables, newestSlot(noTables) + 64, 0);
     resealSlot(noTables, newestSlot(noTables));
