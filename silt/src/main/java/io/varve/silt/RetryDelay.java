@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * When background work that failed is tried again: after {@link #FIRST_NANOS}, then after a delay
- * that doubles up to {@link #MAX_NANOS} while it keeps failing. A merge
- * that fails for good (a full disk, a damaged hash store) would otherwise run again as soon as it
- * failed, rewriting gigabytes in a loop that takes a core and the disk from the store's readers.
+ * that doubles up to {@link #MAX_NANOS} while it keeps failing. A merge that fails for good (a full
+ * disk, a damaged hash store) would otherwise run again as soon as it failed, rewriting gigabytes
+ * in a loop that takes a core and the disk from the store's readers.
  *
  * <p>Thread-safe.
  */
