@@ -188,6 +188,11 @@ public final class StoreFileWriter extends OutputStream {
     }
     awaitSync();
     channel.force(true);
+    long size = channel.size();
+    if (size != flushed) {
+      // A file the meta would call truncated: fail the build rather than publish it.
+      throw new IOException(path + ": " + size + " bytes on disk after " + flushed + " were written");
+    }
     finished = true;
     close();
     return new FileSummary(flushed, crc);

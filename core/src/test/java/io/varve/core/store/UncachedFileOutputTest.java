@@ -25,6 +25,25 @@ class UncachedFileOutputTest {
 
   @TempDir Path temp;
 
+  /**
+   * Every buffer holds exactly {@link UncachedFileOutput#BUFFER_BYTES}, also one whose memory
+   * starts on a block boundary: its aligned slice alone kept an extra block, so a full buffer ran
+   * a block past where the next one was written, which overwrote it, and the file ended short.
+   */
+  @Test
+  void aBufferWhoseMemoryStartsOnABoundaryHoldsExactlyOneBuffer() {
+    int alignment = 4096;
+    int bytes = UncachedFileOutput.BUFFER_BYTES;
+    ByteBuffer memory = ByteBuffer.allocateDirect(bytes + 3 * alignment).alignedSlice(alignment);
+    for (int start : new int[] {0, 16, alignment - 1}) {
+      ByteBuffer raw = memory.slice(start, bytes + alignment); // what allocateDirect(bytes + alignment) may return
+      ByteBuffer buffer = UncachedFileOutput.exactlyOneBuffer(raw, alignment);
+      assertEquals(bytes, buffer.capacity(), "memory starting " + start + " bytes past a boundary");
+      assertEquals(0, buffer.alignmentOffset(0, alignment), "aligned, starting " + start + " past a boundary");
+      assertEquals(bytes, buffer.clear().remaining(), "a cleared buffer takes one buffer's bytes");
+    }
+  }
+
   @Test
   void holdsTheHeadAndEveryByteAppendedAtEachFlush() throws IOException {
     SplittableRandom random = new SplittableRandom(SEED);
