@@ -2,7 +2,6 @@ package io.varve.bufferhash;
 
 import static io.varve.bufferhash.LogFormat.HEADER_BYTES;
 import static io.varve.bufferhash.LogFormat.PAGE_BYTES;
-import static io.varve.bufferhash.LogFormat.STATE_SLOT_BYTES;
 
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
@@ -89,30 +88,30 @@ final class IncarnationLog implements AutoCloseable {
     FileChannel log = Channels.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
     FileChannel state = Channels.open(stateFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
-      byte[] bytes = new byte[2 * STATE_SLOT_BYTES];
+      byte[] bytes = new byte[2 * StateSlot.BYTES];
       readFully(state, ByteBuffer.wrap(bytes), 0, stateFile);
-      long[] best = null;
+      StateSlot best = null;
       for (int slot = 0; slot < 2; slot++) {
-        long[] fields = parseState(bytes, slot * STATE_SLOT_BYTES);
-        if (fields != null && (best == null || fields[0] > best[0])) {
-          best = fields;
+        StateSlot read = StateSlot.decodeOrNull(bytes, slot * StateSlot.BYTES);
+        if (read != null && (best == null || read.generation() > best.generation())) {
+          best = read;
         }
       }
       CorruptStoreException.check(best != null, stateFile + ": neither state slot is valid");
-      long logPages = best[1];
+      long logPages = best.logPages();
       CorruptStoreException.check(
           logPages >= 1 && logPages <= Integer.MAX_VALUE && log.size() >= logPages * PAGE_BYTES,
           logFile + ": " + log.size() + " bytes, the state says " + logPages + " pages");
-      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, (int) best[7], best[8]);
-      result.buffersCheck = best[6];
-      result.generation = best[0];
-      result.generationAtOpen = best[0];
-      result.stateVersionAtOpen = (int) best[9];
-      result.head = (int) best[3];
-      result.nextSequence = best[5];
+      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, best.superTables(), best.seed());
+      result.buffersCheck = best.buffersCheck();
+      result.generation = best.generation();
+      result.generationAtOpen = best.generation();
+      result.stateVersionAtOpen = best.version();
+      result.head = (int) best.headPage();
+      result.nextSequence = best.nextSequence();
       result.recordHead();
-      result.scanTail = (int) best[2];
-      result.scanTailSequence = best[4];
+      result.scanTail = (int) best.tailPage();
+      result.scanTailSequence = best.tailSequence();
       CorruptStoreException.check(
           result.head >= 0 && result.head <= logPages && result.scanTail >= 0 && result.scanTail <= logPages
               && result.scanTailSequence >= 1 && result.scanTailSequence <= result.nextSequence && result.superTables >= 1,
@@ -468,48 +467,16 @@ final class IncarnationLog implements AutoCloseable {
       forceLog(); // the tail has passed the recorded head: the state must name the incarnations between
     }
     generation++;
-    byte[] slot = new byte[STATE_SLOT_BYTES];
-    LogFormat.STATE.putHeader(slot, 0, LogFormat.STATE_VERSION);
-    int at = 8;
-    for (long field : new long[] {generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence, buffersCheck}) {
-      LogFormat.putLong(slot, at, field);
-      at += 8;
-    }
-    LogFormat.putInt(slot, at, superTables);
-    LogFormat.putLong(slot, at + 4, seed);
-    LogFormat.STATE.putFooter(slot, 0, at + 12);
+    byte[] slot = new StateSlot(LogFormat.STATE_VERSION, generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence,
+            buffersCheck, superTables, seed)
+        .encode();
     ByteBuffer buffer = ByteBuffer.wrap(slot);
-    long position = (generation & 1) * STATE_SLOT_BYTES;
+    long position = (generation & 1) * StateSlot.BYTES;
     while (buffer.hasRemaining()) {
       position += state.write(buffer, position);
     }
     state.force(false);
     skipUnrecorded = false;
-  }
-
-  /**
-   * The fields of a valid state slot (generation, pages, tail, head, tail sequence, next sequence,
-   * buffers check, super tables, seed, the slot's version), or null.
-   */
-  private static long[] parseState(byte[] bytes, int at) {
-    int version;
-    try {
-      version = LogFormat.STATE.checkHeader(ByteBuffer.wrap(bytes, at, STATE_SLOT_BYTES), null);
-    } catch (CorruptStoreException e) {
-      return null;
-    }
-    int fieldsEnd = at + 8 + 56;
-    if (!LogFormat.STATE.isFooterOf(bytes, at, fieldsEnd + 12)) {
-      return null;
-    }
-    long[] fields = new long[10];
-    fields[9] = version;
-    for (int i = 0; i < 7; i++) {
-      fields[i] = LogFormat.getLong(bytes, at + 8 + 8 * i);
-    }
-    fields[7] = LogFormat.getInt(bytes, fieldsEnd);
-    fields[8] = LogFormat.getLong(bytes, fieldsEnd + 4);
-    return fields;
   }
 
   @Override

@@ -96,8 +96,8 @@ final class SiltDirectory {
       // one is refused, not wiped.
       for (Path p : all) {
         String name = p.getFileName().toString();
-        boolean creation = name.startsWith(".") || name.equals(SiltManifest.LOCK_FILE) || name.equals(SiltManifest.FILE + ".tmp") || name.equals(SiltManifest.sortedName(1))
-            || name.equals(SiltManifest.logName(2)) && Files.size(p) <= SiltLog.HEADER_BYTES;
+        boolean creation = name.startsWith(".") || name.equals(SiltManifest.LOCK_FILE) || name.equals(SiltManifest.FILE + ".tmp")
+            || name.equals(SiltManifest.sortedName(1)) || name.equals(SiltManifest.logName(2)) && Files.size(p) <= SiltLog.HEADER_BYTES;
         CorruptStoreException.check(creation, p + " is a SILT file, but the store has no manifest (" + SiltManifest.FILE + ")");
       }
     }
