@@ -469,6 +469,11 @@ public final class BufferHash implements Closeable {
                 wal = opened;
                 writer.attach(opened); // entries that eviction keeps while replaying are logged anew
               }
+
+              @Override
+              public void writeOutBuffers() {
+                sync();
+              }
             });
   }
 }

@@ -8,9 +8,10 @@ package io.varve.bufferhash;
 public enum Durability {
   /**
    * The default, as in the paper: buffers live in RAM only. {@link BufferHash#close} writes them
-   * to the buffers file and {@link BufferHash#sync} writes them out as incarnations; a process
-   * killed between loses the writes still buffered (never the log's consistency). Costs nothing
-   * per write.
+   * to the buffers file, which the next open reads back and writes out as incarnations; {@link
+   * BufferHash#sync} writes them out as incarnations. A process killed between loses the writes
+   * still buffered since the last sync or open (never the log's consistency). Costs nothing per
+   * write.
    */
   BUFFERS_IN_RAM,
   /**

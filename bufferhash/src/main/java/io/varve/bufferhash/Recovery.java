@@ -26,6 +26,9 @@ final class Recovery {
 
     /** From now on, writes are logged to {@code wal}. */
     void attach(WriteAheadLog wal);
+
+    /** Writes every buffered entry out as incarnations and forces them, with a state naming them. */
+    void writeOutBuffers();
   }
 
   private final Path directory;
@@ -33,6 +36,8 @@ final class Recovery {
   private final IncarnationLog log;
   private final SuperTable[] tables;
   private final KeyHasher hasher;
+  /** Entries applied from the write-ahead log and the buffers file. */
+  private long recovered;
 
   Recovery(Path directory, String buffersFile, IncarnationLog log, SuperTable[] tables, KeyHasher hasher) {
     this.directory = directory;
@@ -57,9 +62,22 @@ final class Recovery {
           return incarnation;
         });
     WriteAheadLog wal = replayWriteAheadLog(durability, walSegmentBytes, target);
-    loadBuffers(target);
-    if (wal != null) {
-      wal.sync(); // the buffers file's entries are now in the write-ahead log, before the state stops naming the file
+    try {
+      loadBuffers(target);
+      if (durability.writeAheadLog()) {
+        wal.sync(); // the buffers file's entries are now in the write-ahead log, before the state stops naming the file
+      } else {
+        if (recovered > 0) {
+          // Durable until now, in the buffers file or the write-ahead log: they stay so, as
+          // incarnations, before the file and the segments go.
+          target.writeOutBuffers();
+        }
+        wal.deleteAll();
+      }
+    } finally {
+      if (!durability.writeAheadLog()) {
+        wal.close();
+      }
     }
     log.recordBuffersIfNamed();
     Files.deleteIfExists(buffers);
@@ -67,8 +85,8 @@ final class Recovery {
 
   /**
    * Replays the write-ahead log into the buffers: every entry a super table had not yet flushed to
-   * a durable incarnation. Without a log in this mode, the replayed entries stay in RAM and the
-   * segments go. Returns the log that new writes go to, or null.
+   * a durable incarnation. Returns the log, attached to the table for new writes when this mode
+   * keeps one; without one, the caller deletes its segments once the replayed entries are durable.
    */
   private WriteAheadLog replayWriteAheadLog(Durability durability, long segmentBytes, Target target) throws IOException {
     long[] flushedThrough = new long[tables.length];
@@ -82,29 +100,33 @@ final class Recovery {
           @Override
           public void entry(long sequence, int superTable, byte[] key, byte[] value) {
             if (sequence > flushedThrough[superTable]) {
+              recovered++;
               target.apply(key, value, superTable, durability.writeAheadLog() ? sequence : 0, () -> directory + ": write-ahead record " + sequence);
             }
           }
         };
     WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, replayer);
+    boolean replayed = false;
     try {
       if (durability.writeAheadLog()) {
         target.attach(opened);
       }
       opened.replayEntries(replayer);
+      replayed = true;
     } finally {
-      if (!durability.writeAheadLog()) {
-        opened.deleteAll();
+      if (!replayed && !durability.writeAheadLog()) {
         opened.close();
       }
     }
-    return durability.writeAheadLog() ? opened : null;
+    return opened;
   }
 
   /**
-   * Reads back the buffers written on close. The state names the file it expects; a valid file
-   * written for a newer state than the one read is loaded too (the state write that named it was
-   * lost: the process died there, or the newest state slot was damaged); an older one is stale.
+   * Reads back the buffers written on close. The state names the file it expects, until a
+   * recovery has taken it in: such a file is loaded (a state written by a recovery that died, or
+   * failed, before it finished still names it); a valid file written for a newer state than the
+   * one read is loaded too (the state write that named it was lost: the process died there, or
+   * the newest state slot was damaged); an older one that no state names is stale.
    */
   private void loadBuffers(Target target) throws IOException {
     long expected = log.expectedBuffersChecksum();
@@ -117,13 +139,16 @@ final class Recovery {
     CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
     CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
     long stateGeneration = log.generationAtOpen(); // the state that named it, or not; recovery's own state writes aside
-    boolean current = generation > stateGeneration || (generation == stateGeneration && expected >= 0);
-    if (current) {
+    boolean named = expected >= 0 && generation <= stateGeneration;
+    if (named || generation > stateGeneration) {
       BufferSnapshot.read(
           buffers,
           tables.length,
-          generation == stateGeneration ? expected : -1,
-          (tableId, key, value) -> target.apply(key, value, tableId, -1, buffers::toString));
+          named ? expected : -1,
+          (tableId, key, value) -> {
+            recovered++;
+            target.apply(key, value, tableId, -1, buffers::toString);
+          });
     }
   }
 }

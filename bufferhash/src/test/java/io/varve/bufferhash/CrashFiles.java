@@ -40,6 +40,8 @@ final class CrashFiles implements AutoCloseable {
   private Fill tearFill;
   private Random tearRandom;
   private String failForcePrefix;
+  private int failForcePassing;
+  private final Map<String, Integer> forces = new HashMap<>();
   private volatile String fired;
 
   private CrashFiles() {}
@@ -71,7 +73,18 @@ final class CrashFiles implements AutoCloseable {
 
   /** Fails the next force of a file whose name starts with {@code prefix}, without forcing. */
   synchronized void failNextForce(String prefix) {
+    failForce(prefix, 0);
+  }
+
+  /** Lets {@code passing} forces of files named {@code prefix}... succeed, then fails the next one. */
+  synchronized void failForce(String prefix, int passing) {
     failForcePrefix = prefix;
+    failForcePassing = passing;
+  }
+
+  /** The successful forces so far of files whose name starts with {@code prefix}. */
+  synchronized int forces(String prefix) {
+    return forces.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToInt(Map.Entry::getValue).sum();
   }
 
   /** What the armed failure did, or null while it has not fired. */
@@ -174,12 +187,14 @@ final class CrashFiles implements AutoCloseable {
     @Override
     public void force(boolean metaData) throws IOException {
       synchronized (CrashFiles.this) {
-        if (failForcePrefix != null && file.getFileName().toString().startsWith(failForcePrefix)) {
+        String name = file.getFileName().toString();
+        if (failForcePrefix != null && name.startsWith(failForcePrefix) && failForcePassing-- == 0) {
           failForcePrefix = null;
           fired = "failed a force of " + file.getFileName();
           throw new IOException("Input/output error (injected fsync failure of " + file.getFileName() + ")");
         }
         real.force(metaData);
+        forces.merge(name, 1, Integer::sum);
         forcedPages.clear();
         forcedSize = real.size();
       }
