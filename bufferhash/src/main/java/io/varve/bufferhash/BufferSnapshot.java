@@ -74,6 +74,7 @@ final class BufferSnapshot {
       channel.force(true);
     }
     Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    Channels.forceDirectory(file.getParent()); // before the state names the file
     return checksum;
   }
 

@@ -4,11 +4,12 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
- * Opens the channels of a table's files (its log, state and write-ahead segments), through one
- * hook that tests replace with channels that fail as a full disk or a failing device does.
- * Thread-safe.
+ * Opens the channels of a table's files (its log, state and write-ahead segments) and of its
+ * directory, through one hook that tests replace with channels that fail as a full disk or a
+ * failing device does, or that remember what a power loss would undo. Thread-safe.
  */
 final class Channels {
   /** How a file is opened. */
@@ -23,5 +24,23 @@ final class Channels {
 
   static FileChannel open(Path file, OpenOption... options) throws IOException {
     return opener.open(file, options);
+  }
+
+  /**
+   * Forces {@code directory}'s entries to the device: a file created or renamed there survives a
+   * power loss only once this returns (forcing the file itself does not make its name durable on
+   * every file system). Where a directory cannot be opened (not Linux), the rename alone is what
+   * there is.
+   */
+  static void forceDirectory(Path directory) throws IOException {
+    FileChannel channel;
+    try {
+      channel = opener.open(directory, StandardOpenOption.READ);
+    } catch (IOException unsupported) {
+      return;
+    }
+    try (channel) {
+      channel.force(true);
+    }
   }
 }

@@ -244,6 +244,7 @@ final class WriteAheadLog implements AutoCloseable {
     SEGMENT.putFooter(header, 0, 24);
     writeFully(ByteBuffer.wrap(header));
     current.force(true);
+    Channels.forceDirectory(directory); // before a sync can vouch for a record in the segment
     currentBytes = SEGMENT_HEADER_BYTES;
     segments.addLast(new long[] {segmentNumber, firstSequence});
     segmentCount = segments.size();

@@ -11,6 +11,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.BiPredicate;
 import java.util.function.LongPredicate;
 
@@ -35,6 +37,8 @@ final class CrashFiles implements AutoCloseable {
   private static final int PAGE = LogFormat.PAGE_BYTES;
 
   private final Map<Path, Recording> open = new HashMap<>();
+  /** The names each directory held at its last successful force. */
+  private final Map<Path, Set<String>> forcedNames = new HashMap<>();
   private String tearPrefix;
   private BiPredicate<Long, Integer> tearWhere;
   private Fill tearFill;
@@ -50,6 +54,9 @@ final class CrashFiles implements AutoCloseable {
     CrashFiles files = new CrashFiles();
     Channels.opener =
         (file, options) -> {
+          if (Files.isDirectory(file)) {
+            return files.new DirectoryRecording(file.toAbsolutePath(), FileChannel.open(file, options));
+          }
           Recording channel = files.new Recording(file.toAbsolutePath(), FileChannel.open(file, options));
           synchronized (files) {
             files.open.put(file.toAbsolutePath(), channel);
@@ -137,9 +144,47 @@ final class CrashFiles implements AutoCloseable {
     recording.undoInto(to.resolve(name), lost, false);
   }
 
+  /**
+   * In {@code to}, a copy of {@code from}, deletes every file whose name {@code from} did not hold
+   * at its last directory force through these files (all of them, if it was never forced): a file
+   * created or renamed since may be gone after a power loss.
+   */
+  synchronized void loseUnforcedNames(Path from, Path to) throws IOException {
+    Set<String> durable = forcedNames.getOrDefault(from.toAbsolutePath(), Set.of());
+    try (var files = Files.list(to)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        if (!durable.contains(file.getFileName().toString())) {
+          Files.delete(file);
+        }
+      }
+    }
+  }
+
   @Override
   public void close() {
     Channels.opener = FileChannel::open;
+  }
+
+  /** A directory's channel whose force remembers the names the directory then held. */
+  private final class DirectoryRecording extends DelegatingChannel {
+    private final Path directory;
+
+    DirectoryRecording(Path directory, FileChannel real) {
+      super(real);
+      this.directory = directory;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      synchronized (CrashFiles.this) {
+        real.force(metaData);
+        Set<String> names = new TreeSet<>();
+        try (var files = Files.list(directory)) {
+          files.forEach(file -> names.add(file.getFileName().toString()));
+        }
+        forcedNames.put(directory, names);
+      }
+    }
   }
 
   /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
