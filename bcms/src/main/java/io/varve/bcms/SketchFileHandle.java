@@ -25,6 +25,14 @@ final class SketchFileHandle {
 
   private static final String WHAT = "a sketch";
 
+  /** Makes a directory's entries durable; replaced by tests that watch for it. */
+  interface DirectorySync {
+    void force(Path directory) throws IOException;
+  }
+
+  /** {@link #forceDirectory}; changed only by tests. */
+  static volatile DirectorySync directorySync = SketchFileHandle::forceDirectory;
+
   private final Path path;
   private final FileChannel channel;
   private final ExclusiveUse use;
@@ -68,6 +76,8 @@ final class SketchFileHandle {
       // Zero counters without writing them: the body is a hole until pages are written.
       channel.write(ByteBuffer.allocate(1), header.headerLength() + header.bodyLength() - 1);
       channel.force(true);
+      // The file's name: without it, a power loss could take a sketch that closed cleanly.
+      directorySync.force(path.toAbsolutePath().getParent());
     } catch (IOException | RuntimeException e) {
       handle.closeQuietly();
       try {
@@ -79,6 +89,19 @@ final class SketchFileHandle {
           : (RuntimeException) e;
     }
     return handle;
+  }
+
+  /** Forces {@code directory}'s entries, where the platform can open a directory (Linux can). */
+  private static void forceDirectory(Path directory) throws IOException {
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(directory, StandardOpenOption.READ);
+    } catch (IOException unsupported) {
+      return;
+    }
+    try (channel) {
+      channel.force(true);
+    }
   }
 
   /**
