@@ -1,5 +1,6 @@
 package io.varve.bcms;
 
+import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.ExclusiveUse;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
@@ -30,8 +31,8 @@ final class SketchFileHandle {
     void force(Path directory) throws IOException;
   }
 
-  /** {@link #forceDirectory}; changed only by tests. */
-  static volatile DirectorySync directorySync = SketchFileHandle::forceDirectory;
+  /** {@link DirectoryEntries#force(Path)}; changed only by tests. */
+  static volatile DirectorySync directorySync = DirectoryEntries::force;
 
   private final Path path;
   private final FileChannel channel;
@@ -89,19 +90,6 @@ final class SketchFileHandle {
           : (RuntimeException) e;
     }
     return handle;
-  }
-
-  /** Forces {@code directory}'s entries, where the platform can open a directory (Linux can). */
-  private static void forceDirectory(Path directory) throws IOException {
-    FileChannel channel;
-    try {
-      channel = FileChannel.open(directory, StandardOpenOption.READ);
-    } catch (IOException unsupported) {
-      return;
-    }
-    try (channel) {
-      channel.force(true);
-    }
   }
 
   /**

@@ -1,10 +1,10 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.DirectoryEntries;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Opens the channels of a table's files (its log, state and write-ahead segments) and of its
@@ -27,20 +27,10 @@ final class Channels {
   }
 
   /**
-   * Forces {@code directory}'s entries to the device: a file created or renamed there survives a
-   * power loss only once this returns (forcing the file itself does not make its name durable on
-   * every file system). Where a directory cannot be opened (not Linux), the rename alone is what
-   * there is.
+   * Forces {@code directory}'s entries to the device, through the hook: a file created or renamed
+   * there survives a power loss only once this returns.
    */
   static void forceDirectory(Path directory) throws IOException {
-    FileChannel channel;
-    try {
-      channel = opener.open(directory, StandardOpenOption.READ);
-    } catch (IOException unsupported) {
-      return;
-    }
-    try (channel) {
-      channel.force(true);
-    }
+    DirectoryEntries.force(directory, opener::open);
   }
 }

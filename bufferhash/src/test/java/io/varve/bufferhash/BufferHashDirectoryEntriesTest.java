@@ -1,15 +1,13 @@
 package io.varve.bufferhash;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Power losses that take the directory entries created or renamed since the directory was last
@@ -20,51 +18,48 @@ import org.junit.jupiter.api.io.TempDir;
 class BufferHashDirectoryEntriesTest {
   @TempDir Path temp;
 
-  @Test
-  void aPowerLossAfterASyncKeepsANewTable() throws IOException {
-    long seed = 0xD1E0_0001L;
-    Path dir = temp.resolve("table");
-    Path crashed = temp.resolve("crashed");
-    Map<ByteBuffer, byte[]> model;
-    try (CrashFiles files = CrashFiles.install()) {
-      BufferHash table = builder(dir, Durability.BUFFERS_IN_RAM).open();
-      model = write(table, new Random(seed), 500, 0);
-      table.sync();
-      crash(files, dir, crashed);
-      table.close();
+  /** What the table has done when the power goes. */
+  enum Before {
+    /** A new table, its writes synced into incarnations. */
+    A_SYNC_OF_A_NEW_TABLE(Durability.BUFFERS_IN_RAM, 500, 0, false),
+    /** Its writes in the buffers file a close renamed into place. */
+    A_CLOSE(Durability.BUFFERS_IN_RAM, 500, 0, true),
+    /** Writes synced to the write-ahead log as it grows into several 16 KiB segments. */
+    SYNCS_ACROSS_SEGMENTS(Durability.SYNC_ON_CALL, 3_000, 100, false);
+
+    final Durability durability;
+    final int writes;
+    final int syncEvery;
+    final boolean close;
+
+    Before(Durability durability, int writes, int syncEvery, boolean close) {
+      this.durability = durability;
+      this.writes = writes;
+      this.syncEvery = syncEvery;
+      this.close = close;
     }
-    checkAll(crashed, Durability.BUFFERS_IN_RAM, model, "seed " + seed + ", a new table synced, then a power loss");
   }
 
-  @Test
-  void aPowerLossAfterCloseKeepsTheBuffersFile() throws IOException {
-    long seed = 0xD1E0_0002L;
+  @ParameterizedTest
+  @EnumSource(Before.class)
+  void aPowerLossKeepsEveryDurableWrite(Before before) throws IOException {
+    long seed = 0xD1E0_0000L + before.ordinal();
+    String context = "seed " + seed + ", " + before + ", then a power loss";
     Path dir = temp.resolve("table");
     Path crashed = temp.resolve("crashed");
     Map<ByteBuffer, byte[]> model;
     try (CrashFiles files = CrashFiles.install()) {
-      try (BufferHash table = builder(dir, Durability.BUFFERS_IN_RAM).open()) {
-        model = write(table, new Random(seed), 500, 0);
+      BufferHash table = builder(dir, before.durability).open();
+      model = RandomWrites.putFresh(table, new Random(seed), before.writes, before.syncEvery);
+      if (before.close) {
+        table.close();
+      } else {
+        table.sync();
       }
       crash(files, dir, crashed);
-    }
-    checkAll(crashed, Durability.BUFFERS_IN_RAM, model, "seed " + seed + ", a close, then a power loss");
-  }
-
-  @Test
-  void aPowerLossKeepsSyncedWritesInEveryWriteAheadSegment() throws IOException {
-    long seed = 0xD1E0_0003L;
-    Path dir = temp.resolve("table");
-    Path crashed = temp.resolve("crashed");
-    Map<ByteBuffer, byte[]> model;
-    try (CrashFiles files = CrashFiles.install()) {
-      BufferHash table = builder(dir, Durability.SYNC_ON_CALL).open();
-      model = write(table, new Random(seed), 3_000, 100); // 16 KiB segments: several are started
-      table.sync();
-      crash(files, dir, crashed);
       table.close();
     }
-    checkAll(crashed, Durability.SYNC_ON_CALL, model, "seed " + seed + ", synced writes, then a power loss");
+    RandomWrites.checkHolds(builder(crashed, before.durability), model, context);
   }
 
   /** Copies {@code dir} into {@code crashed} as a power loss leaves it: unforced writes and unforced names lost. */
@@ -72,31 +67,6 @@ class BufferHashDirectoryEntriesTest {
     CrashFiles.copyAsKilled(dir, crashed);
     files.loseUnforced(dir, crashed, "");
     files.loseUnforcedNames(dir, crashed);
-  }
-
-  /** Puts {@code count} random entries, syncing every {@code syncEvery} (0: never); returns them. */
-  private static Map<ByteBuffer, byte[]> write(BufferHash table, Random random, int count, int syncEvery) {
-    Map<ByteBuffer, byte[]> model = new LinkedHashMap<>();
-    for (int i = 1; i <= count; i++) {
-      byte[] key = new byte[8 + random.nextInt(16)];
-      random.nextBytes(key);
-      byte[] value = new byte[random.nextInt(16)];
-      random.nextBytes(value);
-      table.put(key, value);
-      model.put(ByteBuffer.wrap(key), value);
-      if (syncEvery > 0 && i % syncEvery == 0) {
-        table.sync();
-      }
-    }
-    return model;
-  }
-
-  private static void checkAll(Path dir, Durability durability, Map<ByteBuffer, byte[]> model, String context) throws IOException {
-    try (BufferHash recovered = BufferHashTornFlushTest.open(builder(dir, durability), context)) {
-      for (Map.Entry<ByteBuffer, byte[]> entry : model.entrySet()) {
-        assertArrayEquals(entry.getValue(), recovered.get(entry.getKey().array()), context + ": a durable write");
-      }
-    }
   }
 
   private static BufferHashBuilder builder(Path dir, Durability durability) {

@@ -1,6 +1,5 @@
 package io.varve.bufferhash;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -8,7 +7,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +55,7 @@ class BufferHashRecoveryCrashTest {
         CrashFiles.copyAsKilled(live, crashed);
         files.loseUnforced(live, crashed, "");
       }
-      checkAll(builder(crashed, durability, 16384), model, context);
+      RandomWrites.checkHolds(builder(crashed, durability, 16384), model, context);
     }
   }
 
@@ -79,7 +77,7 @@ class BufferHashRecoveryCrashTest {
       model = writeAndClose(dir, lastLife, random, seed);
     } else {
       BufferHash table = builder(dir, lastLife, 16384).open();
-      model = write(table, random);
+      model = RandomWrites.putFresh(table, random, KEYS, 0);
       table.sync();
       CrashFiles.copyAsKilled(dir, killed); // a crash: no buffers file, the writes in the write-ahead log
       table.close();
@@ -92,39 +90,18 @@ class BufferHashRecoveryCrashTest {
       files.loseUnforced(dir, killed, "");
       reopened.close();
     }
-    checkAll(builder(killed, Durability.BUFFERS_IN_RAM, 16384), model, context);
+    RandomWrites.checkHolds(builder(killed, Durability.BUFFERS_IN_RAM, 16384), model, context);
   }
 
   /** Writes {@link #KEYS} random entries into a new table with large buffers, and closes it: the buffers file holds them. */
   private static Map<ByteBuffer, byte[]> writeAndClose(Path dir, Durability durability, Random random, long seed) throws IOException {
     Map<ByteBuffer, byte[]> model;
     try (BufferHash table = builder(dir, durability, 16384).open()) {
-      model = write(table, random);
+      model = RandomWrites.putFresh(table, random, KEYS, 0);
       assertTrue(table.stats().flushes() == 0, "seed " + seed + ": the writes should all be in the buffers");
     }
     assertTrue(Files.exists(dir.resolve("buffers")), "seed " + seed + ": close wrote no buffers file");
     return model;
-  }
-
-  private static Map<ByteBuffer, byte[]> write(BufferHash table, Random random) {
-    Map<ByteBuffer, byte[]> model = new LinkedHashMap<>();
-    for (int i = 0; i < KEYS; i++) {
-      byte[] key = new byte[8 + random.nextInt(16)];
-      random.nextBytes(key);
-      byte[] value = new byte[random.nextInt(16)];
-      random.nextBytes(value);
-      table.put(key, value);
-      model.put(ByteBuffer.wrap(key), value);
-    }
-    return model;
-  }
-
-  private static void checkAll(BufferHashBuilder builder, Map<ByteBuffer, byte[]> model, String context) throws IOException {
-    try (BufferHash recovered = BufferHashTornFlushTest.open(builder, context)) {
-      for (Map.Entry<ByteBuffer, byte[]> entry : model.entrySet()) {
-        assertArrayEquals(entry.getValue(), recovered.get(entry.getKey().array()), context + ": a durable write");
-      }
-    }
   }
 
   /** The forces of {@code prefix}... files in a successful recovery of a copy of {@code closed}, with small buffers. */

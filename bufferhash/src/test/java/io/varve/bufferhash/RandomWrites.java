@@ -1,9 +1,12 @@
 package io.varve.bufferhash;
 
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
-/** One random write of the crash tests, made to a table and to its {@link DurableModel}. Stateless. */
+/** The random writes of the crash tests, made to a table and to a model of it, and the check of what survived. Stateless. */
 final class RandomWrites {
   private RandomWrites() {}
 
@@ -28,6 +31,35 @@ final class RandomWrites {
     }
     if (durability == Durability.SYNC_EVERY_WRITE) {
       model.acknowledge();
+    }
+  }
+
+  /**
+   * Puts {@code count} random entries of distinct random keys (8 to 23 bytes; values up to 15),
+   * syncing after every {@code syncEvery} (0: never); returns them.
+   */
+  static Map<ByteBuffer, byte[]> putFresh(BufferHash table, Random random, int count, int syncEvery) {
+    Map<ByteBuffer, byte[]> model = new LinkedHashMap<>();
+    for (int i = 1; i <= count; i++) {
+      byte[] key = new byte[8 + random.nextInt(16)];
+      random.nextBytes(key);
+      byte[] value = new byte[random.nextInt(16)];
+      random.nextBytes(value);
+      table.put(key, value);
+      model.put(ByteBuffer.wrap(key), value);
+      if (syncEvery > 0 && i % syncEvery == 0) {
+        table.sync();
+      }
+    }
+    return model;
+  }
+
+  /** Opens {@code builder}'s table and checks that it holds every entry of {@code model}. */
+  static void checkHolds(BufferHashBuilder builder, Map<ByteBuffer, byte[]> model, String context) throws java.io.IOException {
+    try (BufferHash table = BufferHashTornFlushTest.open(builder, context)) {
+      for (Map.Entry<ByteBuffer, byte[]> entry : model.entrySet()) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(entry.getValue(), table.get(entry.getKey().array()), context + ": a durable write");
+      }
     }
   }
 }
