@@ -19,6 +19,15 @@ import java.util.Set;
  * itself, after the log lock, never the other way round.
  */
 final class LogWriter {
+  /**
+   * Once the log must evict, it evicts ahead of need, for about this many more flushes of the
+   * size at hand: the forced state that must precede overwriting evicted pages ({@link
+   * IncarnationLog#commitTail}) then serves them too, where it would cost one {@code fsync} each.
+   */
+  private static final int EVICT_AHEAD_FLUSHES = 4;
+  /** The evictions ahead of need take at most this share of the log: little goes early. */
+  private static final int EVICT_AHEAD_MAX_SHARE = 32;
+
   private final IncarnationLog log;
   private final SuperTable[] tables;
   private final KeyHasher hasher;
@@ -110,6 +119,11 @@ final class LogWriter {
       evicted = true;
     }
     if (evicted) {
+      long ahead = Math.min((long) EVICT_AHEAD_FLUSHES * encoded.pages, log.totalPages() / EVICT_AHEAD_MAX_SHARE);
+      for (long freed = 0; freed < ahead && !log.isEmpty(); ) {
+        freed += log.oldest().pages;
+        evictOldest(partialDiscard, refilled);
+      }
       if (wal != null && keptEntries > keptBefore) {
         // The entries kept are only in a buffer now, logged anew: their records must be on the
         // device before the state stops naming the incarnation that held them.
