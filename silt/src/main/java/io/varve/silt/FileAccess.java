@@ -25,7 +25,11 @@ final class FileAccess implements Closeable {
     FileChannel open(Path file, OpenOption... options) throws IOException;
   }
 
-  /** The opener of every channel; changed only by tests, between stores. */
+  /**
+   * The opener of every channel the store writes or reads through, the manifest's, a hash store's
+   * being written and the directory's forced ones included (the sorted store's are the builder's);
+   * changed only by tests, between stores.
+   */
   static volatile Opener opener = FileChannel::open;
 
   private final Path file;

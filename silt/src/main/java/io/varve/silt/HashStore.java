@@ -83,7 +83,7 @@ final class HashStore extends Retained {
     CuckooTagTable table = log.table();
     int buckets = table.slotCount() / CuckooTagTable.WAYS;
     try (FileAccess in = FileAccess.open(log.file(), new java.nio.file.OpenOption[] {StandardOpenOption.READ}, StandardOpenOption.READ);
-        FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        FileChannel out = FileAccess.opener.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(out), 1 << 16));
       byte[] header = new byte[HEADER_BYTES];
       FORMAT.putHeader(header, 0, VERSION);

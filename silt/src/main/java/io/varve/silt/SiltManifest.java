@@ -163,7 +163,7 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
   /** Publishes this manifest in {@code directory}, durably and atomically. */
   void write(Path directory) throws IOException {
     Path temporary = directory.resolve(FILE + ".tmp");
-    try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel channel = FileAccess.opener.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.wrap(toBytes());
       while (b.hasRemaining()) {
         channel.write(b);
@@ -175,7 +175,7 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
   }
 
   static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+    try (FileChannel channel = FileAccess.opener.open(directory, StandardOpenOption.READ)) {
       channel.force(true);
     } catch (NoSuchFileException e) {
       throw e;

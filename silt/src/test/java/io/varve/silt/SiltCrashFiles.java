@@ -1,0 +1,342 @@
+package io.varve.silt;
+
+import io.varve.core.files.FileTrees;
+import io.varve.core.testing.DelegatingChannel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+/**
+ * The files of a SILT store as a crash leaves them (BufferHash's {@code CrashFiles}, adapted to
+ * {@link FileAccess#opener}, with the directory's entries as well). Installed as the hook, it
+ * opens every file through a channel that remembers, page by page, what the file held at its last
+ * successful {@code force}, and every directory through one that remembers, at each successful
+ * {@code force}, which names it held and what {@code MANIFEST} said: a test can then build the
+ * directory a power loss, or a failed {@code fsync} (whose pages or entries the kernel may drop),
+ * leaves behind. Armed, it fails one {@code force}. Files the hook does not see (the sorted
+ * store's, which the builder forces) count as durable when copied. The hook is static: one
+ * instance at a time, closed after the test. Thread-safe: the channels and the test's thread share
+ * one monitor, so an image is taken while no hooked write or force runs.
+ */
+final class SiltCrashFiles implements AutoCloseable {
+  private static final int PAGE = 4096;
+
+  /** The recording of each file's newest writable channel. */
+  private final Map<Path, Recording> open = new HashMap<>();
+  /** Each directory as of its last successful force. */
+  private final Map<Path, DurableEntries> directories = new HashMap<>();
+  private final Map<String, Integer> forces = new HashMap<>();
+  private String failForcePrefix;
+  private int failForcePassing;
+  private volatile String fired;
+
+  /** A directory's names, and its manifest's bytes (null: none), when it was last forced. */
+  private record DurableEntries(Set<String> names, byte[] manifest) {}
+
+  private SiltCrashFiles() {}
+
+  static SiltCrashFiles install() {
+    SiltCrashFiles files = new SiltCrashFiles();
+    FileAccess.opener = files::open;
+    return files;
+  }
+
+  private FileChannel open(Path file, OpenOption... options) throws IOException {
+    FileChannel real = FileChannel.open(file, options);
+    Path absolute = file.toAbsolutePath();
+    if (Files.isDirectory(absolute)) {
+      return new DirectoryChannel(absolute, real);
+    }
+    boolean writable = Arrays.asList(options).contains(StandardOpenOption.WRITE);
+    Recording channel = new Recording(absolute, real);
+    if (writable) {
+      synchronized (this) {
+        open.put(absolute, channel); // a read-only channel (a conversion's) does not replace the writer's
+      }
+    }
+    return channel;
+  }
+
+  /** Lets {@code passing} forces of files or directories named {@code prefix}... succeed, then fails the next one. */
+  synchronized void failForce(String prefix, int passing) {
+    failForcePrefix = prefix;
+    failForcePassing = passing;
+  }
+
+  /** The successful forces so far of files or directories whose name starts with {@code prefix}. */
+  synchronized int forces(String prefix) {
+    return forces.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToInt(Map.Entry::getValue).sum();
+  }
+
+  /** What the armed failure did, or null while it has not fired. */
+  String fired() {
+    return fired;
+  }
+
+  /**
+   * Copies the store in {@code from} to {@code to} as a killed process leaves it, every write that
+   * returned there (not the lock file). Files that go while it copies are left out: they went first.
+   */
+  synchronized void copyAsKilled(Path from, Path to) throws IOException {
+    FileTrees.deleteTree(to);
+    Files.createDirectories(to);
+    copyTree(from, to);
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    List<Path> entries;
+    try (Stream<Path> list = Files.list(from)) {
+      entries = list.toList();
+    } catch (NoSuchFileException gone) {
+      return; // deleted by background work meanwhile: it went first
+    }
+    for (Path p : entries) {
+      Path target = to.resolve(p.getFileName().toString());
+      if (p.getFileName().toString().equals(SiltManifest.LOCK_FILE)) {
+        continue;
+      }
+      try {
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+          copyTree(p, target);
+        } else {
+          Files.copy(p, target);
+        }
+      } catch (NoSuchFileException gone) {
+        // as above
+      }
+    }
+  }
+
+  /**
+   * A power loss: {@code to}, a copy of {@code from} ({@link #copyAsKilled}), loses every write no
+   * successful force covered, to the files whose names {@code lost} accepts and to the directory.
+   */
+  synchronized void powerLoss(Path from, Path to, Predicate<String> lost) throws IOException {
+    copyAsKilled(from, to);
+    loseUnforced(from, to, lost);
+    loseUnforcedEntries(from, to);
+  }
+
+  /**
+   * In {@code to}, a copy of {@code from}, undoes every write to the files of {@code from} whose
+   * names {@code lost} accepts that no successful force covered: each is back to its last forced
+   * pages and length, as a power loss may leave it, or a failed {@code fsync} whose pages were dropped.
+   */
+  synchronized void loseUnforced(Path from, Path to, Predicate<String> lost) throws IOException {
+    for (Map.Entry<Path, Recording> entry : open.entrySet()) {
+      Path file = entry.getKey();
+      String name = file.getFileName().toString();
+      if (!file.getParent().equals(from.toAbsolutePath()) || !lost.test(name)) {
+        continue;
+      }
+      Path copy = to.resolve(name);
+      if (Files.exists(copy)) {
+        entry.getValue().undoInto(copy, page -> true, true);
+      }
+    }
+  }
+
+  /**
+   * In {@code to}, a copy of {@code from}, undoes what {@code from}'s entries changed since its last
+   * successful force: names created since are gone, and {@code MANIFEST} is what it was then (a
+   * rename not yet forced). Names deleted since stay deleted: the copy cannot bring them back, and
+   * a store deletes a file only once a manifest that no longer names it is durable.
+   */
+  synchronized void loseUnforcedEntries(Path from, Path to) throws IOException {
+    // A directory never forced (nor marked durable) holds nothing durable.
+    DurableEntries durable = directories.getOrDefault(from.toAbsolutePath(), new DurableEntries(Set.of(), null));
+    try (Stream<Path> list = Files.list(to)) {
+      for (Path p : list.toList()) {
+        String name = p.getFileName().toString();
+        if (!durable.names.contains(name) && !name.equals(SiltManifest.FILE)) {
+          FileTrees.deleteTree(p);
+        }
+      }
+    }
+    Path manifest = to.resolve(SiltManifest.FILE);
+    if (durable.manifest == null) {
+      Files.deleteIfExists(manifest);
+    } else {
+      Files.write(manifest, durable.manifest);
+    }
+  }
+
+  /** Takes {@code directory}'s entries as they are now as durable: it was made before these files were installed. */
+  synchronized void markDurable(Path directory) throws IOException {
+    recordDurable(directory.toAbsolutePath());
+  }
+
+  private void recordDurable(Path directory) throws IOException {
+    Set<String> names = new HashSet<>();
+    try (Stream<Path> list = Files.list(directory)) {
+      list.forEach(p -> names.add(p.getFileName().toString()));
+    }
+    Path manifest = directory.resolve(SiltManifest.FILE);
+    directories.put(directory, new DurableEntries(names, Files.exists(manifest) ? Files.readAllBytes(manifest) : null));
+  }
+
+  /**
+   * As {@link #loseUnforced}, for the one file {@code name} of {@code from}, but only the unforced
+   * pages that {@code lost} accepts (page numbers of the file) go back to their forced content; the
+   * others keep what was written, and the file keeps its length: a power loss may keep any subset
+   * of the pages not yet forced.
+   */
+  synchronized void loseUnforcedPages(Path from, Path to, String name, LongPredicate lost) throws IOException {
+    Recording recording = open.get(from.toAbsolutePath().resolve(name));
+    if (recording == null) {
+      throw new IllegalArgumentException(name + " of " + from + " was not opened through these files");
+    }
+    recording.undoInto(to.resolve(name), lost, false);
+  }
+
+  /** Pages of {@code name} in {@code from} written since their last force. */
+  synchronized List<Long> unforcedPages(Path from, String name) {
+    Recording recording = open.get(from.toAbsolutePath().resolve(name));
+    return recording == null ? List.of() : recording.forcedPages.keySet().stream().sorted().toList();
+  }
+
+  @Override
+  public void close() {
+    FileAccess.opener = FileChannel::open;
+  }
+
+  /** Under the monitor: fails the force of {@code name} if armed for it. */
+  private void failIfArmed(String name) throws IOException {
+    if (failForcePrefix != null && name.startsWith(failForcePrefix) && failForcePassing-- == 0) {
+      failForcePrefix = null;
+      fired = "failed a force of " + name;
+      throw new IOException("Input/output error (injected fsync failure of " + name + ")");
+    }
+  }
+
+  /** A directory's channel: its successful forces make its names, and its manifest, durable. */
+  private final class DirectoryChannel extends DelegatingChannel {
+    private final Path directory;
+
+    DirectoryChannel(Path directory, FileChannel real) {
+      super(real);
+      this.directory = directory;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      synchronized (SiltCrashFiles.this) {
+        String name = directory.getFileName().toString();
+        failIfArmed(name);
+        real.force(metaData);
+        forces.merge(name, 1, Integer::sum);
+        recordDurable(directory);
+      }
+    }
+  }
+
+  /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
+  private final class Recording extends DelegatingChannel {
+    private final Path file;
+    /** Reads pages before they change: the store may open the file for writing only. */
+    private final FileChannel reader;
+    private final Map<Long, byte[]> forcedPages = new HashMap<>();
+    private long forcedSize;
+
+    Recording(Path file, FileChannel real) throws IOException {
+      super(real);
+      this.file = file;
+      this.reader = FileChannel.open(file, StandardOpenOption.READ);
+      this.forcedSize = real.size();
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+      try (FileChannel r = reader) {
+        super.implCloseChannel();
+      }
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+      remember(position, src.remaining());
+      return real.write(src, position);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      remember(real.position(), src.remaining());
+      return real.write(src);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) {
+      throw new UnsupportedOperationException("gathering writes are not recorded");
+    }
+
+    @Override
+    public FileChannel truncate(long size) throws IOException {
+      synchronized (SiltCrashFiles.this) {
+        remember(size, (int) Math.max(0, Math.min(Integer.MAX_VALUE, real.size() - size)));
+        return super.truncate(size);
+      }
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      synchronized (SiltCrashFiles.this) {
+        String name = file.getFileName().toString();
+        failIfArmed(name);
+        real.force(metaData);
+        forces.merge(name, 1, Integer::sum);
+        forcedPages.clear();
+        forcedSize = real.size();
+      }
+    }
+
+    /** Keeps the forced content of the pages {@code [position, position + length)} touch, once each. */
+    private void remember(long position, int length) throws IOException {
+      synchronized (SiltCrashFiles.this) {
+        for (long page = position / PAGE; page * PAGE < position + length; page++) {
+          if (forcedPages.containsKey(page)) {
+            continue;
+          }
+          int bytes = (int) Math.max(0, Math.min(PAGE, forcedSize - page * PAGE));
+          ByteBuffer before = ByteBuffer.allocate(bytes);
+          while (before.hasRemaining() && reader.read(before, page * PAGE + before.position()) >= 0) {
+            // reads the page as last forced: nothing since touched it
+          }
+          forcedPages.put(page, before.array());
+        }
+      }
+    }
+
+    /** Writes the forced content of the pages {@code lost} accepts into {@code copy}, and cuts it to the forced length if {@code truncate}. */
+    void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
+      try (FileChannel channel = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+        long size = channel.size();
+        for (Map.Entry<Long, byte[]> page : forcedPages.entrySet()) {
+          long start = page.getKey() * PAGE;
+          if (lost.test(page.getKey()) && start < size) {
+            // Where the file keeps its length, a lost page's bytes past the forced length read as zeros.
+            byte[] forced = truncate ? page.getValue() : Arrays.copyOf(page.getValue(), (int) Math.min(PAGE, size - start));
+            channel.write(ByteBuffer.wrap(forced), start);
+          }
+        }
+        if (truncate && channel.size() > forcedSize) {
+          channel.truncate(forcedSize);
+        }
+      }
+    }
+  }
+}
