@@ -162,6 +162,14 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
 
   /** Publishes this manifest in {@code directory}, durably and atomically. */
   void write(Path directory) throws IOException {
+    replace(directory, writeTemporary(directory));
+  }
+
+  /**
+   * Writes this manifest to its temporary file in {@code directory} and forces it; the manifest in
+   * use is untouched, whether this returns or throws.
+   */
+  Path writeTemporary(Path directory) throws IOException {
     Path temporary = directory.resolve(FILE + ".tmp");
     try (FileChannel channel = FileAccess.opener.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.wrap(toBytes());
@@ -170,17 +178,47 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
       }
       channel.force(true);
     }
+    return temporary;
+  }
+
+  /**
+   * Renames the forced {@code temporary} over the manifest of {@code directory} and forces the
+   * directory, so that the rename survives a crash. When this throws, the rename may have happened
+   * or not, and a crash may keep it or not: either manifest may be the one the next open reads.
+   */
+  static void replace(Path directory, Path temporary) throws IOException {
     Files.move(temporary, directory.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     forceDirectory(directory);
   }
 
+  /**
+   * Forces {@code directory}'s entries (names created, renamed or deleted in it) to the device:
+   * until then a crash may undo them. A platform that cannot open a directory (Windows), or a file
+   * system that does not sync one ({@code EINVAL}), is taken at its word; any other failure, a
+   * failed {@code fsync} above all, throws: the entries may be lost, and what they publish must not
+   * be relied on (a merge's inputs deleted, a new log's writes acknowledged).
+   */
   static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel channel = FileAccess.opener.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
+    FileChannel channel;
+    try {
+      channel = FileAccess.opener.open(directory, StandardOpenOption.READ);
     } catch (NoSuchFileException e) {
       throw e;
-    } catch (IOException e) {
-      // Some file systems cannot force a directory; the rename is then as durable as they make it.
+    } catch (IOException cannotOpenDirectories) {
+      return;
     }
+    try (channel) {
+      channel.force(true);
+    } catch (IOException e) {
+      if (!refusesToSync(e)) {
+        throw e;
+      }
+    }
+  }
+
+  /** Whether {@code e}, from forcing a directory, says that its file system does not sync directories. */
+  private static boolean refusesToSync(IOException e) {
+    String message = String.valueOf(e.getMessage());
+    return message.contains("Invalid argument") || message.contains("not supported");
   }
 }

@@ -111,12 +111,26 @@ final class SiltState {
     }
   }
 
-  /** Under the write lock: writes {@code next}; if that fails, {@code newPart} is deleted. */
+  /**
+   * Under the write lock: publishes {@code next}, which names {@code newPart} (a file written and
+   * forced). If the manifest's temporary file fails, {@code newPart} is deleted. If its rename or
+   * the directory's force fails, the rename may stand or not, now or after a crash: {@code newPart}
+   * stays for the new manifest, and the caller keeps the old manifest's parts for the old one,
+   * which stays the one in memory; the next open deletes whichever parts the manifest it reads does
+   * not name.
+   */
   void publishManifest(SiltManifest next, Retained newPart) throws IOException {
+    Path temporary;
     try {
-      next.write(directory);
+      temporary = next.writeTemporary(directory);
     } catch (IOException | RuntimeException e) {
       newPart.deleteWhenReleased();
+      newPart.release();
+      throw e;
+    }
+    try {
+      SiltManifest.replace(directory, temporary);
+    } catch (IOException | RuntimeException e) {
       newPart.release();
       throw e;
     }
