@@ -31,7 +31,7 @@ final class SiltDirectory {
    */
   static SiltState open(Path directory, SiltOptions options) throws IOException {
     Path dir = directory.toAbsolutePath().normalize();
-    Files.createDirectories(dir);
+    createDurably(dir);
     if (!SiltManifest.exists(dir)) {
       refuseForeignFiles(dir); // before the lock file goes into a directory that is not ours
     }
@@ -84,6 +84,22 @@ final class SiltDirectory {
     List<LogStore> frozen = new ArrayList<>(logs);
     java.util.Collections.reverse(frozen);
     return new SiltState(dir, lock, options, manifest, new SiltView(active, frozen, hashStores, sorted));
+  }
+
+  /**
+   * Creates {@code dir} and its missing parents, and forces the parent of each one it creates: a
+   * new directory's name, like a file's, survives a crash only once its parent is forced, and
+   * without it the store, synced writes and all, could vanish whole.
+   */
+  private static void createDurably(Path dir) throws IOException {
+    Path existing = dir;
+    while (existing != null && !Files.isDirectory(existing)) {
+      existing = existing.getParent();
+    }
+    Files.createDirectories(dir);
+    for (Path created = dir; existing != null && !created.equals(existing); created = created.getParent()) {
+      SiltManifest.forceDirectory(created.getParent());
+    }
   }
 
   /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */
