@@ -1,12 +1,12 @@
 package io.varve.silt;
 
+import io.varve.core.files.DirectoryEntries;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -192,33 +192,11 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
   }
 
   /**
-   * Forces {@code directory}'s entries (names created, renamed or deleted in it) to the device:
-   * until then a crash may undo them. A platform that cannot open a directory (Windows), or a file
-   * system that does not sync one ({@code EINVAL}), is taken at its word; any other failure, a
-   * failed {@code fsync} above all, throws: the entries may be lost, and what they publish must not
-   * be relied on (a merge's inputs deleted, a new log's writes acknowledged).
+   * Forces {@code directory}'s entries (names created, renamed or deleted in it) to the device,
+   * through the test hook: until then a crash may undo them ({@link DirectoryEntries#force(Path,
+   * DirectoryEntries.Opener)} says which failures are taken as the platform's word).
    */
   static void forceDirectory(Path directory) throws IOException {
-    FileChannel channel;
-    try {
-      channel = FileAccess.opener.open(directory, StandardOpenOption.READ);
-    } catch (NoSuchFileException e) {
-      throw e;
-    } catch (IOException cannotOpenDirectories) {
-      return;
-    }
-    try (channel) {
-      channel.force(true);
-    } catch (IOException e) {
-      if (!refusesToSync(e)) {
-        throw e;
-      }
-    }
-  }
-
-  /** Whether {@code e}, from forcing a directory, says that its file system does not sync directories. */
-  private static boolean refusesToSync(IOException e) {
-    String message = String.valueOf(e.getMessage());
-    return message.contains("Invalid argument") || message.contains("not supported");
+    DirectoryEntries.force(directory, FileAccess.opener::open);
   }
 }

@@ -2,6 +2,7 @@ package io.varve.core.files;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -26,19 +27,35 @@ public final class DirectoryEntries {
   }
 
   /**
-   * Forces {@code directory}'s entries to the device, opening it through {@code opener}. Where a
-   * directory cannot be opened (not Linux), returns: the rename or creation alone is then what
-   * there is. A failed force is thrown.
+   * Forces {@code directory}'s entries to the device, opening it through {@code opener}. A
+   * platform that cannot open a directory (Windows), or a file system that does not sync one
+   * ({@code EINVAL}), is taken at its word: the rename or creation alone is then what there is.
+   * Any other failure, a failed {@code fsync} above all, is thrown: the entries may be lost, and
+   * what they publish must not be relied on.
+   *
+   * @throws java.nio.file.NoSuchFileException if {@code directory} does not exist
    */
   public static void force(Path directory, Opener opener) throws IOException {
     FileChannel channel;
     try {
       channel = opener.open(directory, StandardOpenOption.READ);
-    } catch (IOException unsupported) {
+    } catch (NoSuchFileException missing) {
+      throw missing;
+    } catch (IOException cannotOpenDirectories) {
       return;
     }
     try (channel) {
       channel.force(true);
+    } catch (IOException e) {
+      if (!refusesToSync(e)) {
+        throw e;
+      }
     }
+  }
+
+  /** Whether {@code e}, from forcing a directory, says that its file system does not sync directories. */
+  private static boolean refusesToSync(IOException e) {
+    String message = String.valueOf(e.getMessage());
+    return message.contains("Invalid argument") || message.contains("not supported");
   }
 }

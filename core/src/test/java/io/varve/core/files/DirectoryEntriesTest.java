@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.varve.core.testing.DelegatingChannel;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,5 +56,17 @@ class DirectoryEntriesTest {
               throw new IOException("Input/output error");
             })));
     assertEquals("Input/output error", thrown.getMessage());
+  }
+
+  @Test
+  void aFileSystemThatDoesNotSyncDirectoriesIsTakenAtItsWord() throws IOException {
+    DirectoryEntries.force(dir, opener(path -> {
+      throw new IOException("Invalid argument");
+    }));
+  }
+
+  @Test
+  void aMissingDirectoryIsAnError() {
+    assertThrows(NoSuchFileException.class, () -> DirectoryEntries.force(dir.resolve("missing")));
   }
 }
