@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -290,9 +291,13 @@ final class CrashFiles implements AutoCloseable {
     /** Writes the forced content of the pages {@code lost} accepts into {@code copy}, and cuts it to the forced length if {@code truncate}. */
     void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
       try (FileChannel channel = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+        long size = channel.size();
         for (Map.Entry<Long, byte[]> page : forcedPages.entrySet()) {
-          if (lost.test(page.getKey())) {
-            channel.write(ByteBuffer.wrap(page.getValue()), page.getKey() * PAGE);
+          long start = page.getKey() * PAGE;
+          if (lost.test(page.getKey()) && start < size) {
+            // Where the file keeps its length, a lost page's bytes past the forced length read as zeros.
+            byte[] forced = truncate ? page.getValue() : Arrays.copyOf(page.getValue(), (int) Math.min(PAGE, size - start));
+            channel.write(ByteBuffer.wrap(forced), start);
           }
         }
         if (truncate && channel.size() > forcedSize) {
