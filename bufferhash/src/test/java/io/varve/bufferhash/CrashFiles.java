@@ -2,13 +2,13 @@ package io.varve.bufferhash;
 
 import io.varve.core.files.FileTrees;
 import io.varve.core.testing.DelegatingChannel;
+import io.varve.core.testing.ForceFaults;
+import io.varve.core.testing.ForcedPages;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -44,9 +44,7 @@ final class CrashFiles implements AutoCloseable {
   private BiPredicate<Long, Integer> tearWhere;
   private Fill tearFill;
   private Random tearRandom;
-  private String failForcePrefix;
-  private int failForcePassing;
-  private final Map<String, Integer> forces = new HashMap<>();
+  private final ForceFaults forceFaults = new ForceFaults();
   private volatile String fired;
 
   private CrashFiles() {}
@@ -86,18 +84,17 @@ final class CrashFiles implements AutoCloseable {
 
   /** Lets {@code passing} forces of files named {@code prefix}... succeed, then fails the next one. */
   synchronized void failForce(String prefix, int passing) {
-    failForcePrefix = prefix;
-    failForcePassing = passing;
+    forceFaults.failForce(prefix, passing);
   }
 
   /** The successful forces so far of files whose name starts with {@code prefix}. */
   synchronized int forces(String prefix) {
-    return forces.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToInt(Map.Entry::getValue).sum();
+    return forceFaults.forces(prefix);
   }
 
   /** What the armed failure did, or null while it has not fired. */
-  String fired() {
-    return fired;
+  synchronized String fired() {
+    return fired != null ? fired : forceFaults.fired();
   }
 
   /** Copies {@code from} to {@code to} as a killed process leaves it: every write that returned is there. */
@@ -191,21 +188,17 @@ final class CrashFiles implements AutoCloseable {
   /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
   private final class Recording extends DelegatingChannel {
     private final Path file;
-    /** Reads pages before they change: the table may open the file for writing only. */
-    private final FileChannel reader;
-    private final Map<Long, byte[]> forcedPages = new HashMap<>();
-    private long forcedSize;
+    private final ForcedPages forcedPages;
 
     Recording(Path file, FileChannel real) throws IOException {
       super(real);
       this.file = file;
-      this.reader = FileChannel.open(file, StandardOpenOption.READ);
-      this.forcedSize = real.size();
+      this.forcedPages = new ForcedPages(file, PAGE);
     }
 
     @Override
     protected void implCloseChannel() throws IOException {
-      try (FileChannel r = reader) {
+      try (ForcedPages pages = forcedPages) {
         super.implCloseChannel();
       }
     }
@@ -233,16 +226,8 @@ final class CrashFiles implements AutoCloseable {
     @Override
     public void force(boolean metaData) throws IOException {
       synchronized (CrashFiles.this) {
-        String name = file.getFileName().toString();
-        if (failForcePrefix != null && name.startsWith(failForcePrefix) && failForcePassing-- == 0) {
-          failForcePrefix = null;
-          fired = "failed a force of " + file.getFileName();
-          throw new IOException("Input/output error (injected fsync failure of " + file.getFileName() + ")");
-        }
-        real.force(metaData);
-        forces.merge(name, 1, Integer::sum);
-        forcedPages.clear();
-        forcedSize = real.size();
+        forceFaults.force(file.getFileName().toString(), () -> real.force(metaData));
+        forcedPages.forced(real.size());
       }
     }
 
@@ -271,39 +256,14 @@ final class CrashFiles implements AutoCloseable {
       }
     }
 
-    /** Keeps the forced content of the pages {@code [position, position + length)} touch, once each. */
-    private void remember(long position, int length) throws IOException {
+    private void remember(long position, long length) throws IOException {
       synchronized (CrashFiles.this) {
-        for (long page = position / PAGE; page * PAGE < position + length; page++) {
-          if (forcedPages.containsKey(page)) {
-            continue;
-          }
-          int bytes = (int) Math.max(0, Math.min(PAGE, forcedSize - page * PAGE));
-          ByteBuffer before = ByteBuffer.allocate(bytes);
-          while (before.hasRemaining() && reader.read(before, page * PAGE + before.position()) >= 0) {
-            // reads the page as last forced: nothing since touched it
-          }
-          forcedPages.put(page, before.array());
-        }
+        forcedPages.remember(position, length);
       }
     }
 
-    /** Writes the forced content of the pages {@code lost} accepts into {@code copy}, and cuts it to the forced length if {@code truncate}. */
     void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
-      try (FileChannel channel = FileChannel.open(copy, StandardOpenOption.WRITE)) {
-        long size = channel.size();
-        for (Map.Entry<Long, byte[]> page : forcedPages.entrySet()) {
-          long start = page.getKey() * PAGE;
-          if (lost.test(page.getKey()) && start < size) {
-            // Where the file keeps its length, a lost page's bytes past the forced length read as zeros.
-            byte[] forced = truncate ? page.getValue() : Arrays.copyOf(page.getValue(), (int) Math.min(PAGE, size - start));
-            channel.write(ByteBuffer.wrap(forced), start);
-          }
-        }
-        if (truncate && channel.size() > forcedSize) {
-          channel.truncate(forcedSize);
-        }
-      }
+      forcedPages.undoInto(copy, lost, truncate);
     }
   }
 }

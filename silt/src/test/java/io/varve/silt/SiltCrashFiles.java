@@ -2,6 +2,8 @@ package io.varve.silt;
 
 import io.varve.core.files.FileTrees;
 import io.varve.core.testing.DelegatingChannel;
+import io.varve.core.testing.ForceFaults;
+import io.varve.core.testing.ForcedPages;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -39,10 +41,7 @@ final class SiltCrashFiles implements AutoCloseable {
   private final Map<Path, Recording> open = new HashMap<>();
   /** Each directory as of its last successful force. */
   private final Map<Path, DurableEntries> directories = new HashMap<>();
-  private final Map<String, Integer> forces = new HashMap<>();
-  private String failForcePrefix;
-  private int failForcePassing;
-  private volatile String fired;
+  private final ForceFaults forceFaults = new ForceFaults();
 
   /** A directory's names, and its manifest's bytes (null: none), when it was last forced. */
   private record DurableEntries(Set<String> names, byte[] manifest) {}
@@ -73,18 +72,17 @@ final class SiltCrashFiles implements AutoCloseable {
 
   /** Lets {@code passing} forces of files or directories named {@code prefix}... succeed, then fails the next one. */
   synchronized void failForce(String prefix, int passing) {
-    failForcePrefix = prefix;
-    failForcePassing = passing;
+    forceFaults.failForce(prefix, passing);
   }
 
   /** The successful forces so far of files or directories whose name starts with {@code prefix}. */
   synchronized int forces(String prefix) {
-    return forces.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToInt(Map.Entry::getValue).sum();
+    return forceFaults.forces(prefix);
   }
 
   /** What the armed failure did, or null while it has not fired. */
-  String fired() {
-    return fired;
+  synchronized String fired() {
+    return forceFaults.fired();
   }
 
   /**
@@ -207,7 +205,7 @@ final class SiltCrashFiles implements AutoCloseable {
   /** Pages of {@code name} in {@code from} written since their last force. */
   synchronized List<Long> unforcedPages(Path from, String name) {
     Recording recording = open.get(from.toAbsolutePath().resolve(name));
-    return recording == null ? List.of() : recording.forcedPages.keySet().stream().sorted().toList();
+    return recording == null ? List.of() : recording.forcedPages.unforcedPages();
   }
 
   @Override
@@ -216,14 +214,6 @@ final class SiltCrashFiles implements AutoCloseable {
   }
 
   /** Under the monitor: fails the force of {@code name} if armed for it. */
-  private void failIfArmed(String name) throws IOException {
-    if (failForcePrefix != null && name.startsWith(failForcePrefix) && failForcePassing-- == 0) {
-      failForcePrefix = null;
-      fired = "failed a force of " + name;
-      throw new IOException("Input/output error (injected fsync failure of " + name + ")");
-    }
-  }
-
   /** A directory's channel: its successful forces make its names, and its manifest, durable. */
   private final class DirectoryChannel extends DelegatingChannel {
     private final Path directory;
@@ -236,10 +226,7 @@ final class SiltCrashFiles implements AutoCloseable {
     @Override
     public void force(boolean metaData) throws IOException {
       synchronized (SiltCrashFiles.this) {
-        String name = directory.getFileName().toString();
-        failIfArmed(name);
-        real.force(metaData);
-        forces.merge(name, 1, Integer::sum);
+        forceFaults.force(directory.getFileName().toString(), () -> real.force(metaData));
         recordDurable(directory);
       }
     }
@@ -248,21 +235,17 @@ final class SiltCrashFiles implements AutoCloseable {
   /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
   private final class Recording extends DelegatingChannel {
     private final Path file;
-    /** Reads pages before they change: the store may open the file for writing only. */
-    private final FileChannel reader;
-    private final Map<Long, byte[]> forcedPages = new HashMap<>();
-    private long forcedSize;
+    private final ForcedPages forcedPages;
 
     Recording(Path file, FileChannel real) throws IOException {
       super(real);
       this.file = file;
-      this.reader = FileChannel.open(file, StandardOpenOption.READ);
-      this.forcedSize = real.size();
+      this.forcedPages = new ForcedPages(file, PAGE);
     }
 
     @Override
     protected void implCloseChannel() throws IOException {
-      try (FileChannel r = reader) {
+      try (ForcedPages pages = forcedPages) {
         super.implCloseChannel();
       }
     }
@@ -295,48 +278,19 @@ final class SiltCrashFiles implements AutoCloseable {
     @Override
     public void force(boolean metaData) throws IOException {
       synchronized (SiltCrashFiles.this) {
-        String name = file.getFileName().toString();
-        failIfArmed(name);
-        real.force(metaData);
-        forces.merge(name, 1, Integer::sum);
-        forcedPages.clear();
-        forcedSize = real.size();
+        forceFaults.force(file.getFileName().toString(), () -> real.force(metaData));
+        forcedPages.forced(real.size());
       }
     }
 
-    /** Keeps the forced content of the pages {@code [position, position + length)} touch, once each. */
-    private void remember(long position, int length) throws IOException {
+    private void remember(long position, long length) throws IOException {
       synchronized (SiltCrashFiles.this) {
-        for (long page = position / PAGE; page * PAGE < position + length; page++) {
-          if (forcedPages.containsKey(page)) {
-            continue;
-          }
-          int bytes = (int) Math.max(0, Math.min(PAGE, forcedSize - page * PAGE));
-          ByteBuffer before = ByteBuffer.allocate(bytes);
-          while (before.hasRemaining() && reader.read(before, page * PAGE + before.position()) >= 0) {
-            // reads the page as last forced: nothing since touched it
-          }
-          forcedPages.put(page, before.array());
-        }
+        forcedPages.remember(position, length);
       }
     }
 
-    /** Writes the forced content of the pages {@code lost} accepts into {@code copy}, and cuts it to the forced length if {@code truncate}. */
     void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
-      try (FileChannel channel = FileChannel.open(copy, StandardOpenOption.WRITE)) {
-        long size = channel.size();
-        for (Map.Entry<Long, byte[]> page : forcedPages.entrySet()) {
-          long start = page.getKey() * PAGE;
-          if (lost.test(page.getKey()) && start < size) {
-            // Where the file keeps its length, a lost page's bytes past the forced length read as zeros.
-            byte[] forced = truncate ? page.getValue() : Arrays.copyOf(page.getValue(), (int) Math.min(PAGE, size - start));
-            channel.write(ByteBuffer.wrap(forced), start);
-          }
-        }
-        if (truncate && channel.size() > forcedSize) {
-          channel.truncate(forcedSize);
-        }
-      }
+      forcedPages.undoInto(copy, lost, truncate);
     }
   }
 }
