@@ -44,14 +44,16 @@ final class LogStore extends Retained {
    * Opens the log store of an existing log, replaying its records into the table.
    *
    * @param newest whether it takes writes: a tail that a crash cut short is dropped
+   * @param dropDamagedTail whether, in the newest log, a damaged record and those after it are
+   *     dropped rather than refused ({@link SiltOptions#dropDamagedLogTail})
    * @throws CorruptStoreException when the log is damaged
    */
-  static LogStore open(Path file, long number, boolean newest, long maxBytes) throws IOException {
+  static LogStore open(Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail) throws IOException {
     SiltLog log = SiltLog.open(file, number, newest);
     try {
       LogStore store = new LogStore(log, maxBytes);
       long[] hash = new long[2];
-      log.scan(newest, (offset, key, value) -> {
+      log.scan(newest, newest && dropDamagedTail, (offset, key, value) -> {
         HASHER.hash(key, hash);
         CorruptStoreException.check(store.index(key, hash[0], hash[1], offset),
             file + ": its table fills before its records end (a log of another table size?)");
@@ -182,7 +184,7 @@ final class LogStore extends Retained {
 
   /** Reads the log's records in order (a frozen store's, for a merge). */
   void scan(SiltLog.Visitor visitor) throws IOException {
-    log.scan(false, visitor);
+    log.scan(false, false, visitor);
   }
 
   /** Forces the records written so far to the device. */

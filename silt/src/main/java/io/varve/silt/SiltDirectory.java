@@ -66,7 +66,7 @@ final class SiltDirectory {
       for (int i = 0; i < numbers.size(); i++) {
         long number = numbers.get(i);
         boolean newest = i == numbers.size() - 1;
-        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes());
+        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes(), options.dropDamagedLogTail());
         logs.add(log);
         long recorded = manifest.logBytes().get(i);
         CorruptStoreException.check(newest || log.logBytes() == recorded,

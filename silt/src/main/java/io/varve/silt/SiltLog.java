@@ -3,6 +3,7 @@ package io.varve.silt;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -142,10 +143,12 @@ final class SiltLog implements AutoCloseable {
    *
    * @param repairTail whether a record cut short, torn or followed by zeros at the end is dropped
    *     (and the file cut there), as a crash leaves the newest log; otherwise it is damage
+   * @param dropDamaged whether any damaged record is dropped with every record after it, and the
+   *     file cut there ({@link SiltOptions#dropDamagedLogTail})
    * @return bytes dropped from the tail
    * @throws CorruptStoreException when a record is damaged elsewhere
    */
-  long scan(boolean repairTail, Visitor visitor) throws IOException {
+  long scan(boolean repairTail, boolean dropDamaged, Visitor visitor) throws IOException {
     long size = channel.size();
     ReadWindow window = new ReadWindow(channel, size);
     long offset = HEADER_BYTES;
@@ -178,14 +181,23 @@ final class SiltLog implements AutoCloseable {
         }
       }
       if (problem != null) {
-        long next = length < 2 || length > size - offset - RECORD_HEADER_BYTES ? size : offset + RECORD_HEADER_BYTES + length;
-        if (repairTail && crashLeft && (next >= size || zerosFrom(next, size))) {
+        // Where the bytes after the damage begin: a crash leaves only zeros there.
+        long next = length == 0 ? offset + RECORD_HEADER_BYTES
+            : length < 2 || length > size - offset - RECORD_HEADER_BYTES ? size : offset + RECORD_HEADER_BYTES + length;
+        boolean crashTail = repairTail && crashLeft && (next >= size || zerosFrom(next, size));
+        if (crashTail || dropDamaged) {
+          if (!crashTail) {
+            System.getLogger(SiltStore.class.getName())
+                .log(Level.WARNING, "{0}: {1} at offset {2}: dropped with the {3} bytes after it, as SiltOptions.dropDamagedLogTail asks",
+                    file, problem, offset, size - offset);
+          }
           channel.truncate(offset);
           channel.force(true);
           end = offset;
           return size - offset;
         }
-        throw new CorruptStoreException(file + ": " + problem + " at offset " + offset + " of " + size);
+        throw new CorruptStoreException(file + ": " + problem + " at offset " + offset + " of " + size
+            + (repairTail ? " (if a power loss left it among writes not yet synced, SiltOptions.dropDamagedLogTail drops it and the records after it)" : ""));
       }
       visitor.record(offset, parsed.key(), parsed.value());
       offset += RECORD_HEADER_BYTES + length;

@@ -25,11 +25,29 @@ import io.varve.core.cuckoo.CuckooTagTable;
  *     {@link SiltTuning#memoryBytesPerEntry} needs this budget and one more sorted-store index on
  *     top while a merge runs. A conversion, which may run at the same time, holds a quarter of
  *     it, at most 16 MiB, and spills the rest of a log's records to a scratch directory
+ * @param dropDamagedLogTail whether opening drops a damaged record of the newest log together
+ *     with every record after it, instead of refusing the store. A power loss can keep later pages
+ *     of writes not yet synced and lose earlier ones (the kernel writes pages back in no set
+ *     order): the hole reads as damage with records after it. Synced writes lie before any such
+ *     hole; damage the device did to them would drop them too, which is why this is not the
+ *     default. A drop is logged (System.Logger, WARNING) with its offset and bytes
  */
 public record SiltOptions(
-    int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int hashStoresPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {
-  /** 128 Ki-entry log stores (SILT's), logs of up to 256 MiB, syncs on call, a merge per 8 hash stores. */
-  public static final SiltOptions DEFAULTS = new SiltOptions(1 << 17, 256L << 20, false, 8, true, 64L << 20);
+    int logStoreEntries,
+    long maxLogBytes,
+    boolean syncEveryWrite,
+    int hashStoresPerMerge,
+    boolean backgroundMerges,
+    long mergeMemoryBudget,
+    boolean dropDamagedLogTail) {
+  /** 128 Ki-entry log stores (SILT's), logs of up to 256 MiB, syncs on call, a merge per 8 hash stores, damaged logs refused. */
+  public static final SiltOptions DEFAULTS = new SiltOptions(1 << 17, 256L << 20, false, 8, true, 64L << 20, false);
+
+  /** The options before {@code dropDamagedLogTail} existed: damaged logs are refused. */
+  public SiltOptions(
+      int logStoreEntries, long maxLogBytes, boolean syncEveryWrite, int hashStoresPerMerge, boolean backgroundMerges, long mergeMemoryBudget) {
+    this(logStoreEntries, maxLogBytes, syncEveryWrite, hashStoresPerMerge, backgroundMerges, mergeMemoryBudget, false);
+  }
 
   /** @throws IllegalArgumentException when a value is out of range */
   public SiltOptions {
@@ -73,6 +91,7 @@ public record SiltOptions(
     private int hashStoresPerMerge;
     private boolean backgroundMerges;
     private long mergeMemoryBudget;
+    private boolean dropDamagedLogTail;
 
     private Builder(SiltOptions o) {
       logStoreEntries = o.logStoreEntries;
@@ -81,6 +100,7 @@ public record SiltOptions(
       hashStoresPerMerge = o.hashStoresPerMerge;
       backgroundMerges = o.backgroundMerges;
       mergeMemoryBudget = o.mergeMemoryBudget;
+      dropDamagedLogTail = o.dropDamagedLogTail;
     }
 
     public Builder logStoreEntries(int entries) {
@@ -113,8 +133,14 @@ public record SiltOptions(
       return this;
     }
 
+    public Builder dropDamagedLogTail(boolean drop) {
+      this.dropDamagedLogTail = drop;
+      return this;
+    }
+
     public SiltOptions build() {
-      return new SiltOptions(logStoreEntries, maxLogBytes, syncEveryWrite, hashStoresPerMerge, backgroundMerges, mergeMemoryBudget);
+      return new SiltOptions(
+          logStoreEntries, maxLogBytes, syncEveryWrite, hashStoresPerMerge, backgroundMerges, mergeMemoryBudget, dropDamagedLogTail);
     }
   }
 }

@@ -70,13 +70,18 @@ class SiltLogTornTailTest {
    * open.
    */
   private void assertKeeps(byte[] log, int kept, String context) throws IOException {
+    assertKeeps(log, kept, context, SiltFixture.OPTIONS);
+  }
+
+  /** As {@link #assertKeeps(byte[], int, String)}, the first open with {@code options}. */
+  private void assertKeeps(byte[] log, int kept, String context, SiltOptions options) throws IOException {
     Path dir = copyWith(SiltFixture.NEWEST, log);
     Path file = SiltTestFiles.log(dir, fixture.logNumbers[SiltFixture.NEWEST]);
     Map<ByteBuffer, byte[]> model = new HashMap<>(fixture.expected(SiltFixture.NEWEST, kept));
     int keptEnd = kept == 0 ? SiltLog.HEADER_BYTES : records.get(kept - 1).end();
     byte[] added = ("after " + context).getBytes(StandardCharsets.UTF_8);
     byte[] deleted = model.keySet().iterator().next().array();
-    try (SiltStore store = SiltStore.open(dir, SiltFixture.OPTIONS)) {
+    try (SiltStore store = SiltStore.open(dir, options)) {
       assertEquals(keptEnd, Files.size(file), context + ": the log is cut after its last whole record");
       fixture.check(store, model, context);
       store.put(added, added);
@@ -95,9 +100,13 @@ class SiltLogTornTailTest {
     SiltStoreModelTest.assertOnlyNamedFiles(dir);
   }
 
-  private void assertRefused(int tier, byte[] log, String context) throws IOException {
+  private CorruptStoreException assertRefused(int tier, byte[] log, String context) throws IOException {
+    return assertRefused(tier, log, context, SiltFixture.OPTIONS);
+  }
+
+  private CorruptStoreException assertRefused(int tier, byte[] log, String context, SiltOptions options) throws IOException {
     Path dir = copyWith(tier, log);
-    assertThrows(CorruptStoreException.class, () -> SiltStore.open(dir, SiltFixture.OPTIONS).close(), context);
+    return assertThrows(CorruptStoreException.class, () -> SiltStore.open(dir, options).close(), context);
   }
 
   private static boolean allZeros(byte[] bytes, int from, int to) {
@@ -208,6 +217,31 @@ class SiltLogTornTailTest {
     damaged[r.body()] = kind;
     SiltTestFiles.resealRecord(damaged, r.offset());
     return damaged;
+  }
+
+  /**
+   * With {@link SiltOptions#dropDamagedLogTail}, a damaged record of the newest log goes with every
+   * record after it: a hole a power loss left among writes not yet synced (the record's pages lost,
+   * later ones kept), or a flipped byte. Without it the same logs are refused, and the error names
+   * the option. A frozen log stays refused either way.
+   */
+  @Test
+  void aDamagedRecordOfTheNewestLogIsDroppedWithTheRecordsAfterItWhenAsked() throws IOException {
+    SiltOptions dropping = SiltFixture.OPTIONS.toBuilder().dropDamagedLogTail(true).build();
+    for (int i = 0; i < records.size() - 1; i++) {
+      SiltTestFiles.Rec r = records.get(i);
+      byte[] hole = newest.clone();
+      Arrays.fill(hole, r.offset(), r.end(), (byte) 0);
+      CorruptStoreException refused = assertRefused(SiltFixture.NEWEST, hole, "record " + i + " zeroed, by default");
+      assertTrue(refused.getMessage().contains("SiltOptions.dropDamagedLogTail"), "record " + i + " zeroed: " + refused.getMessage());
+      assertKeeps(hole, i, "record " + i + " zeroed, records after it kept", dropping);
+      byte[] flipped = newest.clone();
+      flipped[(r.offset() + 4 + r.end()) / 2] ^= 0x21;
+      assertKeeps(flipped, i, "record " + i + " with a byte flipped", dropping);
+    }
+    byte[] frozen = Files.readAllBytes(fixture.logFile(SiltFixture.FROZEN_NEWER));
+    frozen[frozen.length - 3] ^= 0x01;
+    assertRefused(SiltFixture.FROZEN_NEWER, frozen, "a frozen log's last record torn, with the option", dropping);
   }
 
   @Test
