@@ -65,6 +65,7 @@ public final class BufferHash implements Closeable {
   private final EvictionPolicy policy;
   private final Durability durability;
   private final long walSegmentBytes;
+  private final boolean dropDamagedWriteAheadTail;
   WriteAheadLog wal;
   private static final int PENDING_WAL_BYTES = 4 << 20;
   private final BufferHashTuning tuning;
@@ -90,6 +91,7 @@ public final class BufferHash implements Closeable {
     this.policy = builder.policy;
     this.durability = builder.durability;
     this.walSegmentBytes = builder.walSegmentBytes;
+    this.dropDamagedWriteAheadTail = builder.dropDamagedWriteAheadTail;
     this.writeFailure = new WriteFailure("the BufferHash at " + directory);
     this.tables = new SuperTable[log.superTables()];
     for (int i = 0; i < tables.length; i++) {
@@ -453,6 +455,7 @@ public final class BufferHash implements Closeable {
         .run(
             durability,
             segmentBytes,
+            dropDamagedWriteAheadTail,
             new Recovery.Target() {
               @Override
               public int superTableOf(long hi) {

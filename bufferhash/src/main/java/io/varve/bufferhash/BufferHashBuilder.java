@@ -25,6 +25,7 @@ public final class BufferHashBuilder {
   boolean syncEveryFlush;
   Durability durability = Durability.BUFFERS_IN_RAM;
   long walSegmentBytes;
+  boolean dropDamagedWriteAheadTail;
 
   BufferHashBuilder(Path directory) {
     this.directory = Objects.requireNonNull(directory, "directory");
@@ -96,6 +97,19 @@ public final class BufferHashBuilder {
    */
   public BufferHashBuilder syncEveryFlush(boolean sync) {
     this.syncEveryFlush = sync;
+    return this;
+  }
+
+  /**
+   * Whether opening drops a damaged record of the write-ahead log's newest segment together with
+   * every record after it, instead of refusing the table (default: refuse). A power loss can keep
+   * later pages of writes not yet synced and lose earlier ones (the kernel writes pages back in no
+   * set order): the hole reads as damage with records after it. Synced writes lie before any such
+   * hole; damage the device did to them would drop them too, which is why this is not the default.
+   * A drop is logged (System.Logger, WARNING) with its offset and bytes.
+   */
+  public BufferHashBuilder dropDamagedWriteAheadTail(boolean drop) {
+    this.dropDamagedWriteAheadTail = drop;
     return this;
   }
 

@@ -47,7 +47,7 @@ final class Recovery {
     this.hasher = hasher;
   }
 
-  void run(Durability durability, long walSegmentBytes, Target target) throws IOException {
+  void run(Durability durability, long walSegmentBytes, boolean dropDamagedWalTail, Target target) throws IOException {
     long[][] hashes = new long[2][];
     log.scan(
         (bytes, header, startPage) -> {
@@ -61,7 +61,7 @@ final class Recovery {
           tables[incarnation.superTable].addNewest(incarnation, hashes[0], hashes[1]);
           return incarnation;
         });
-    WriteAheadLog wal = replayWriteAheadLog(durability, walSegmentBytes, target);
+    WriteAheadLog wal = replayWriteAheadLog(durability, walSegmentBytes, dropDamagedWalTail, target);
     try {
       loadBuffers(target);
       if (durability.writeAheadLog()) {
@@ -88,7 +88,7 @@ final class Recovery {
    * a durable incarnation. Returns the log, attached to the table for new writes when this mode
    * keeps one; without one, the caller deletes its segments once the replayed entries are durable.
    */
-  private WriteAheadLog replayWriteAheadLog(Durability durability, long segmentBytes, Target target) throws IOException {
+  private WriteAheadLog replayWriteAheadLog(Durability durability, long segmentBytes, boolean dropDamagedTail, Target target) throws IOException {
     long[] flushedThrough = new long[tables.length];
     WriteAheadLog.Replayer replayer =
         new WriteAheadLog.Replayer() {
@@ -105,7 +105,7 @@ final class Recovery {
             }
           }
         };
-    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, replayer);
+    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, dropDamagedTail, replayer);
     boolean replayed = false;
     try {
       if (durability.writeAheadLog()) {

@@ -4,6 +4,7 @@ import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -35,7 +36,8 @@ import java.util.stream.Stream;
  *
  * A record cut short at the end of the newest segment (or followed there only by zero bytes) is a
  * write the process did not finish; it was never acknowledged, and replay drops it. Damage
- * anywhere else is a {@link CorruptStoreException}.
+ * anywhere else is a {@link CorruptStoreException}, unless the table asks that damage in the newest
+ * segment be dropped with what follows it ({@link BufferHashBuilder#dropDamagedWriteAheadTail}).
  *
  * <p>Thread-safe: appends take a short lock; syncs are serialized and share their work.
  */
@@ -84,10 +86,12 @@ final class WriteAheadLog implements AutoCloseable {
 
   /**
    * Opens the log in {@code directory}: checks its segments (dropping a record cut short at the
-   * end of the newest), hands every flushed record to {@code replayer}, and starts a new segment.
+   * end of the newest; with {@code dropDamagedTail}, any damaged record of the newest and every
+   * record after it), hands every flushed record to {@code replayer}, and starts a new segment.
    * {@link #replayEntries} then hands over the entries.
    */
-  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, Replayer replayer) throws IOException {
+  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, boolean dropDamagedTail, Replayer replayer)
+      throws IOException {
     WriteAheadLog wal = new WriteAheadLog(directory, segmentBytes);
     List<Path> files;
     try (Stream<Path> list = Files.list(directory)) {
@@ -95,7 +99,9 @@ final class WriteAheadLog implements AutoCloseable {
     }
     long sequence = 1;
     for (int i = 0; i < files.size(); i++) {
-      long[] segment = replaySegment(files.get(i), i == files.size() - 1, superTables, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
+      boolean newest = i == files.size() - 1;
+      long[] segment =
+          replaySegment(files.get(i), newest, newest && dropDamagedTail, superTables, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
       if (segment == null) {
         continue; // the newest segment's header was cut short: created, never written
       }
@@ -122,7 +128,7 @@ final class WriteAheadLog implements AutoCloseable {
   /** Hands every entry of the segments found by {@link #open} to {@code replayer}, oldest first. */
   void replayEntries(Replayer replayer) throws IOException {
     for (Path file : replayFiles) {
-      replaySegment(file, false, superTables, -1, replayer, true);
+      replaySegment(file, false, false, superTables, -1, replayer, true);
     }
     replayFiles.clear();
   }
@@ -131,8 +137,8 @@ final class WriteAheadLog implements AutoCloseable {
    * Replays one segment; returns its number, its first sequence and the sequence after its last
    * record, or null for a newest segment whose header was never whole (it is deleted).
    */
-  private static long[] replaySegment(Path file, boolean newest, int superTables, long expectedFirst, Replayer replayer, boolean entries)
-      throws IOException {
+  private static long[] replaySegment(
+      Path file, boolean newest, boolean dropDamaged, int superTables, long expectedFirst, Replayer replayer, boolean entries) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     String where = file.toString();
     if (newest && !SEGMENT.isFooterOf(bytes, 0, 24)
@@ -159,9 +165,21 @@ final class WriteAheadLog implements AutoCloseable {
       boolean valid = whole && LogFormat.getInt(bytes, at + 4) == Envelope.crc32c(bytes, at + RECORD_HEADER_BYTES, length);
       if (!valid) {
         // Cut short at the very end of the newest segment: an append the process did not finish
-        // (a crash may leave zeros after the part written, up to where the file's length reached).
-        boolean torn = newest && (!whole || zerosFrom(bytes, at + RECORD_HEADER_BYTES + length));
-        CorruptStoreException.check(torn, where + ": damaged record at offset " + at);
+        // (a crash may leave zeros after the part written, up to where the file's length reached;
+        // a length has no checksum of its own, so one that runs past the end is taken as cut short).
+        boolean cutShort = at + RECORD_HEADER_BYTES > bytes.length
+            || (length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length > bytes.length);
+        boolean torn = newest && (cutShort || zerosFrom(bytes, whole ? at + RECORD_HEADER_BYTES + length : at));
+        if (!torn && !dropDamaged) {
+          throw new CorruptStoreException(where + ": damaged record at offset " + at + (newest
+              ? " (if a power loss left it among writes not yet synced, BufferHashBuilder.dropDamagedWriteAheadTail drops it and the records after it)"
+              : ""));
+        }
+        if (!torn) {
+          System.getLogger(BufferHash.class.getName())
+              .log(Level.WARNING, "{0}: damaged record at offset {1}: dropped with the {2} bytes after it, as dropDamagedWriteAheadTail asks",
+                  where, at, bytes.length - at);
+        }
         truncate(file, at);
         break;
       }
