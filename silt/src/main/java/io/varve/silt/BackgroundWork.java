@@ -87,6 +87,23 @@ final class BackgroundWork {
   }
 
   /** A background conversion or merge that failed since the last of its kind that succeeded, or null. */
+  /**
+   * Converts every frozen log store now, on the caller's thread. Success clears a background
+   * conversion's failure and its retry delay: the cause is gone.
+   */
+  void convertNow() throws IOException {
+    convert();
+    conversionFailure = null;
+    conversionRetry.succeeded();
+  }
+
+  /** Merges now, on the caller's thread; success clears a background merge's failure and its retry delay. */
+  void mergeNow() throws IOException {
+    merge();
+    mergeFailure = null;
+    mergeRetry.succeeded();
+  }
+
   Throwable failure() {
     Throwable conversion = conversionFailure;
     return conversion != null ? conversion : mergeFailure;

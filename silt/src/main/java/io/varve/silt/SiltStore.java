@@ -222,7 +222,7 @@ public final class SiltStore implements Closeable {
    */
   public void convertNow() throws IOException {
     state.checkOpen();
-    work.convert();
+    work.convertNow();
   }
 
   /**
@@ -234,11 +234,14 @@ public final class SiltStore implements Closeable {
    */
   public void mergeNow() throws IOException {
     state.checkOpen();
-    work.convert();
-    work.merge();
+    work.convertNow();
+    work.mergeNow();
   }
 
-  /** A background conversion or merge that failed since the last one that succeeded, or null. */
+  /**
+   * A conversion or merge that failed since the last one that succeeded (in the background or by
+   * {@link #convertNow()} and {@link #mergeNow()}), or null.
+   */
   public Throwable mergeFailure() {
     return work.failure();
   }

@@ -153,9 +153,32 @@ class SiltBackgroundWorkTest {
     retriedAfterAGrowingDelay("varve-silt-convert", ".vlog");
   }
 
-  private void retriedAfterAGrowingDelay(String workThread, String fileSuffix) throws Exception {
+  /**
+   * Work that failed in the background, then done by hand once its cause is gone: the failure is
+   * no longer reported, and the retry delay it grew starts over.
+   */
+  @Test
+  void aMergeByHandAfterBackgroundFailuresClearsThem() throws Exception {
     AtomicBoolean readsFail = new AtomicBoolean(true);
-    AtomicInteger attempts = new AtomicInteger();
+    failReadsOfWorkThread(readsFail, "varve-silt-merge", ".vhash", new AtomicInteger());
+    SiltOptions options = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).hashStoresPerMerge(PER_MERGE).build();
+    Map<String, String> expected = new ConcurrentHashMap<>();
+    try (SiltStore store = SiltStore.open(temp.resolve("store"), options)) {
+      writeUntilWorkFails(store, expected);
+      Thread.sleep(1000); // a few more failures: the next retry waits 800 ms or more
+      readsFail.set(false);
+      store.mergeNow();
+      assertEquals(null, store.mergeFailure(), "the failure of a merge that has since succeeded");
+      check(store, expected);
+    }
+  }
+
+  /**
+   * Fails every read of a file named ...{@code fileSuffix} on a thread named {@code workThread}...
+   * while {@code readsFail} holds, counting the failures in {@code attempts} (an attempt fails at
+   * its first read).
+   */
+  private static void failReadsOfWorkThread(AtomicBoolean readsFail, String workThread, String fileSuffix, AtomicInteger attempts) {
     FileAccess.opener = (file, openOptions) -> {
       FileChannel channel = FileChannel.open(file, openOptions);
       if (!file.getFileName().toString().endsWith(fileSuffix)) {
@@ -165,25 +188,35 @@ class SiltBackgroundWorkTest {
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
           if (readsFail.get() && Thread.currentThread().getName().startsWith(workThread)) {
-            attempts.incrementAndGet(); // an attempt fails at its first read
+            attempts.incrementAndGet();
             throw new IOException("injected: " + file.getFileName() + " cannot be read");
           }
           return real.read(dst, position);
         }
       };
     };
+  }
+
+  /** Writes until background work fails; a write that would wait for the failed work is refused, as expected. */
+  private static void writeUntilWorkFails(SiltStore store, Map<String, String> expected) {
+    for (int next = 0; store.mergeFailure() == null; next++) {
+      assertTrue(next < 100 * LOG_STORE, "no background work failed after " + next + " writes");
+      try {
+        put(store, expected, next);
+      } catch (IOException e) {
+        assertTrue(store.mergeFailure() != null, () -> "a write failed before the work did: " + e);
+      }
+    }
+  }
+
+  private void retriedAfterAGrowingDelay(String workThread, String fileSuffix) throws Exception {
+    AtomicBoolean readsFail = new AtomicBoolean(true);
+    AtomicInteger attempts = new AtomicInteger();
+    failReadsOfWorkThread(readsFail, workThread, fileSuffix, attempts);
     SiltOptions options = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).hashStoresPerMerge(PER_MERGE).build();
     Map<String, String> expected = new ConcurrentHashMap<>();
     try (SiltStore store = SiltStore.open(temp.resolve("store"), options)) {
-      for (int next = 0; store.mergeFailure() == null; next++) {
-        assertTrue(next < 100 * LOG_STORE, "no background work failed after " + next + " writes");
-        try {
-          put(store, expected, next);
-        } catch (IOException e) {
-          // A write that would wait for the failed work is refused: expected once it failed.
-          assertTrue(store.mergeFailure() != null, () -> "a write failed before the work did: " + e);
-        }
-      }
+      writeUntilWorkFails(store, expected);
       Thread.sleep(1500);
       int inWindow = attempts.get();
       // Delays of 100, 200, 400 and 800 ms leave room for at most 5 attempts; at once, thousands.
