@@ -70,13 +70,6 @@ class BufferHashDirectoryEntriesTest {
   }
 
   private static BufferHashBuilder builder(Path dir, Durability durability) {
-    return BufferHash.builder(dir)
-        .logBytes(1 << 20)
-        .memoryBytes(256 * 1024)
-        .entryBytes(40)
-        .bufferBytes(16384)
-        .superTables(4)
-        .durability(durability)
-        .walSegmentBytes(16 * 1024);
+    return RandomWrites.smallTable(dir, durability, 16384);
   }
 }

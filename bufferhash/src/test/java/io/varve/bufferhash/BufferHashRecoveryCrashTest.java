@@ -116,13 +116,6 @@ class BufferHashRecoveryCrashTest {
   }
 
   private static BufferHashBuilder builder(Path dir, Durability durability, int bufferBytes) {
-    return BufferHash.builder(dir)
-        .logBytes(1 << 20)
-        .memoryBytes(256 * 1024)
-        .entryBytes(40)
-        .bufferBytes(bufferBytes)
-        .superTables(4)
-        .durability(durability)
-        .walSegmentBytes(16 * 1024);
+    return RandomWrites.smallTable(dir, durability, bufferBytes);
   }
 }

@@ -70,13 +70,6 @@ class BufferHashWriteAheadHoleTest {
   }
 
   private static BufferHashBuilder builder(Path dir) {
-    return BufferHash.builder(dir)
-        .logBytes(1 << 20)
-        .memoryBytes(256 * 1024)
-        .entryBytes(40)
-        .bufferBytes(16384)
-        .superTables(4)
-        .durability(Durability.SYNC_ON_CALL)
-        .walSegmentBytes(1 << 20);
+    return RandomWrites.smallTable(dir, Durability.SYNC_ON_CALL, 16384).walSegmentBytes(1 << 20);
   }
 }

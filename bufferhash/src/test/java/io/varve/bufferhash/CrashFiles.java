@@ -3,7 +3,7 @@ package io.varve.bufferhash;
 import io.varve.core.files.FileTrees;
 import io.varve.core.testing.DelegatingChannel;
 import io.varve.core.testing.ForceFaults;
-import io.varve.core.testing.ForcedPages;
+import io.varve.core.testing.RecordingChannel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -123,7 +123,7 @@ final class CrashFiles implements AutoCloseable {
       }
       Path copy = to.resolve(file.getFileName());
       if (Files.exists(copy)) {
-        entry.getValue().undoInto(copy, page -> true, true);
+        entry.getValue().forcedPages().undoInto(copy, page -> true, true);
       }
     }
   }
@@ -139,7 +139,7 @@ final class CrashFiles implements AutoCloseable {
     if (recording == null) {
       throw new IllegalArgumentException(name + " of " + from + " was not opened through these files");
     }
-    recording.undoInto(to.resolve(name), lost, false);
+    recording.forcedPages().undoInto(to.resolve(name), lost, false);
   }
 
   /**
@@ -185,53 +185,14 @@ final class CrashFiles implements AutoCloseable {
     }
   }
 
-  /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
-  private final class Recording extends DelegatingChannel {
-    private final Path file;
-    private final ForcedPages forcedPages;
-
+  /** A file's recording channel that tears the armed write. */
+  private final class Recording extends RecordingChannel {
     Recording(Path file, FileChannel real) throws IOException {
-      super(real);
-      this.file = file;
-      this.forcedPages = new ForcedPages(file, PAGE);
+      super(file, real, PAGE, forceFaults, CrashFiles.this);
     }
 
     @Override
-    protected void implCloseChannel() throws IOException {
-      try (ForcedPages pages = forcedPages) {
-        super.implCloseChannel();
-      }
-    }
-
-    @Override
-    public int write(ByteBuffer src, long position) throws IOException {
-      remember(position, src.remaining());
-      tearIfArmed(src, position);
-      return real.write(src, position);
-    }
-
-    @Override
-    public int write(ByteBuffer src) throws IOException {
-      long position = real.position();
-      remember(position, src.remaining());
-      tearIfArmed(src, position);
-      return real.write(src);
-    }
-
-    @Override
-    public long write(ByteBuffer[] srcs, int offset, int length) {
-      throw new UnsupportedOperationException("gathering writes are not recorded");
-    }
-
-    @Override
-    public void force(boolean metaData) throws IOException {
-      synchronized (CrashFiles.this) {
-        forceFaults.force(file.getFileName().toString(), () -> real.force(metaData));
-        forcedPages.forced(real.size());
-      }
-    }
-
-    private void tearIfArmed(ByteBuffer src, long position) throws IOException {
+    protected void beforeWrite(ByteBuffer src, long position) throws IOException {
       int length = src.remaining();
       synchronized (CrashFiles.this) {
         if (tearPrefix == null || !file.getFileName().toString().startsWith(tearPrefix) || !tearWhere.test(position, length)) {
@@ -254,16 +215,6 @@ final class CrashFiles implements AutoCloseable {
         fired = "tore a write of " + length + " bytes at " + position + " of " + file.getFileName() + " after " + kept + " bytes, " + tearFill;
         throw new IOException("No space left on device (injected torn write)");
       }
-    }
-
-    private void remember(long position, long length) throws IOException {
-      synchronized (CrashFiles.this) {
-        forcedPages.remember(position, length);
-      }
-    }
-
-    void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
-      forcedPages.undoInto(copy, lost, truncate);
     }
   }
 }

@@ -62,4 +62,19 @@ final class RandomWrites {
       }
     }
   }
+
+  /**
+   * A small table for the crash tests: a 1 MiB log, 256 KiB of RAM, 4 super tables of buffers of
+   * {@code bufferBytes}, 16 KiB write-ahead segments.
+   */
+  static BufferHashBuilder smallTable(java.nio.file.Path dir, Durability durability, int bufferBytes) {
+    return BufferHash.builder(dir)
+        .logBytes(1 << 20)
+        .memoryBytes(256 * 1024)
+        .entryBytes(40)
+        .bufferBytes(bufferBytes)
+        .superTables(4)
+        .durability(durability)
+        .walSegmentBytes(16 * 1024);
+  }
 }

@@ -3,9 +3,8 @@ package io.varve.silt;
 import io.varve.core.files.FileTrees;
 import io.varve.core.testing.DelegatingChannel;
 import io.varve.core.testing.ForceFaults;
-import io.varve.core.testing.ForcedPages;
+import io.varve.core.testing.RecordingChannel;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -38,7 +37,7 @@ final class SiltCrashFiles implements AutoCloseable {
   private static final int PAGE = 4096;
 
   /** The recording of each file's newest writable channel. */
-  private final Map<Path, Recording> open = new HashMap<>();
+  private final Map<Path, RecordingChannel> open = new HashMap<>();
   /** Each directory as of its last successful force. */
   private final Map<Path, DurableEntries> directories = new HashMap<>();
   private final ForceFaults forceFaults = new ForceFaults();
@@ -61,7 +60,7 @@ final class SiltCrashFiles implements AutoCloseable {
       return new DirectoryChannel(absolute, real);
     }
     boolean writable = Arrays.asList(options).contains(StandardOpenOption.WRITE);
-    Recording channel = new Recording(absolute, real);
+    RecordingChannel channel = new RecordingChannel(absolute, real, PAGE, forceFaults, this);
     if (writable) {
       synchronized (this) {
         open.put(absolute, channel); // a read-only channel (a conversion's) does not replace the writer's
@@ -136,7 +135,7 @@ final class SiltCrashFiles implements AutoCloseable {
    * pages and length, as a power loss may leave it, or a failed {@code fsync} whose pages were dropped.
    */
   synchronized void loseUnforced(Path from, Path to, Predicate<String> lost) throws IOException {
-    for (Map.Entry<Path, Recording> entry : open.entrySet()) {
+    for (Map.Entry<Path, RecordingChannel> entry : open.entrySet()) {
       Path file = entry.getKey();
       String name = file.getFileName().toString();
       if (!file.getParent().equals(from.toAbsolutePath()) || !lost.test(name)) {
@@ -144,7 +143,7 @@ final class SiltCrashFiles implements AutoCloseable {
       }
       Path copy = to.resolve(name);
       if (Files.exists(copy)) {
-        entry.getValue().undoInto(copy, page -> true, true);
+        entry.getValue().forcedPages().undoInto(copy, page -> true, true);
       }
     }
   }
@@ -195,17 +194,17 @@ final class SiltCrashFiles implements AutoCloseable {
    * of the pages not yet forced.
    */
   synchronized void loseUnforcedPages(Path from, Path to, String name, LongPredicate lost) throws IOException {
-    Recording recording = open.get(from.toAbsolutePath().resolve(name));
+    RecordingChannel recording = open.get(from.toAbsolutePath().resolve(name));
     if (recording == null) {
       throw new IllegalArgumentException(name + " of " + from + " was not opened through these files");
     }
-    recording.undoInto(to.resolve(name), lost, false);
+    recording.forcedPages().undoInto(to.resolve(name), lost, false);
   }
 
   /** Pages of {@code name} in {@code from} written since their last force. */
   synchronized List<Long> unforcedPages(Path from, String name) {
-    Recording recording = open.get(from.toAbsolutePath().resolve(name));
-    return recording == null ? List.of() : recording.forcedPages.unforcedPages();
+    RecordingChannel recording = open.get(from.toAbsolutePath().resolve(name));
+    return recording == null ? List.of() : recording.forcedPages().unforcedPages();
   }
 
   @Override
@@ -213,7 +212,6 @@ final class SiltCrashFiles implements AutoCloseable {
     FileAccess.opener = FileChannel::open;
   }
 
-  /** Under the monitor: fails the force of {@code name} if armed for it. */
   /** A directory's channel: its successful forces make its names, and its manifest, durable. */
   private final class DirectoryChannel extends DelegatingChannel {
     private final Path directory;
@@ -229,68 +227,6 @@ final class SiltCrashFiles implements AutoCloseable {
         forceFaults.force(directory.getFileName().toString(), () -> real.force(metaData));
         recordDurable(directory);
       }
-    }
-  }
-
-  /** A file's channel that keeps the pages its unforced writes changed, as they were when last forced. */
-  private final class Recording extends DelegatingChannel {
-    private final Path file;
-    private final ForcedPages forcedPages;
-
-    Recording(Path file, FileChannel real) throws IOException {
-      super(real);
-      this.file = file;
-      this.forcedPages = new ForcedPages(file, PAGE);
-    }
-
-    @Override
-    protected void implCloseChannel() throws IOException {
-      try (ForcedPages pages = forcedPages) {
-        super.implCloseChannel();
-      }
-    }
-
-    @Override
-    public int write(ByteBuffer src, long position) throws IOException {
-      remember(position, src.remaining());
-      return real.write(src, position);
-    }
-
-    @Override
-    public int write(ByteBuffer src) throws IOException {
-      remember(real.position(), src.remaining());
-      return real.write(src);
-    }
-
-    @Override
-    public long write(ByteBuffer[] srcs, int offset, int length) {
-      throw new UnsupportedOperationException("gathering writes are not recorded");
-    }
-
-    @Override
-    public FileChannel truncate(long size) throws IOException {
-      synchronized (SiltCrashFiles.this) {
-        remember(size, (int) Math.max(0, Math.min(Integer.MAX_VALUE, real.size() - size)));
-        return super.truncate(size);
-      }
-    }
-
-    @Override
-    public void force(boolean metaData) throws IOException {
-      synchronized (SiltCrashFiles.this) {
-        forceFaults.force(file.getFileName().toString(), () -> real.force(metaData));
-        forcedPages.forced(real.size());
-      }
-    }
-
-    private void remember(long position, long length) throws IOException {
-      synchronized (SiltCrashFiles.this) {
-        forcedPages.remember(position, length);
-      }
-    }
-
-    void undoInto(Path copy, LongPredicate lost, boolean truncate) throws IOException {
-      forcedPages.undoInto(copy, lost, truncate);
     }
   }
 }
