@@ -135,6 +135,24 @@ public final class BufferedCountMinSketch extends HashedSketch {
     return withFile(SketchFileHandle.open(path, SketchFile.Layout.PAGES, false), ramBudgetBytes);
   }
 
+  /**
+   * Opens the sketch in {@code path} like {@link #open}, and also when its writer stopped before
+   * {@code close()} or {@code flush()} (a kill, a crash, a power loss), which {@link #open} refuses.
+   * Counters only grow (a page is written whole from an image read from the file), so each is at
+   * least its value at the file's last flush: estimates are at least the counts of the updates
+   * before that flush, and updates after it may be counted in part. {@link #totalWeight()} is that
+   * flush's. Such a file has no checksum to check its pages against: its checksum is computed anew
+   * and the file marked closed (logged, WARNING).
+   *
+   * @throws CorruptStoreException if the file is damaged (as far as its header and, for a cleanly
+   *     closed file, its checksum tell), truncated, foreign or a plain sketch
+   * @throws IllegalStateException if a sketch in this process or another has the file open
+   */
+  public static BufferedCountMinSketch openAfterCrash(Path path, long ramBudgetBytes) {
+    checkBudget(ramBudgetBytes);
+    return withFile(SketchFileHandle.open(path, SketchFile.Layout.PAGES, true, SketchFileHandle.Unclean.RECOVER), ramBudgetBytes);
+  }
+
   private static void checkBudget(long ramBudgetBytes) {
     if (ramBudgetBytes < 0) {
       throw new IllegalArgumentException("RAM budget must not be negative: " + ramBudgetBytes);

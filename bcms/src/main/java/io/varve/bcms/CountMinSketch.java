@@ -107,6 +107,22 @@ public final class CountMinSketch extends HashedSketch {
     return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, false));
   }
 
+  /**
+   * Opens the sketch in {@code path} like {@link #open}, and also when its writer stopped before
+   * {@code close()} or {@code flush()} (a kill, a crash, a power loss), which {@link #open} refuses.
+   * Counters only grow, so each is at least its value at the file's last flush: estimates are at
+   * least the counts of the updates before that flush, and updates after it may be counted in part.
+   * {@link #totalWeight()} is that flush's. Such a file has no checksum to check its counters
+   * against: its checksum is computed anew and the file marked closed (logged, WARNING).
+   *
+   * @throws io.varve.core.format.CorruptStoreException if the file is damaged (as far as its header
+   *     and, for a cleanly closed file, its checksum tell), truncated, foreign or a buffered sketch
+   * @throws IllegalStateException if a sketch in this process or another has the file open
+   */
+  public static CountMinSketch openAfterCrash(Path path) {
+    return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, true, SketchFileHandle.Unclean.RECOVER));
+  }
+
   private static CountMinSketch mapped(SketchFileHandle file) {
     SketchParameters parameters = file.header().parameters();
     try {

@@ -92,6 +92,18 @@ final class SketchFileHandle {
     return handle;
   }
 
+  /** What open does with a file whose writer stopped before it closed or flushed. */
+  enum Unclean {
+    /** Refuses it: counts could be missing. */
+    REFUSE,
+    /**
+     * Takes it as it is: its counters, which only grow, are at least what they were at its last
+     * flush. The body's checksum is computed anew, the file marked closed, and its total weight is
+     * the one of that flush.
+     */
+    RECOVER
+  }
+
   /**
    * Opens an existing sketch file of {@code layout}, validating its header against its size and, if
    * {@code verifyBody}, its body against the stored checksum.
@@ -101,6 +113,11 @@ final class SketchFileHandle {
    * @throws IllegalStateException if a sketch in this process or another has the file open
    */
   static SketchFileHandle open(Path path, SketchFile.Layout layout, boolean verifyBody) {
+    return open(path, layout, verifyBody, Unclean.REFUSE);
+  }
+
+  /** As {@link #open(Path, SketchFile.Layout, boolean)}, a file not closed cleanly handled as {@code unclean} says. */
+  static SketchFileHandle open(Path path, SketchFile.Layout layout, boolean verifyBody, Unclean unclean) {
     ExclusiveUse use;
     FileChannel channel;
     try {
@@ -128,12 +145,15 @@ final class SketchFileHandle {
             + (header.layout() == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch")
             + ", not a " + (layout == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch"));
       }
-      if (header.state() != SketchFile.STATE_CLOSED) {
+      if (header.state() != SketchFile.STATE_CLOSED && unclean == Unclean.REFUSE) {
         throw new CorruptStoreException("sketch file " + path + " was not closed cleanly (a writer stopped "
-            + "before close()); its counts may be incomplete, so estimates could fall below the truth");
+            + "before close()); its counts may be incomplete, so estimates could fall below the truth "
+            + "(openAfterCrash takes it as it is: estimates at least the counts of its last flush)");
       }
       SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, false);
-      if (verifyBody) {
+      if (header.state() != SketchFile.STATE_CLOSED) {
+        handle.markRecovered();
+      } else if (verifyBody) {
         int actual = handle.bodyChecksum();
         if (actual != header.bodyCrc()) {
           throw new CorruptStoreException("sketch file " + path + ": body checksum mismatch (stored 0x"
@@ -211,6 +231,16 @@ final class SketchFileHandle {
       }
       markedOpen = true;
     }
+  }
+
+  /** Marks a file whose writer stopped before it finished as closed, with its body's checksum computed anew. */
+  private void markRecovered() throws IOException {
+    header = header.withState(SketchFile.STATE_CLOSED, header.totalWeight(), bodyChecksum());
+    writeHeader();
+    channel.force(false);
+    System.getLogger(SketchFileHandle.class.getName())
+        .log(System.Logger.Level.WARNING, "sketch file {0} was not closed cleanly: opened as it is, with the total weight of its last flush ({1})",
+            path, header.totalWeight());
   }
 
   boolean changed() {
