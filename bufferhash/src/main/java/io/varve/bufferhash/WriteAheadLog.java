@@ -5,7 +5,6 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -45,9 +44,9 @@ final class WriteAheadLog implements AutoCloseable {
   static final int MAGIC = 0x5642484C;
   /** A segment header's magic, version and checksum. */
   static final io.varve.core.format.Envelope SEGMENT = LogFormat.envelope("BufferHash write-ahead log segment", MAGIC, LogFormat.VERSION);
-  private static final int SEGMENT_HEADER_BYTES = 28;
-  private static final int RECORD_HEADER_BYTES = 8;
-  private static final int BODY_HEADER_BYTES = 13;
+  static final int SEGMENT_HEADER_BYTES = 28;
+  static final int RECORD_HEADER_BYTES = 8;
+  static final int BODY_HEADER_BYTES = 13;
   static final byte KIND_ENTRY = 1;
   static final byte KIND_FLUSHED = 2;
 
@@ -101,7 +100,7 @@ final class WriteAheadLog implements AutoCloseable {
     for (int i = 0; i < files.size(); i++) {
       boolean newest = i == files.size() - 1;
       long[] segment =
-          replaySegment(files.get(i), newest, newest && dropDamagedTail, superTables, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
+          SegmentReplay.replay(files.get(i), newest, newest && dropDamagedTail, superTables, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
       if (segment == null) {
         continue; // the newest segment's header was cut short: created, never written
       }
@@ -128,117 +127,13 @@ final class WriteAheadLog implements AutoCloseable {
   /** Hands every entry of the segments found by {@link #open} to {@code replayer}, oldest first. */
   void replayEntries(Replayer replayer) throws IOException {
     for (Path file : replayFiles) {
-      replaySegment(file, false, false, superTables, -1, replayer, true);
+      SegmentReplay.replay(file, false, false, superTables, -1, replayer, true);
     }
     replayFiles.clear();
   }
 
-  /**
-   * Replays one segment; returns its number, its first sequence and the sequence after its last
-   * record, or null for a newest segment whose header was never whole (it is deleted).
-   */
-  private static long[] replaySegment(
-      Path file, boolean newest, boolean dropDamaged, int superTables, long expectedFirst, Replayer replayer, boolean entries) throws IOException {
-    byte[] bytes = Files.readAllBytes(file);
-    String where = file.toString();
-    if (newest && !SEGMENT.isFooterOf(bytes, 0, 24)
-        && bytes.length <= SEGMENT_HEADER_BYTES) {
-      Files.delete(file);
-      return null;
-    }
-    CorruptStoreException.check(bytes.length >= SEGMENT_HEADER_BYTES, where + ": shorter than a segment header");
-    CorruptStoreException.check(LogFormat.getInt(bytes, 0) == MAGIC, where + ": not a write-ahead log segment");
-    SEGMENT.checkFooter(bytes, 0, 24, where);
-    SEGMENT.checkHeader(bytes, where);
-    long number = LogFormat.getLong(bytes, 8);
-    long first = LogFormat.getLong(bytes, 16);
-    CorruptStoreException.check(
-        file.getFileName().toString().equals(segmentName(number)), where + ": the header says segment " + number + ", the file name another");
-    CorruptStoreException.check(
-        expectedFirst < 0 || first == expectedFirst, where + ": starts at sequence " + first + ", the segment before ends before " + expectedFirst);
-    long sequence = first;
-    int at = SEGMENT_HEADER_BYTES;
-    while (at < bytes.length) {
-      boolean whole = at + RECORD_HEADER_BYTES <= bytes.length;
-      int length = whole ? LogFormat.getInt(bytes, at) : -1;
-      whole = whole && length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length <= bytes.length;
-      boolean valid = whole && LogFormat.getInt(bytes, at + 4) == Envelope.crc32c(bytes, at + RECORD_HEADER_BYTES, length);
-      if (!valid) {
-        // Cut short at the very end of the newest segment: an append the process did not finish
-        // (a crash may leave zeros after the part written, up to where the file's length reached;
-        // a length has no checksum of its own, so one that runs past the end is taken as cut short).
-        boolean cutShort = at + RECORD_HEADER_BYTES > bytes.length
-            || (length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length > bytes.length);
-        boolean torn = newest && (cutShort || zerosFrom(bytes, whole ? at + RECORD_HEADER_BYTES + length : at));
-        if (!torn && !dropDamaged) {
-          throw new CorruptStoreException(where + ": damaged record at offset " + at + (newest
-              ? " (if a power loss left it among writes not yet synced, BufferHashBuilder.dropDamagedWriteAheadTail drops it and the records after it)"
-              : ""));
-        }
-        if (!torn) {
-          System.getLogger(BufferHash.class.getName())
-              .log(Level.WARNING, "{0}: damaged record at offset {1}: dropped with the {2} bytes after it, as dropDamagedWriteAheadTail asks",
-                  where, at, bytes.length - at);
-        }
-        truncate(file, at);
-        break;
-      }
-      int body = at + RECORD_HEADER_BYTES;
-      long recordSequence = LogFormat.getLong(bytes, body);
-      byte kind = bytes[body + 8];
-      int superTable = LogFormat.getInt(bytes, body + 9);
-      // The checks build their messages only on failure: they run for every record replayed.
-      if (recordSequence != sequence) {
-        throw new CorruptStoreException(where + ": record " + recordSequence + " where " + sequence + " belongs");
-      }
-      if (superTable < 0 || superTable >= superTables) {
-        throw new CorruptStoreException(where + ": super table " + superTable);
-      }
-      int payload = body + BODY_HEADER_BYTES;
-      int end = body + length;
-      if (kind == KIND_ENTRY) {
-        int size = IncarnationCodec.checkedEntrySize(bytes, payload, end, where);
-        if (payload + size != end) {
-          throw new CorruptStoreException(where + ": record " + recordSequence + " has bytes after its entry");
-        }
-        if (entries) {
-          replayer.entry(recordSequence, superTable, WriteBuffer.key(bytes, payload), WriteBuffer.value(bytes, payload));
-        }
-      } else if (kind == KIND_FLUSHED) {
-        if (end - payload != 8) {
-          throw new CorruptStoreException(where + ": record " + recordSequence + " of a wrong length");
-        }
-        if (!entries) {
-          replayer.flushed(superTable, LogFormat.getLong(bytes, payload));
-        }
-      } else {
-        throw new CorruptStoreException(where + ": record " + recordSequence + " of unknown kind " + kind);
-      }
-      sequence++;
-      at = end;
-    }
-    return new long[] {number, first, sequence};
-  }
-
-  /** Whether {@code bytes} from {@code from} to the end are all zero (true for none). */
-  private static boolean zerosFrom(byte[] bytes, int from) {
-    for (int i = from; i < bytes.length; i++) {
-      if (bytes[i] != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   private static void forceFile(Path file) throws IOException {
     try (FileChannel channel = Channels.open(file, StandardOpenOption.WRITE)) {
-      channel.force(true);
-    }
-  }
-
-  private static void truncate(Path file, long length) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      channel.truncate(length);
       channel.force(true);
     }
   }
