@@ -6,7 +6,6 @@ import static io.varve.bufferhash.BufferHashTornFlushTest.closeQuietly;
 import static io.varve.bufferhash.BufferHashTornFlushTest.open;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.bufferhash.BufferHashTornFlushTest.SwitchedListener;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -14,9 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,14 +49,11 @@ class BufferHashCrashOrderTest {
   void aCrashAfterAFailedForceKeepsEverySyncedWrite(Durability durability, String failing, String lost) throws IOException {
     long seed = 0xF5_0000L + durability.ordinal() * 100 + failing.hashCode() % 97 + lost.length();
     String context = "seed " + seed + " (" + durability + ", force of " + failing + " failed, unforced writes of " + lost + " lost)";
-    Random random = new Random(seed);
-    List<byte[]> keys = BufferHashModelTest.keyUniverse(random, 1_500);
-    DurableModel model = new DurableModel();
-    SwitchedListener listener = new SwitchedListener(model::evicted);
+    CrashWorkload work = new CrashWorkload(seed);
     Path live = temp.resolve("live");
     Path crashed = temp.resolve("crashed");
     try (CrashFiles files = CrashFiles.install()) {
-      BufferHash table = builder(live, durability, "fifo", listener).open();
+      BufferHash table = builder(live, durability, "fifo", work.listener).open();
       int opsSinceCircular = 0;
       for (int op = 0; files.fired() == null; op++) {
         assertTrue(op < 100_000, context + ": the force to fail never came");
@@ -70,20 +64,20 @@ class BufferHashCrashOrderTest {
           files.failNextForce(failing);
           try {
             table.sync();
-            model.acknowledge();
+            work.model.acknowledge();
           } catch (UncheckedIOException e) {
             assertTrue(files.fired() != null, context + ": " + e);
           }
           files.failNextForce(null);
           continue;
         }
-        RandomWrites.step(table, model, keys, random, durability);
+        work.step(table, durability);
       }
       CrashFiles.copyAsKilled(live, crashed);
       files.loseUnforced(live, crashed, lost.equals("everything") ? "" : lost);
       closeQuietly(table);
     }
-    reopenAndCheck(crashed, durability, keys, model, listener, random, context);
+    reopenAndCheck(crashed, durability, work, work.model, context);
   }
 
   /**
@@ -96,21 +90,18 @@ class BufferHashCrashOrderTest {
   void aTornWriteAheadAppendKeepsEverySyncedWrite(CrashFiles.Fill fill) throws IOException {
     long seed = 0x7A1_0000L + fill.ordinal();
     String context = "seed " + seed + " (a torn write of the write-ahead log, then " + fill + ")";
-    Random random = new Random(seed);
-    List<byte[]> keys = BufferHashModelTest.keyUniverse(random, 1_500);
-    DurableModel model = new DurableModel();
-    SwitchedListener listener = new SwitchedListener(model::evicted);
+    CrashWorkload work = new CrashWorkload(seed);
     Path live = temp.resolve("live");
     Path crashed = temp.resolve("crashed");
     try (CrashFiles files = CrashFiles.install()) {
-      BufferHash table = builder(live, Durability.SYNC_ON_CALL, "fifo", listener).open();
+      BufferHash table = builder(live, Durability.SYNC_ON_CALL, "fifo", work.listener).open();
       for (int op = 0; files.fired() == null; op++) {
         assertTrue(op < 100_000, context + ": the write to tear never came");
         if (op == 2_000) {
-          files.tearNextWrite("wal-", (position, length) -> length > 100, fill, random);
+          files.tearNextWrite("wal-", (position, length) -> length > 100, fill, work.random);
         }
         try {
-          RandomWrites.step(table, model, keys, random, Durability.SYNC_ON_CALL);
+          work.step(table, Durability.SYNC_ON_CALL);
         } catch (UncheckedIOException e) {
           assertTrue(files.fired() != null, context + ": " + e);
         }
@@ -119,7 +110,7 @@ class BufferHashCrashOrderTest {
       CrashFiles.copyAsKilled(live, crashed);
       closeQuietly(table);
     }
-    reopenAndCheck(crashed, Durability.SYNC_ON_CALL, keys, model, listener, random, context);
+    reopenAndCheck(crashed, Durability.SYNC_ON_CALL, work, work.model, context);
   }
 
   /** A power loss right after creation: the log's length reached the device before the state describing it. */
@@ -145,18 +136,15 @@ class BufferHashCrashOrderTest {
   void aCrashBeforeOrAfterRetiringSegmentsKeepsEverySyncedWrite(Durability durability) throws IOException {
     long seed = 0x5E6_0000L + durability.ordinal();
     String context = "seed " + seed + " (" + durability + ")";
-    Random random = new Random(seed);
-    List<byte[]> keys = BufferHashModelTest.keyUniverse(random, 1_500);
-    DurableModel model = new DurableModel();
-    SwitchedListener listener = new SwitchedListener(model::evicted);
+    CrashWorkload work = new CrashWorkload(seed);
     Path live = temp.resolve("live");
     Path before = temp.resolve("before-retiring");
     Path after = temp.resolve("after-retiring");
-    try (BufferHash table = builder(live, durability, "fifo", listener).open()) {
+    try (BufferHash table = builder(live, durability, "fifo", work.listener).open()) {
       for (int op = 0; ; op++) {
         assertTrue(op < 100_000, context + ": no segment was ever retired");
         Map<Path, byte[]> segments = segments(live);
-        RandomWrites.step(table, model, keys, random, durability);
+        work.step(table, durability);
         Map<Path, byte[]> retired = new HashMap<>(segments);
         retired.keySet().removeAll(segments(live).keySet());
         if (!retired.isEmpty() && table.stats().evictedIncarnations() > 0) {
@@ -168,11 +156,11 @@ class BufferHashCrashOrderTest {
           break;
         }
       }
-      model.acknowledge(); // the step that retired segments synced
+      work.model.acknowledge(); // the step that retired segments synced
     }
-    DurableModel copy = model.copy();
-    reopenAndCheck(before, durability, keys, model, listener, random, context + ", crashed before the segments went");
-    reopenAndCheck(after, durability, keys, copy, listener, random, context + ", crashed after the segments went");
+    DurableModel copy = work.model.copy();
+    reopenAndCheck(before, durability, work, work.model, context + ", crashed before the segments went");
+    reopenAndCheck(after, durability, work, copy, context + ", crashed after the segments went");
   }
 
   private static Map<Path, byte[]> segments(Path dir) throws IOException {
@@ -187,24 +175,23 @@ class BufferHashCrashOrderTest {
     return segments;
   }
 
-  /** Opens the crashed copy, checks it, then writes, closes and reopens it and checks again. */
-  private static void reopenAndCheck(
-      Path crashed, Durability durability, List<byte[]> keys, DurableModel model, SwitchedListener listener, Random random, String context)
+  /** Opens the crashed copy, checks it against {@code model}, then writes, closes and reopens it and checks again. */
+  private static void reopenAndCheck(Path crashed, Durability durability, CrashWorkload work, DurableModel model, String context)
       throws IOException {
     Set<ByteBuffer> evictedOnOpen = new HashSet<>();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
-    try (BufferHash reopened = open(builder(crashed, durability, "fifo", listener), context + ", reopen")) {
-      model.reset(checkAll(reopened, keys, model, evictedOnOpen, context + ", reopen"));
-      listener.to(model::evicted);
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    try (BufferHash reopened = open(builder(crashed, durability, "fifo", work.listener), context + ", reopen")) {
+      model.reset(work.checkAll(reopened, model, evictedOnOpen, context + ", reopen"));
+      work.listener.to(model::evicted);
       for (int op = 0; op < 1_000; op++) {
-        RandomWrites.step(reopened, model, keys, random, durability);
+        RandomWrites.step(reopened, model, work.keys, work.random, durability);
       }
       model.acknowledge();
     }
     evictedOnOpen.clear();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
-    try (BufferHash closedCleanly = open(builder(crashed, durability, "fifo", listener), context + ", reopen after close")) {
-      checkAll(closedCleanly, keys, model, evictedOnOpen, context + ", reopen after close");
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    try (BufferHash closedCleanly = open(builder(crashed, durability, "fifo", work.listener), context + ", reopen after close")) {
+      work.checkAll(closedCleanly, model, evictedOnOpen, context + ", reopen after close");
     }
   }
 }

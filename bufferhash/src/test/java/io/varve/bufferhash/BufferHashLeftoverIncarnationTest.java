@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.bufferhash.BufferHashTornFlushTest.SwitchedListener;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,8 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,25 +38,22 @@ class BufferHashLeftoverIncarnationTest {
   void aLeftoverIncarnationPastALostOneIsNeverTakenIn(Durability durability, String end) throws IOException {
     long seed = 0x1EF7_0000L + durability.ordinal() * 10 + (end.equals("close") ? 0 : 1);
     String context = "seed " + seed + " (" + durability + ", then " + end + ")";
-    Random random = new Random(seed);
-    List<byte[]> keys = BufferHashModelTest.keyUniverse(random, 1_500);
-    DurableModel model = new DurableModel();
-    SwitchedListener listener = new SwitchedListener(model::evicted);
+    CrashWorkload work = new CrashWorkload(seed);
     Path live = temp.resolve("live");
     Path crashed = temp.resolve("crashed");
     long[] lost;
     long[] kept;
     try (CrashFiles files = CrashFiles.install()) {
-      BufferHash table = builder(live, durability, "fifo", listener).open();
+      BufferHash table = builder(live, durability, "fifo", work.listener).open();
       for (int op = 0; op < 600; op++) {
-        put(table, model, keys, random);
+        put(table, work);
       }
       table.sync();
-      model.acknowledge();
+      work.model.acknowledge();
       long synced = table.stats().flushes();
       for (int op = 0; table.stats().flushes() < synced + 2; op++) {
         assertTrue(op < 10_000, context + ": no two flushes after the sync");
-        put(table, model, keys, random);
+        put(table, work);
       }
       assertEquals(0, table.stats().evictedIncarnations(), context + ": the log wrapped");
       long[][] newest = newestTwo(live.resolve("log"));
@@ -78,42 +72,42 @@ class BufferHashLeftoverIncarnationTest {
     byte[] leftover = header(crashed.resolve("log"), (int) kept[0]);
 
     Set<ByteBuffer> evictedOnOpen = new HashSet<>();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
     Path last = crashed;
-    try (BufferHash reopened = open(builder(crashed, durability, "fifo", listener), context + ", reopen")) {
-      model.reset(checkAll(reopened, keys, model, evictedOnOpen, context + ", reopen"));
-      listener.to(model::evicted);
+    try (BufferHash reopened = open(builder(crashed, durability, "fifo", work.listener), context + ", reopen")) {
+      work.model.reset(work.checkAll(reopened, work.model, evictedOnOpen, context + ", reopen"));
+      work.listener.to(work.model::evicted);
       long flushes = reopened.stats().flushes();
       for (int op = 0; reopened.stats().flushes() < flushes + 1; op++) {
         assertTrue(op < 10_000, context + ": no flush after the reopen");
-        put(reopened, model, keys, random);
+        put(reopened, work);
       }
       // The test's premise: the new incarnation took the lost one's place and ends at the leftover.
       byte[] written = header(crashed.resolve("log"), (int) lost[0]);
       assertEquals(lost[2], IncarnationCodec.readHeader(written, context).pages, context + ": the new incarnation's length");
       assertArrayEquals(leftover, header(crashed.resolve("log"), (int) kept[0]), context + ": the leftover was overwritten");
       if (end.equals("close")) {
-        model.acknowledge(); // close writes everything
+        work.model.acknowledge(); // close writes everything
       } else {
         reopened.sync();
-        model.acknowledge();
+        work.model.acknowledge();
         last = temp.resolve("killed");
         CrashFiles.copyAsKilled(crashed, last);
       }
     }
     evictedOnOpen.clear();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
-    try (BufferHash again = open(builder(last, durability, "fifo", listener), context + ", second reopen")) {
-      checkAll(again, keys, model, evictedOnOpen, context + ", second reopen");
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    try (BufferHash again = open(builder(last, durability, "fifo", work.listener), context + ", second reopen")) {
+      work.checkAll(again, work.model, evictedOnOpen, context + ", second reopen");
     }
   }
 
   /** A put of a short value (one-page incarnations), made to the model first. */
-  private static void put(BufferHash table, DurableModel model, List<byte[]> keys, Random random) {
-    byte[] key = keys.get(random.nextInt(keys.size()));
+  private static void put(BufferHash table, CrashWorkload work) {
+    byte[] key = work.keys.get(work.random.nextInt(work.keys.size()));
     byte[] value = new byte[16];
-    random.nextBytes(value);
-    model.write(key, value);
+    work.random.nextBytes(value);
+    work.model.write(key, value);
     table.put(key, value);
   }
 

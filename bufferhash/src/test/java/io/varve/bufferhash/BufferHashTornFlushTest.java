@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import java.util.stream.Stream;
@@ -99,30 +98,27 @@ class BufferHashTornFlushTest {
     long seed = 0x7041_0000L + durability.ordinal() * 1000 + where.ordinal() * 100 + fill.ordinal() * 10 + (policy.equals("fifo") ? 0 : 1)
         + (lost.equals("nothing") ? 0 : 5);
     String context = "seed " + seed + " (" + durability + ", " + policy + ", " + where + ", " + fill + ", unforced writes of " + lost + " lost)";
-    Random random = new Random(seed);
-    List<byte[]> keys = BufferHashModelTest.keyUniverse(random, 1_500);
-    DurableModel model = new DurableModel();
-    SwitchedListener listener = new SwitchedListener(model::evicted);
+    CrashWorkload work = new CrashWorkload(seed);
     Path live = temp.resolve("live");
     Path crashed = temp.resolve("crashed");
     String fired;
     try (CrashFiles files = CrashFiles.install()) {
-      BufferHash table = builder(live, durability, policy, listener).open();
+      BufferHash table = builder(live, durability, policy, work.listener).open();
       long armAt = where == Where.FIRST_LAP ? 300 : -1;
       boolean armed = false;
       for (long op = 0; files.fired() == null; op++) {
         assertTrue(op < 100_000, context + ": the write to tear never came");
         if (armAt < 0 && table.stats().evictedIncarnations() > 0) {
-          armAt = op + random.nextInt(1_500); // the log is circular now: tear somewhere in the next lap
+          armAt = op + work.random.nextInt(1_500); // the log is circular now: tear somewhere in the next lap
         }
         if (!armed && op == armAt) {
           table.sync(); // few keys are then written between the last durable state and the crash
-          model.acknowledge();
-          files.tearNextWrite("log", where.writes(), fill, random);
+          work.model.acknowledge();
+          files.tearNextWrite("log", where.writes(), fill, work.random);
           armed = true;
         }
         try {
-          RandomWrites.step(table, model, keys, random, durability);
+          work.step(table, durability);
         } catch (UncheckedIOException e) {
           assertNotNull(files.fired(), context + ": a write failed that was not torn: " + e);
         }
@@ -140,33 +136,33 @@ class BufferHashTornFlushTest {
     context += ", " + fired;
     // The first reopen: the torn incarnation is left out, every durable write is there.
     Set<ByteBuffer> evictedOnOpen = new HashSet<>();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
-    BufferHash reopened = open(builder(crashed, durability, policy, listener), context);
-    Map<ByteBuffer, byte[]> recovered = checkAll(reopened, keys, model, evictedOnOpen, context + ", first reopen");
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    BufferHash reopened = open(builder(crashed, durability, policy, work.listener), context);
+    Map<ByteBuffer, byte[]> recovered = work.checkAll(reopened, work.model, evictedOnOpen, context + ", first reopen");
     // Later writes, a second kill and reopen.
-    model.reset(recovered);
-    listener.to(model::evicted);
+    work.model.reset(recovered);
+    work.listener.to(work.model::evicted);
     for (int op = 0; op < 2_000; op++) {
-      RandomWrites.step(reopened, model, keys, random, durability);
+      work.step(reopened, durability);
     }
     Path crashedAgain = temp.resolve("crashed-again");
     CrashFiles.copyAsKilled(crashed, crashedAgain);
     closeQuietly(reopened);
     evictedOnOpen.clear();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
-    try (BufferHash again = open(builder(crashedAgain, durability, policy, listener), context + ", second reopen")) {
-      recovered = checkAll(again, keys, model, evictedOnOpen, context + ", second reopen");
-      model.reset(recovered);
-      listener.to(model::evicted);
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    try (BufferHash again = open(builder(crashedAgain, durability, policy, work.listener), context + ", second reopen")) {
+      recovered = work.checkAll(again, work.model, evictedOnOpen, context + ", second reopen");
+      work.model.reset(recovered);
+      work.listener.to(work.model::evicted);
       for (int op = 0; op < 500; op++) {
-        RandomWrites.step(again, model, keys, random, durability);
+        work.step(again, durability);
       }
-      model.acknowledge(); // close writes everything
+      work.model.acknowledge(); // close writes everything
     }
     evictedOnOpen.clear();
-    listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
-    try (BufferHash closedCleanly = open(builder(crashedAgain, durability, policy, listener), context + ", reopen after close")) {
-      checkAll(closedCleanly, keys, model, evictedOnOpen, context + ", reopen after close");
+    work.listener.to((key, value) -> evictedOnOpen.add(ByteBuffer.wrap(key)));
+    try (BufferHash closedCleanly = open(builder(crashedAgain, durability, policy, work.listener), context + ", reopen after close")) {
+      work.checkAll(closedCleanly, work.model, evictedOnOpen, context + ", reopen after close");
     }
   }
 
