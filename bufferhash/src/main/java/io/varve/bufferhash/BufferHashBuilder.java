@@ -125,7 +125,7 @@ public final class BufferHashBuilder {
     if (memoryBytes <= 0) {
       throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
     }
-    Files.createDirectories(directory);
+    Channels.createDirectories(directory); // a new table's name survives a power loss
     ExclusiveUse use = ExclusiveUse.acquire(directory.resolve("lock"), true, "a BufferHash");
     IncarnationLog log = null;
     try {

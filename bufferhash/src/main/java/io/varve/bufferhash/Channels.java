@@ -33,4 +33,9 @@ final class Channels {
   static void forceDirectory(Path directory) throws IOException {
     DirectoryEntries.force(directory, opener::open);
   }
+
+  /** Creates {@code directory} and its missing parents, each one's name forced into its parent, through the hook. */
+  static void createDirectories(Path directory) throws IOException {
+    DirectoryEntries.createDirectories(directory, opener::open);
+  }
 }

@@ -79,10 +79,6 @@ final class IncarnationLog implements AutoCloseable {
     result.writeState();
     result.writeState();
     Channels.forceDirectory(directory); // the files' names, before anything is written that a sync vouches for
-    Path parent = directory.toAbsolutePath().getParent();
-    if (parent != null) {
-      Channels.forceDirectory(parent); // the directory's own name, which open may just have created
-    }
     return result;
   }
 

@@ -1,6 +1,7 @@
 package io.varve.silt;
 
 import io.varve.builder.StoreBuilder;
+import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
@@ -31,7 +32,7 @@ final class SiltDirectory {
    */
   static SiltState open(Path directory, SiltOptions options) throws IOException {
     Path dir = directory.toAbsolutePath().normalize();
-    createDurably(dir);
+    DirectoryEntries.createDirectories(dir, FileAccess.opener::open); // a new store's name survives a power loss
     if (!SiltManifest.exists(dir)) {
       refuseForeignFiles(dir); // before the lock file goes into a directory that is not ours
     }
@@ -84,22 +85,6 @@ final class SiltDirectory {
     List<LogStore> frozen = new ArrayList<>(logs);
     java.util.Collections.reverse(frozen);
     return new SiltState(dir, lock, options, manifest, new SiltView(active, frozen, hashStores, sorted));
-  }
-
-  /**
-   * Creates {@code dir} and its missing parents, and forces the parent of each one it creates: a
-   * new directory's name, like a file's, survives a crash only once its parent is forced, and
-   * without it the store, synced writes and all, could vanish whole.
-   */
-  private static void createDurably(Path dir) throws IOException {
-    Path existing = dir;
-    while (existing != null && !Files.isDirectory(existing)) {
-      existing = existing.getParent();
-    }
-    Files.createDirectories(dir);
-    for (Path created = dir; existing != null && !created.equals(existing); created = created.getParent()) {
-      SiltManifest.forceDirectory(created.getParent());
-    }
   }
 
   /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */

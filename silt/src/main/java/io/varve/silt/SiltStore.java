@@ -239,8 +239,8 @@ public final class SiltStore implements Closeable {
   }
 
   /**
-   * A conversion or merge that failed since the last one that succeeded (in the background or by
-   * {@link #convertNow()} and {@link #mergeNow()}), or null.
+   * A background conversion or merge that failed since the last one that succeeded, or null. One
+   * that succeeds by {@link #convertNow()} or {@link #mergeNow()} clears it too.
    */
   public Throwable mergeFailure() {
     return work.failure();

@@ -2,6 +2,7 @@ package io.varve.core.files;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -50,6 +51,23 @@ public final class DirectoryEntries {
       if (!refusesToSync(e)) {
         throw e;
       }
+    }
+  }
+
+  /**
+   * Creates {@code directory} and its missing parents, as {@link java.nio.file.Files#createDirectories}
+   * does, and forces the parent of each one it creates (through {@code opener}): a new directory's
+   * name, like a file's, survives a power loss only once its parent is forced.
+   */
+  public static void createDirectories(Path directory, Opener opener) throws IOException {
+    Path absolute = directory.toAbsolutePath();
+    Path existing = absolute;
+    while (existing != null && !Files.isDirectory(existing)) {
+      existing = existing.getParent();
+    }
+    Files.createDirectories(absolute);
+    for (Path created = absolute; existing != null && !created.equals(existing); created = created.getParent()) {
+      force(created.getParent(), opener);
     }
   }
 

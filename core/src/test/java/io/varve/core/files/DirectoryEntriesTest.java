@@ -2,10 +2,12 @@ package io.varve.core.files;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.testing.DelegatingChannel;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,5 +70,17 @@ class DirectoryEntriesTest {
   @Test
   void aMissingDirectoryIsAnError() {
     assertThrows(NoSuchFileException.class, () -> DirectoryEntries.force(dir.resolve("missing")));
+  }
+
+  @Test
+  void createDirectoriesForcesTheParentOfEachDirectoryItCreates() throws IOException {
+    Files.createDirectories(dir.resolve("a"));
+    List<String> forced = new ArrayList<>();
+    DirectoryEntries.createDirectories(dir.resolve("a/b/c"), opener(path -> forced.add(dir.relativize(path).toString())));
+    assertTrue(Files.isDirectory(dir.resolve("a/b/c")));
+    assertEquals(List.of("a/b", "a"), forced);
+    forced.clear();
+    DirectoryEntries.createDirectories(dir.resolve("a/b/c"), opener(path -> forced.add(path.toString())));
+    assertEquals(List.of(), forced, "nothing created, nothing forced");
   }
 }
