@@ -189,7 +189,7 @@ public final class StoreArtifacts {
       }
       Files.move(written, target, StandardCopyOption.ATOMIC_MOVE);
     }
-    StoreDirectory.force(target.toAbsolutePath().getParent());
+    StoreDirectory.forceName(target);
   }
 
   /** {@code out} without its close: the caller owns the stream. */

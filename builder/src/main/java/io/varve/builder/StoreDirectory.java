@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.files.DirectoryEntries;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
@@ -9,7 +10,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * How a build, a merge and a re-index publish a store directory: checked before any work
@@ -18,6 +18,9 @@ import java.nio.file.StandardOpenOption;
  * Stateless; thread-safe.
  */
 final class StoreDirectory {
+  /** How a directory is opened to be forced; tests replace it to fail an {@code fsync}. */
+  static volatile DirectoryEntries.Opener directoryOpener = FileChannel::open;
+
   private StoreDirectory() {}
 
   /**
@@ -42,7 +45,13 @@ final class StoreDirectory {
     return TemporaryDirectories.create(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".staging-", false);
   }
 
-  /** Forces {@code staging} to disk and renames it to {@code target}, which must not exist. */
+  /**
+   * Forces {@code staging} to disk and renames it to {@code target}, which must not exist.
+   *
+   * @throws IOException if forcing {@code staging} fails (nothing is published), or if forcing
+   *     {@code target}'s parent after the rename fails: the store is then complete at {@code
+   *     target}, but its name may not survive a power loss, and the message says so
+   */
   static void publish(Path staging, Path target) throws IOException {
     force(staging);
     // rename(2) silently replaces an empty directory and fails on a file with a generic error:
@@ -56,15 +65,24 @@ final class StoreDirectory {
       throw new FileAlreadyExistsException(target.toString(), null, "the store directory appeared during the build");
     }
     TemporaryDirectories.release(staging);
-    force(target.toAbsolutePath().getParent());
+    forceName(target);
   }
 
-  /** Forces a directory's entries to disk, where the platform can open a directory. */
+  /**
+   * Forces a directory's entries to disk, as {@link DirectoryEntries#force(Path,
+   * DirectoryEntries.Opener)} does: a failed {@code fsync} is thrown, never taken for success.
+   */
   static void force(Path directory) throws IOException {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException unsupported) {
-      // Some platforms cannot open directories; the files themselves are forced.
+    DirectoryEntries.force(directory, directoryOpener);
+  }
+
+  /** Forces the parent of {@code published}, just renamed or linked there, so that its name is durable. */
+  static void forceName(Path published) throws IOException {
+    try {
+      force(published.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      throw new IOException(
+          published + " is complete, but its name could not be forced to disk and may not survive a power loss: " + e.getMessage(), e);
     }
   }
 }

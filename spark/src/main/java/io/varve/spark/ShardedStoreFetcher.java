@@ -1,6 +1,7 @@
 package io.varve.spark;
 
 import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -69,6 +70,9 @@ public final class ShardedStoreFetcher {
   private static final int COPY_BUFFER_BYTES = 1 << 20;
   /** The in-process turn per root: a process must not lock one file twice (nor close a second channel of it). */
   private static final Map<java.nio.file.Path, ReentrantLock> TURNS = new ConcurrentHashMap<>();
+
+  /** How a directory is opened to be forced; tests replace it to fail an {@code fsync}. */
+  static volatile DirectoryEntries.Opener directoryOpener = FileChannel::open;
 
   private ShardedStoreFetcher() {}
 
@@ -245,15 +249,18 @@ public final class ShardedStoreFetcher {
     }
   }
 
-  /** Forces a file, or a directory's entries, to disk (where the platform can open a directory). */
+  /**
+   * Forces a file, or a directory's entries, to disk. A failed {@code fsync} of either fails the
+   * fetch ({@link DirectoryEntries#force(java.nio.file.Path, DirectoryEntries.Opener)} says which
+   * answers of a platform that cannot sync directories are taken at their word).
+   */
   private static void force(java.nio.file.Path path) throws IOException {
-    boolean directory = Files.isDirectory(path);
-    try (FileChannel channel = FileChannel.open(path, directory ? StandardOpenOption.READ : StandardOpenOption.WRITE)) {
+    if (Files.isDirectory(path)) {
+      DirectoryEntries.force(path, directoryOpener);
+      return;
+    }
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
       channel.force(true);
-    } catch (IOException unsupported) {
-      if (!directory) {
-        throw unsupported;
-      }
     }
   }
 }

@@ -14,6 +14,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.store.StoreFile;
 import io.varve.core.store.StoreRoot;
+import io.varve.core.testing.DelegatingChannel;
 import io.varve.reader.FollowingShardedStore;
 import io.varve.reader.ShardedStore;
 import java.io.IOException;
@@ -199,6 +200,32 @@ class ShardedStoreFetcherTest {
     Files.createDirectories(rootDirectory.resolve(".fetch-123456").resolve("shard-00000"));   // as a killed fetch leaves it
     assertEquals("v0000000002", ShardedStoreFetcher.fetch(build("good-2", false, (byte) 3).toUri(), conf, rootDirectory));
     assertNoStaging();
+  }
+
+  /** A failed fsync of a directory used to be swallowed: the fetch published a version whose name a power loss could undo. */
+  @ParameterizedTest
+  @ValueSource(strings = {".fetch-", "serving"})
+  void aFailedForceOfADirectoryFailsTheFetchAndPublishesNothing(String failingName) throws IOException {
+    Path source = build("job", false, (byte) 1);
+    StoreRoot.open(rootDirectory);
+    ShardedStoreFetcher.directoryOpener =
+        (path, options) ->
+            new DelegatingChannel(FileChannel.open(path, options)) {
+              @Override
+              public void force(boolean metaData) throws IOException {
+                if (path.getFileName().toString().startsWith(failingName)) {
+                  throw new IOException("Input/output error (injected)");
+                }
+                real.force(metaData);
+              }
+            };
+    try {
+      IOException e = assertThrows(IOException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+      assertMessage(e, "injected");
+    } finally {
+      ShardedStoreFetcher.directoryOpener = FileChannel::open;
+    }
+    assertNothingPublished();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.varve.core.store;
 
+import io.varve.core.files.DirectoryEntries;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
 import java.io.IOException;
@@ -42,15 +43,22 @@ public final class StoreRoot {
 
   private static final Pattern VERSION = Pattern.compile("v\\d{10}");
 
+  /** How a directory is opened to be forced; tests replace it to fail an {@code fsync}. */
+  static volatile DirectoryEntries.Opener directoryOpener = FileChannel::open;
+
   private final Path root;
 
   private StoreRoot(Path root) {
     this.root = root;
   }
 
-  /** The root at {@code directory}, created (with its parents) if it does not exist. */
+  /**
+   * The root at {@code directory}, created (with its parents, each name forced to disk) if it does
+   * not exist.
+   */
   public static StoreRoot open(Path directory) throws IOException {
-    return new StoreRoot(Files.createDirectories(directory));
+    DirectoryEntries.createDirectories(directory, directoryOpener);
+    return new StoreRoot(directory);
   }
 
   /** The root directory. */
@@ -109,6 +117,8 @@ public final class StoreRoot {
    * @throws NoSuchFileException unless {@code name} is a complete store directory (it has a meta
    *     file: StoreBuilder writes it last and publishes the directory whole) or a complete sharded
    *     store (it has a {@value ShardManifest#FILE_NAME}, which is written last)
+   * @throws IOException if the root directory cannot be forced after the rename (a failed {@code
+   *     fsync}): readers already follow {@code name}, but a power loss may bring the old pointer back
    */
   public void publish(String name) throws IOException {
     Path version = path(name);
@@ -128,10 +138,13 @@ public final class StoreRoot {
     } finally {
       Files.deleteIfExists(temporary);
     }
-    try (FileChannel directory = FileChannel.open(root, StandardOpenOption.READ)) {
-      directory.force(true);
-    } catch (IOException unsupported) {
-      // Directories cannot be opened on some platforms; the rename itself is atomic.
+    try {
+      DirectoryEntries.force(root, directoryOpener);
+    } catch (IOException e) {
+      throw new IOException(
+          CURRENT + " in " + root + " now names " + name + ", but the change could not be forced to disk and may not survive a power loss: "
+              + e.getMessage(),
+          e);
     }
   }
 
