@@ -7,8 +7,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.UUID;
 
 /**
  * Sole use of a mutable store's file or directory, held from its open to its close: an exclusive
@@ -21,20 +20,38 @@ import java.util.concurrent.ConcurrentHashMap;
  * of its descriptors of that file closes: a refused open in this process must not open, and then
  * close, the file. The operating system releases the lock of a process that dies.
  *
+ * <p>The register is the JVM's, not a class loader's: this class may be loaded more than once in
+ * one process (an application server, a Spark job's isolated loaders), and a copy with a register
+ * of its own would open, be refused, and close the file, dropping the other copy's lock. Its
+ * entries therefore live in the system properties, which every loader shares, under {@value
+ * #REGISTER_PREFIX} and the file's real path.
+ *
  * <p>Thread-safe.
  */
 public final class ExclusiveUse implements Closeable {
-  private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+  /** The prefix of the system properties that register the files held in this JVM. */
+  static final String REGISTER_PREFIX = "io.varve.exclusive-use:";
 
   private final Path file;
+  private final String holder;
   private final FileChannel channel;
   private final FileLock lock;
   private boolean released;
 
-  private ExclusiveUse(Path file, FileChannel channel, FileLock lock) {
+  private ExclusiveUse(Path file, String holder, FileChannel channel, FileLock lock) {
     this.file = file;
+    this.holder = holder;
     this.channel = channel;
     this.lock = lock;
+  }
+
+  /** Registers {@code real} as held by {@code holder}, unless some code of this JVM holds it. */
+  private static boolean register(Path real, String holder) {
+    return System.getProperties().putIfAbsent(REGISTER_PREFIX + real, holder) == null;
+  }
+
+  private static void unregister(Path real, String holder) {
+    System.getProperties().remove(REGISTER_PREFIX + real, holder);
   }
 
   /**
@@ -47,7 +64,8 @@ public final class ExclusiveUse implements Closeable {
    */
   public static ExclusiveUse acquire(Path file, boolean create, String what) throws IOException {
     Path real = create ? file.getParent().toRealPath().resolve(file.getFileName()) : file.toRealPath();
-    if (!HELD.add(real)) {
+    String holder = what + " " + UUID.randomUUID();
+    if (!register(real, holder)) {
       throw new IllegalStateException(file + " is open as " + what + " in this process already: close that one first");
     }
     try {
@@ -65,12 +83,12 @@ public final class ExclusiveUse implements Closeable {
         channel.close();
         throw new IllegalStateException(file + " is open as " + what + " in another process (" + real + " is locked)");
       }
-      return new ExclusiveUse(real, channel, lock);
+      return new ExclusiveUse(real, holder, channel, lock);
     } catch (OverlappingFileLockException e) {
-      HELD.remove(real);
+      unregister(real, holder);
       throw new IllegalStateException(real + " is locked by other code of this process", e);
     } catch (IOException | RuntimeException e) {
-      HELD.remove(real);
+      unregister(real, holder);
       throw e;
     }
   }
@@ -88,7 +106,7 @@ public final class ExclusiveUse implements Closeable {
     } catch (IOException e) {
       // Closing the channel releases the lock in any case; nothing is left to undo.
     } finally {
-      HELD.remove(file);
+      unregister(file, holder);
     }
   }
 }

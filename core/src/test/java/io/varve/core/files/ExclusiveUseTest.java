@@ -1,9 +1,16 @@
 package io.varve.core.files;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -39,5 +46,46 @@ class ExclusiveUseTest {
     assertFalse(Files.exists(missing));
     assertThrows(java.io.IOException.class, () -> ExclusiveUse.acquire(temp.resolve("no-dir/LOCK"), true, "a test store"));
     ExclusiveUse.acquire(missing, true, "a test store").close(); // the failures registered nothing
+  }
+
+  /**
+   * This class loaded a second time (an application server, Spark's isolated loaders) must be
+   * refused by the first copy's register, not open the file: closing its descriptor would drop the
+   * first copy's lock, and another process could then open the store too. Before the register was
+   * the JVM's, the second copy was refused only by the JDK's lock table, after opening the file,
+   * and the lock was gone when a second process asked.
+   */
+  @Test
+  void aSecondCopyOfThisClassIsRefusedWithoutDroppingTheLock() throws Exception {
+    Path lockFile = temp.resolve("LOCK");
+    URL classes = ExclusiveUse.class.getProtectionDomain().getCodeSource().getLocation();
+    try (ExclusiveUse first = ExclusiveUse.acquire(lockFile, true, "a test store");
+        URLClassLoader otherLoader = new URLClassLoader(new URL[] {classes}, ClassLoader.getPlatformClassLoader())) {
+      Class<?> otherCopy = otherLoader.loadClass(ExclusiveUse.class.getName());
+      assertFalse(otherCopy == ExclusiveUse.class, "a second copy of the class");
+      Method acquire = otherCopy.getMethod("acquire", Path.class, boolean.class, String.class);
+      InvocationTargetException refused =
+          assertThrows(InvocationTargetException.class, () -> acquire.invoke(null, lockFile, false, "a test store"));
+      assertEquals("held", probeFromAnotherProcess(lockFile), "the first copy still holds the lock");
+      assertEquals(IllegalStateException.class, refused.getCause().getClass());
+      assertTrue(refused.getCause().getMessage().contains("in this process already"), refused.getCause().getMessage());
+    }
+    assertEquals("free", probeFromAnotherProcess(lockFile));
+  }
+
+  private static String probeFromAnotherProcess(Path file) throws IOException, InterruptedException {
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LockProbeChild.class.getName(),
+                file.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertEquals(0, child.waitFor(), output);
+    return output;
   }
 }
