@@ -2,6 +2,7 @@ package io.varve.spark;
 
 import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.files.DirectoryEntries;
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -12,10 +13,10 @@ import io.varve.core.store.StoreRoot;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -25,8 +26,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -59,8 +58,10 @@ import org.apache.hadoop.fs.Path;
  * leaves {@code CURRENT} as it was; one killed outright leaves a staging directory, which the next
  * fetch into the root removes.
  *
- * <p>Stateless and thread-safe: fetches into one root, from threads or processes, take turns (a
- * lock file in the root, {@code .fetch.lock}); fetches into different roots run in parallel.
+ * <p>Stateless and thread-safe: fetches into one root, from threads, processes or copies of this
+ * class in other class loaders, take turns (a lock file in the root, {@code .fetch.lock}, held
+ * through {@link ExclusiveUse}, whose register is the JVM's; a fetch waiting for its turn polls);
+ * fetches into different roots run in parallel.
  */
 public final class ShardedStoreFetcher {
   /** The lock file that serializes fetches into a root. */
@@ -68,8 +69,8 @@ public final class ShardedStoreFetcher {
 
   private static final String STAGING_PREFIX = ".fetch-";
   private static final int COPY_BUFFER_BYTES = 1 << 20;
-  /** The in-process turn per root: a process must not lock one file twice (nor close a second channel of it). */
-  private static final Map<java.nio.file.Path, ReentrantLock> TURNS = new ConcurrentHashMap<>();
+  /** The longest pause between two tries for a root's turn. */
+  private static final long MAX_TURN_POLL_MILLIS = 100;
 
   /** How a directory is opened to be forced; tests replace it to fail an {@code fsync}. */
   static volatile DirectoryEntries.Opener directoryOpener = FileChannel::open;
@@ -94,14 +95,32 @@ public final class ShardedStoreFetcher {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(conf, "conf");
     StoreRoot root = StoreRoot.open(Objects.requireNonNull(localRoot, "localRoot").toAbsolutePath().normalize());
-    ReentrantLock turn = TURNS.computeIfAbsent(root.directory(), directory -> new ReentrantLock());
-    turn.lock();
-    try (FileChannel lockFile = FileChannel.open(root.directory().resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock = lockFile.lock()) {
+    try (ExclusiveUse turn = awaitTurn(root)) {
       removeStaging(root);
       return fetchLocked(new Path(source), conf, root);
-    } finally {
-      turn.unlock();
+    }
+  }
+
+  /**
+   * Waits until no other fetch into {@code root} runs, then holds its lock file. A process must
+   * not lock one file twice, nor open and close it while locked (POSIX would drop the lock), so
+   * {@link ExclusiveUse} refuses at once while any code of this JVM holds it, and this polls.
+   */
+  private static ExclusiveUse awaitTurn(StoreRoot root) throws IOException {
+    java.nio.file.Path lockFile = root.directory().resolve(LOCK_FILE);
+    long pauseMillis = 1;
+    while (true) {
+      try {
+        return ExclusiveUse.acquire(lockFile, true, "a fetch into " + root.directory());
+      } catch (IllegalStateException anotherFetchRuns) {
+        try {
+          Thread.sleep(pauseMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while waiting for another fetch into " + root.directory() + " to end");
+        }
+        pauseMillis = Math.min(MAX_TURN_POLL_MILLIS, 2 * pauseMillis);
+      }
     }
   }
 

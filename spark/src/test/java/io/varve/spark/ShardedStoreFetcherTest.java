@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.builder.ShardedStoreBuilder;
 import io.varve.core.artifact.StoreArtifact;
+import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
@@ -18,6 +19,7 @@ import io.varve.core.testing.DelegatingChannel;
 import io.varve.reader.FollowingShardedStore;
 import io.varve.reader.ShardedStore;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -28,6 +30,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Assumptions;
@@ -226,6 +233,39 @@ class ShardedStoreFetcherTest {
       ShardedStoreFetcher.directoryOpener = FileChannel::open;
     }
     assertNothingPublished();
+  }
+
+  /**
+   * A fetch waits while the root's lock file is held by other code of this JVM (here the test,
+   * standing for a copy of the fetcher in another class loader, which used to make the fetch fail
+   * with an OverlappingFileLockException and drop the holder's lock), and an interrupt ends the
+   * wait with nothing published.
+   */
+  @Test
+  void aFetchWaitsForTheHolderOfTheRootsLockAndCanBeInterrupted() throws Exception {
+    Path source = build("job", false, (byte) 1);
+    StoreRoot.open(rootDirectory);
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> fetch;
+      try (ExclusiveUse held = ExclusiveUse.acquire(rootDirectory.resolve(".fetch.lock"), true, "a test")) {
+        Future<String> interrupted = thread.submit(() -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+        Thread.sleep(200);
+        assertFalse(interrupted.isDone(), "the fetch waits for its turn");
+        thread.shutdownNow();
+        ExecutionException e =
+            assertThrows(ExecutionException.class, () -> interrupted.get(10, TimeUnit.SECONDS));
+        assertEquals(InterruptedIOException.class, e.getCause().getClass());
+        assertNothingPublished();
+        thread = Executors.newSingleThreadExecutor();
+        fetch = thread.submit(() -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+        Thread.sleep(200);
+        assertFalse(fetch.isDone(), "the fetch waits for its turn");
+      }
+      assertEquals("v0000000001", fetch.get(60, TimeUnit.SECONDS));
+    } finally {
+      thread.shutdownNow();
+    }
   }
 
   @Test
