@@ -1,6 +1,7 @@
 package io.varve.builder;
 
 import io.varve.core.files.FileTrees;
+import io.varve.core.files.HeldFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -33,6 +34,8 @@ import java.util.stream.Stream;
  * deleted with its lock file. A directory without a lock file (left by a version before lock files)
  * is deleted once nothing in it has changed for {@link #ORPHAN_AGE}. Locks taken by this process are
  * never probed: on Linux closing any channel of a file drops every lock the process holds on it.
+ * This process's locks are known by {@link HeldFiles}, the JVM's register, so that a copy of this
+ * class in another class loader does not probe them either.
  *
  * <p>Names: {@code .varve-build-*}, {@code .varve-merge-*} and {@code .NAME.staging-*}, nothing
  * else is ever touched. Thread-safe.
@@ -44,8 +47,11 @@ final class TemporaryDirectories {
   private static final Pattern OURS = Pattern.compile("\\.varve-(build|merge)-[0-9a-f]+|\\..+\\.staging-[0-9a-f]+");
   private static final String LOCK_SUFFIX = ".lock";
 
-  /** The locks this process holds, by the directory they guard. */
-  private static final Map<Path, FileChannel> OWNED = new ConcurrentHashMap<>();
+  /** A lock this class holds: its channel, and its entry in {@link HeldFiles}. */
+  private record Owned(FileChannel channel, Path lockFile, String token) {}
+
+  /** The locks this copy of the class holds, by the directory they guard. */
+  private static final Map<Path, Owned> OWNED = new ConcurrentHashMap<>();
 
   private TemporaryDirectories() {}
 
@@ -63,17 +69,27 @@ final class TemporaryDirectories {
       if (!OURS.matcher(directory.getFileName().toString()).matches()) {
         throw new IllegalArgumentException("not a temporary directory name of Varve: " + directory.getFileName());
       }
-      FileChannel lock;
-      try {
-        lock = FileChannel.open(lockOf(directory), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      } catch (FileAlreadyExistsException taken) {
+      Path lockFile = heldKey(directory);
+      // Registered before the file exists: a sweep in this JVM then never opens it.
+      String token = HeldFiles.hold(lockFile, "a temporary directory of a build");
+      if (token == null) {
         continue;
       }
+      FileChannel lock;
+      try {
+        lock = FileChannel.open(lockFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      } catch (IOException | RuntimeException e) {
+        HeldFiles.release(lockFile, token);
+        if (e instanceof FileAlreadyExistsException) {
+          continue;
+        }
+        throw e;
+      }
+      OWNED.put(key(directory), new Owned(lock, lockFile, token));
       try {
         if (lock.tryLock() == null) {
-          throw new IOException("could not lock " + lockOf(directory));
+          throw new IOException("could not lock " + lockFile);
         }
-        OWNED.put(key(directory), lock);
         if (private_ && parent.getFileSystem().supportedFileAttributeViews().contains("posix")) {
           Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } else {
@@ -92,11 +108,15 @@ final class TemporaryDirectories {
    * deletes its lock file. Does nothing for a directory this process does not own.
    */
   static void release(Path directory) throws IOException {
-    FileChannel lock = OWNED.remove(key(directory));
-    if (lock != null) {
+    Owned owned = OWNED.remove(key(directory));
+    if (owned != null) {
       // Delete first, then unlock: a sweeper that takes the lock meanwhile finds nothing to remove.
-      Files.deleteIfExists(lockOf(directory));
-      lock.close();
+      try {
+        Files.deleteIfExists(owned.lockFile());
+        owned.channel().close();
+      } finally {
+        HeldFiles.release(owned.lockFile(), owned.token());
+      }
     }
   }
 
@@ -143,8 +163,8 @@ final class TemporaryDirectories {
   }
 
   /** Whether {@code directory} has a Varve name and is not this process's own. */
-  private static boolean ours(Path directory) {
-    return OURS.matcher(directory.getFileName().toString()).matches() && !OWNED.containsKey(key(directory));
+  private static boolean ours(Path directory) throws IOException {
+    return OURS.matcher(directory.getFileName().toString()).matches() && !HeldFiles.isHeld(heldKey(directory));
   }
 
   /** Deletes {@code directory} and its lock file if no live process holds the lock. */
@@ -195,6 +215,12 @@ final class TemporaryDirectories {
 
   private static Path key(Path directory) {
     return directory.toAbsolutePath().normalize();
+  }
+
+  /** {@code directory}'s lock file as {@link HeldFiles} knows it: the same for every spelling of the parent. */
+  private static Path heldKey(Path directory) throws IOException {
+    Path lockFile = lockOf(directory.toAbsolutePath());
+    return lockFile.getParent().toRealPath().resolve(lockFile.getFileName());
   }
 
 }

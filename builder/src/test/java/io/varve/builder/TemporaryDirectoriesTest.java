@@ -4,7 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.files.HeldFiles;
 import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -102,5 +107,47 @@ class TemporaryDirectoriesTest {
     deadRun(".sparse.staging-8b");
     StoreReindexer.reindex(base, parent.resolve("sparse"), 4096, null);
     assertEquals(List.of("base", "merged", "sparse"), names());
+  }
+
+  /**
+   * A copy of this class in another class loader (two Spark jobs' isolated loaders in one
+   * executor) must not probe this copy's lock: opening and closing the lock file would drop the
+   * lock, and a sweep by another process would then delete a live build's directory. A child
+   * process saw the lock free after such a sweep before the register was the JVM's.
+   */
+  @Test
+  void aSweepByASecondCopyOfThisClassLeavesOurLockHeld() throws Exception {
+    Path mine = TemporaryDirectories.create(parent, ".varve-build-", true);
+    Path lockFile = parent.resolve(mine.getFileName() + ".lock");
+    URL builderClasses = TemporaryDirectories.class.getProtectionDomain().getCodeSource().getLocation();
+    URL coreClasses = HeldFiles.class.getProtectionDomain().getCodeSource().getLocation();
+    try (URLClassLoader otherLoader = new URLClassLoader(new URL[] {builderClasses, coreClasses}, ClassLoader.getPlatformClassLoader())) {
+      Class<?> otherCopy = otherLoader.loadClass(TemporaryDirectories.class.getName());
+      assertFalse(otherCopy == TemporaryDirectories.class, "a second copy of the class");
+      Method sweep = otherCopy.getDeclaredMethod("sweep", Path.class);
+      sweep.setAccessible(true);
+      assertEquals(0, sweep.invoke(null, parent));
+      assertEquals("held", probeFromAnotherProcess(lockFile), "the lock survives the other copy's sweep");
+      assertTrue(Files.isDirectory(mine));
+    } finally {
+      TemporaryDirectories.delete(mine);
+    }
+    assertEquals(List.of(), names());
+  }
+
+  private static String probeFromAnotherProcess(Path file) throws IOException, InterruptedException {
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.varve.core.files.LockProbeChild",
+                file.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertEquals(0, child.waitFor(), output);
+    return output;
   }
 }

@@ -7,7 +7,6 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.UUID;
 
 /**
  * Sole use of a mutable store's file or directory, held from its open to its close: an exclusive
@@ -20,18 +19,13 @@ import java.util.UUID;
  * of its descriptors of that file closes: a refused open in this process must not open, and then
  * close, the file. The operating system releases the lock of a process that dies.
  *
- * <p>The register is the JVM's, not a class loader's: this class may be loaded more than once in
- * one process (an application server, a Spark job's isolated loaders), and a copy with a register
- * of its own would open, be refused, and close the file, dropping the other copy's lock. Its
- * entries therefore live in the system properties, which every loader shares, under {@value
- * #REGISTER_PREFIX} and the file's real path.
+ * <p>The register is {@link HeldFiles}, the JVM's, not a class loader's: a copy of this class in
+ * another loader with a register of its own would open, be refused, and close the file, dropping
+ * the other copy's lock.
  *
  * <p>Thread-safe.
  */
 public final class ExclusiveUse implements Closeable {
-  /** The prefix of the system properties that register the files held in this JVM. */
-  static final String REGISTER_PREFIX = "io.varve.exclusive-use:";
-
   private final Path file;
   private final String holder;
   private final FileChannel channel;
@@ -45,14 +39,6 @@ public final class ExclusiveUse implements Closeable {
     this.lock = lock;
   }
 
-  /** Registers {@code real} as held by {@code holder}, unless some code of this JVM holds it. */
-  private static boolean register(Path real, String holder) {
-    return System.getProperties().putIfAbsent(REGISTER_PREFIX + real, holder) == null;
-  }
-
-  private static void unregister(Path real, String holder) {
-    System.getProperties().remove(REGISTER_PREFIX + real, holder);
-  }
 
   /**
    * Takes sole use through a lock on {@code file}: a store's own file, or an empty one beside it.
@@ -64,8 +50,8 @@ public final class ExclusiveUse implements Closeable {
    */
   public static ExclusiveUse acquire(Path file, boolean create, String what) throws IOException {
     Path real = create ? file.getParent().toRealPath().resolve(file.getFileName()) : file.toRealPath();
-    String holder = what + " " + UUID.randomUUID();
-    if (!register(real, holder)) {
+    String holder = HeldFiles.hold(real, what);
+    if (holder == null) {
       throw new IllegalStateException(file + " is open as " + what + " in this process already: close that one first");
     }
     try {
@@ -85,10 +71,10 @@ public final class ExclusiveUse implements Closeable {
       }
       return new ExclusiveUse(real, holder, channel, lock);
     } catch (OverlappingFileLockException e) {
-      unregister(real, holder);
+      HeldFiles.release(real, holder);
       throw new IllegalStateException(real + " is locked by other code of this process", e);
     } catch (IOException | RuntimeException e) {
-      unregister(real, holder);
+      HeldFiles.release(real, holder);
       throw e;
     }
   }
@@ -106,7 +92,7 @@ public final class ExclusiveUse implements Closeable {
     } catch (IOException e) {
       // Closing the channel releases the lock in any case; nothing is left to undo.
     } finally {
-      unregister(file, holder);
+      HeldFiles.release(file, holder);
     }
   }
 }
