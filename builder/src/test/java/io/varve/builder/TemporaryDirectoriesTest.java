@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.files.HeldFiles;
+import io.varve.core.files.LockProbeChild;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -127,27 +127,11 @@ class TemporaryDirectoriesTest {
       Method sweep = otherCopy.getDeclaredMethod("sweep", Path.class);
       sweep.setAccessible(true);
       assertEquals(0, sweep.invoke(null, parent));
-      assertEquals("held", probeFromAnotherProcess(lockFile), "the lock survives the other copy's sweep");
+      assertEquals("held", LockProbeChild.probe(lockFile), "the lock survives the other copy's sweep");
       assertTrue(Files.isDirectory(mine));
     } finally {
       TemporaryDirectories.delete(mine);
     }
     assertEquals(List.of(), names());
-  }
-
-  private static String probeFromAnotherProcess(Path file) throws IOException, InterruptedException {
-    Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "io.varve.core.files.LockProbeChild",
-                file.toString())
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertEquals(0, child.waitFor(), output);
-    return output;
   }
 }

@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -66,26 +64,10 @@ class ExclusiveUseTest {
       Method acquire = otherCopy.getMethod("acquire", Path.class, boolean.class, String.class);
       InvocationTargetException refused =
           assertThrows(InvocationTargetException.class, () -> acquire.invoke(null, lockFile, false, "a test store"));
-      assertEquals("held", probeFromAnotherProcess(lockFile), "the first copy still holds the lock");
+      assertEquals("held", LockProbeChild.probe(lockFile), "the first copy still holds the lock");
       assertEquals(IllegalStateException.class, refused.getCause().getClass());
       assertTrue(refused.getCause().getMessage().contains("in this process already"), refused.getCause().getMessage());
     }
-    assertEquals("free", probeFromAnotherProcess(lockFile));
-  }
-
-  private static String probeFromAnotherProcess(Path file) throws IOException, InterruptedException {
-    Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                LockProbeChild.class.getName(),
-                file.toString())
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertEquals(0, child.waitFor(), output);
-    return output;
+    assertEquals("free", LockProbeChild.probe(lockFile));
   }
 }
