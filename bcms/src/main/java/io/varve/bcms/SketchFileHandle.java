@@ -74,8 +74,13 @@ final class SketchFileHandle {
     SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, true);
     try {
       handle.writeHeader();
-      // Zero counters without writing them: the body is a hole until pages are written.
-      channel.write(ByteBuffer.allocate(1), header.headerLength() + header.bodyLength() - 1);
+      if (layout == SketchFile.Layout.ROWS) {
+        handle.writeZeroBody();
+      } else {
+        // Zero counters without writing them: the body is a hole until pages are written, each
+        // through the channel, which reports a full disk.
+        channel.write(ByteBuffer.allocate(1), header.headerLength() + header.bodyLength() - 1);
+      }
       channel.force(true);
       // The file's name: without it, a power loss could take a sketch that closed cleanly.
       directorySync.force(path.toAbsolutePath().getParent());
@@ -233,6 +238,23 @@ final class SketchFileHandle {
     }
   }
 
+  /**
+   * Writes the row layout's body as zeros, so that every block of it is allocated now: counters are
+   * written through a memory mapping, and a write there that needs a block the file system cannot
+   * give (a full disk) is lost, its error surfacing anywhere. A disk too small fails here instead.
+   */
+  private void writeZeroBody() throws IOException {
+    ByteBuffer zeros = ByteBuffer.allocateDirect(CHECKSUM_CHUNK);
+    long position = header.headerLength();
+    long end = position + header.bodyLength();
+    while (position < end) {
+      zeros.clear().limit((int) Math.min(CHECKSUM_CHUNK, end - position));
+      while (zeros.hasRemaining()) {
+        position += channel.write(zeros, position);
+      }
+    }
+  }
+
   /** Marks a file whose writer stopped before it finished as closed, with its body's checksum computed anew. */
   private void markRecovered() throws IOException {
     header = header.withState(SketchFile.STATE_CLOSED, header.totalWeight(), bodyChecksum());
@@ -249,7 +271,9 @@ final class SketchFileHandle {
 
   /**
    * Forces the body to disk, then records the clean state, total weight and body checksum: the one
-   * given, or for the row layout (when {@code bodyChecksum} is null) computed in a pass over the body.
+   * given, or for the row layout (when {@code bodyChecksum} is null) computed in a pass over the body
+   * that also checks the counters against the total weight ({@link RowSums}): a shortfall throws
+   * and leaves the file unclean.
    */
   void finish(long totalWeight, Integer bodyChecksum) {
     if (!markedOpen) {
@@ -257,7 +281,20 @@ final class SketchFileHandle {
     }
     try {
       channel.force(false);
-      int checksum = bodyChecksum != null ? bodyChecksum : bodyChecksum();
+      int checksum;
+      if (bodyChecksum != null) {
+        checksum = bodyChecksum;
+      } else if (header.layout() == SketchFile.Layout.PAGES) {
+        checksum = pagesChecksum();
+      } else {
+        RowSums sums = new RowSums(header.parameters());
+        checksum = rowsChecksum(sums);
+        String shortfall = sums.shortfall(totalWeight);
+        if (shortfall != null) {
+          throw new IOException("counts were lost, so the file is left unclean (openAfterCrash takes it as of its last flush): "
+              + shortfall + ". A write through the memory mapping failed, as on a full disk under a sparse file");
+        }
+      }
       header = header.withState(SketchFile.STATE_CLOSED, totalWeight, checksum);
       writeHeader();
       channel.force(false);
@@ -291,7 +328,7 @@ final class SketchFileHandle {
 
   /** The body checksum the header should hold, computed from the body (see {@link SketchFile}). */
   int bodyChecksum() throws IOException {
-    return header.layout() == SketchFile.Layout.ROWS ? rowsChecksum() : pagesChecksum();
+    return header.layout() == SketchFile.Layout.ROWS ? rowsChecksum(null) : pagesChecksum();
   }
 
   private int pagesChecksum() throws IOException {
@@ -322,7 +359,8 @@ final class SketchFileHandle {
     }
   }
 
-  private int rowsChecksum() throws IOException {
+  /** The row layout's body checksum; feeds the counters to {@code sums} too, unless it is null. */
+  private int rowsChecksum(RowSums sums) throws IOException {
     CRC32C crc = new CRC32C();
     ByteBuffer chunk = ByteBuffer.allocateDirect(CHECKSUM_CHUNK);
     long position = header.headerLength();
@@ -336,7 +374,11 @@ final class SketchFileHandle {
               + ", inside its body");
         }
       }
-      crc.update(chunk.flip());
+      chunk.flip();
+      if (sums != null) {
+        sums.add(chunk, (position - header.headerLength()) / header.parameters().counterBytes());
+      }
+      crc.update(chunk);
       position += chunk.limit();
     }
     return (int) crc.getValue();

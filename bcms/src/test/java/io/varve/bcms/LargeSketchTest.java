@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Sketch files past 2 GiB (2.8 GB, created sparse: only touched pages take disk): counters beyond
+ * Sketch files past 2 GiB (2.8 GB; a buffered sketch's file is created sparse, a plain one's written
+ * whole): counters beyond
  * the 2^31-byte mark are written where the format says and read back after reopening. Skipped on a
  * temp file system with less than 4 GB free, or with {@code -Dvarve.test.large=false}.
  */
