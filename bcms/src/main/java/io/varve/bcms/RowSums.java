@@ -2,6 +2,8 @@ package io.varve.bcms;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 
 /**
  * The sums of a row-layout body's counters, read chunk by chunk as a flush checksums it, checked
@@ -32,21 +34,47 @@ final class RowSums {
 
   /** Adds the counters in {@code chunk} (position to limit), which starts at counter {@code firstCounter} of the body. */
   void add(ByteBuffer chunk, long firstCounter) {
-    ByteBuffer counters = chunk.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    int row = (int) (firstCounter / width);
-    long rowEnd = (row + 1) * width;
+    ByteBuffer bytes = chunk.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int count = bytes.remaining() / counterBytes;
+    IntBuffer ints = counterBytes == 4 ? bytes.asIntBuffer() : null;
+    LongBuffer longs = counterBytes == 8 ? bytes.asLongBuffer() : null;
     long index = firstCounter;
-    for (int at = counters.position(); at + counterBytes <= counters.limit(); at += counterBytes, index++) {
-      if (index == rowEnd) {
-        row++;
-        rowEnd += width;
+    // One run per row the chunk touches: no division per counter.
+    for (int from = 0; from < count; ) {
+      int row = (int) (index / width);
+      int to = (int) Math.min(count, from + ((row + 1) * width - index));
+      if (ints != null) {
+        addInts(ints, from, to, row);
+      } else {
+        addLongs(longs, from, to, row);
       }
-      long value = counterBytes == 4 ? Integer.toUnsignedLong(counters.getInt(at)) : counters.getLong(at);
-      if (value >= counterMax) {
-        saturated[row] = true;
-      }
-      sums[row] = Weights.add(sums[row], value, Long.MAX_VALUE);
+      index += to - from;
+      from = to;
     }
+  }
+
+  private void addInts(IntBuffer counters, int from, int to, int row) {
+    long sum = 0; // fewer than 2^31 counters, each below 2^32: below 2^63
+    boolean full = false;
+    for (int i = from; i < to; i++) {
+      int value = counters.get(i);
+      sum += Integer.toUnsignedLong(value);
+      full |= value == -1;
+    }
+    sums[row] = Weights.add(sums[row], sum, Long.MAX_VALUE);
+    saturated[row] |= full;
+  }
+
+  private void addLongs(LongBuffer counters, int from, int to, int row) {
+    long sum = sums[row];
+    boolean full = false;
+    for (int i = from; i < to; i++) {
+      long value = counters.get(i);
+      sum = Weights.add(sum, value, Long.MAX_VALUE);
+      full |= value >= counterMax;
+    }
+    sums[row] = sum;
+    saturated[row] |= full;
   }
 
   /** Null if the counters hold {@code totalWeight} as they must, else which row falls short and by how much. */
