@@ -39,10 +39,34 @@ final class StoreDirectory {
     }
   }
 
+  /**
+   * The bytes of {@code target}'s name kept in its staging directory's name: a file name has at
+   * most 255 bytes on common file systems, and the staging name adds a dot, {@code .staging-}, up
+   * to 16 hex digits and its lock file's {@code .lock} (31 bytes).
+   */
+  static final int STAGING_NAME_BYTES = 255 - 31;
+
   /** Creates an empty staging directory beside {@code target}, to be {@link #publish published} as it. */
   static Path staging(Path target) throws IOException {
     // Not private: the store gets the permissions the umask gives, not 0700.
-    return TemporaryDirectories.create(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".staging-", false);
+    String name = utf8Prefix(target.getFileName().toString(), STAGING_NAME_BYTES);
+    return TemporaryDirectories.create(target.toAbsolutePath().getParent(), "." + name + ".staging-", false);
+  }
+
+  /** The longest prefix of {@code name} of at most {@code maxBytes} bytes in UTF-8, whole characters only. */
+  static String utf8Prefix(String name, int maxBytes) {
+    int bytes = 0;
+    int end = 0;
+    while (end < name.length()) {
+      int codePoint = name.codePointAt(end);
+      int length = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+      if (bytes + length > maxBytes) {
+        break;
+      }
+      bytes += length;
+      end += Character.charCount(codePoint);
+    }
+    return name.substring(0, end);
   }
 
   /**
