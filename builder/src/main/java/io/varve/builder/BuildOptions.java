@@ -44,7 +44,10 @@ import java.util.TreeMap;
  * <p>An immutable value; thread-safe. The {@link Builder} is not thread-safe.
  */
 public final class BuildOptions {
-  /** The default memory budget: 256 MiB. */
+  /**
+   * The default memory budget on a heap of 1 GiB or more: 256 MiB. A smaller heap gets a quarter of
+   * itself ({@link #defaultMemoryBudget()}).
+   */
   public static final long DEFAULT_MEMORY_BUDGET = 256L << 20;
 
   /** The smallest memory budget accepted: 2 MiB. */
@@ -58,6 +61,16 @@ public final class BuildOptions {
 
   /** Every option at its default. */
   public static final BuildOptions DEFAULTS = builder().build();
+
+  /**
+   * The memory budget unless one is set: {@value #DEFAULT_MEMORY_BUDGET} bytes, or a quarter of this
+   * JVM's maximum heap when that is less (at least {@value #MIN_MEMORY_BUDGET}). The sort's buffers
+   * are not all the build holds: with 256 MiB of buffers a heap of 300 MiB ran out of memory.
+   */
+  public static long defaultMemoryBudget() {
+    long heap = Runtime.getRuntime().maxMemory();
+    return heap == Long.MAX_VALUE ? DEFAULT_MEMORY_BUDGET : Math.max(MIN_MEMORY_BUDGET, Math.min(DEFAULT_MEMORY_BUDGET, heap / 4));
+  }
 
   private final long memoryBudget;
   private final Path temporaryDirectory;
@@ -214,7 +227,7 @@ public final class BuildOptions {
    * outside the option's range. Not thread-safe.
    */
   public static final class Builder {
-    private long memoryBudget = DEFAULT_MEMORY_BUDGET;
+    private long memoryBudget = defaultMemoryBudget();
     private Path temporaryDirectory;
     private IndexParameters indexParameters;
     private int sparseBlockBytes = DENSE;
@@ -241,7 +254,7 @@ public final class BuildOptions {
       metadata.putAll(options.metadata);
     }
 
-    /** Bytes of memory for the sort's record buffers (default {@value BuildOptions#DEFAULT_MEMORY_BUDGET}, at least 2 MiB). */
+    /** Bytes of memory for the sort's record buffers (default {@link BuildOptions#defaultMemoryBudget()}, at least 2 MiB). */
     public Builder memoryBudget(long bytes) {
       if (bytes < MIN_MEMORY_BUDGET) {
         throw new IllegalArgumentException("memory budget must be at least " + MIN_MEMORY_BUDGET + " bytes (2 MiB): " + bytes + " (option memoryBudget)");

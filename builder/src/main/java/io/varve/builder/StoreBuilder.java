@@ -66,7 +66,7 @@ import java.util.function.LongFunction;
  * <p>Not thread-safe: one thread calls {@code put} and {@code build}.
  */
 public final class StoreBuilder implements Closeable {
-  /** The default memory budget: 256 MiB. */
+  /** The default memory budget on a heap of 1 GiB or more: 256 MiB ({@link BuildOptions#defaultMemoryBudget()}). */
   public static final long DEFAULT_MEMORY_BUDGET = BuildOptions.DEFAULT_MEMORY_BUDGET;
 
   /** The smallest memory budget accepted: 2 MiB. */
@@ -134,7 +134,8 @@ public final class StoreBuilder implements Closeable {
   }
 
   /**
-   * Bytes of memory for record buffers (default {@value #DEFAULT_MEMORY_BUDGET}, at least 2 MiB).
+   * Bytes of memory for record buffers (default {@value #DEFAULT_MEMORY_BUDGET}, or a quarter of a
+   * smaller heap: {@link BuildOptions#defaultMemoryBudget()}; at least 2 MiB).
    *
    * @throws IllegalArgumentException below {@link #MIN_MEMORY_BUDGET}
    */

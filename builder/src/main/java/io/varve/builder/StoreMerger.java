@@ -146,7 +146,7 @@ public final class StoreMerger implements Closeable {
     return this;
   }
 
-  /** Bytes of memory for the batch's sort buffers (default 256 MiB, at least 2 MiB). */
+  /** Bytes of memory for the batch's sort buffers (default {@link BuildOptions#defaultMemoryBudget()}, at least 2 MiB). */
   public StoreMerger memoryBudget(long bytes) {
     checkConfigurable();
     settings.memoryBudget(bytes);

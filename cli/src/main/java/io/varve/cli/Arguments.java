@@ -1,5 +1,6 @@
 package io.varve.cli;
 
+import io.varve.builder.BuildOptions;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.shard.ShardManifest;
@@ -206,7 +207,7 @@ public final class Arguments {
    */
   static long memoryBudget(Long given) {
     if (given == null) {
-      return StoreBuilder.DEFAULT_MEMORY_BUDGET;
+      return BuildOptions.defaultMemoryBudget();
     }
     long budget = given;
     if (budget < StoreBuilder.MIN_MEMORY_BUDGET) {

@@ -52,7 +52,7 @@ final class BuildCommand implements Callable<Integer> {
   String duplicates;
 
   @Option(names = "--memory", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
-      description = "memory budget for sorting, e.g. 256m (default), 1g")
+      description = "memory budget for sorting, e.g. 1g (default 256m, or a quarter of a smaller heap)")
   Long memory;
 
   @Option(names = "--temp", paramLabel = "DIR", description = "where sorted runs spill (default: next to --out)")

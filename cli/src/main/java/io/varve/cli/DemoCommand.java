@@ -37,7 +37,7 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--records", paramLabel = "N", defaultValue = "10000000", description = "number of records (default 10000000)")
   long records;
 
-  @Option(names = "--memory", paramLabel = "SIZE", converter = ByteSizes.Converter.class, description = "memory budget (default 256m)")
+  @Option(names = "--memory", paramLabel = "SIZE", converter = ByteSizes.Converter.class, description = "memory budget (default 256m, or a quarter of a smaller heap)")
   Long memory;
 
   @Mixin IndexOptions index;
