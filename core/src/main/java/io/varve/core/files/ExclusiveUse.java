@@ -39,7 +39,6 @@ public final class ExclusiveUse implements Closeable {
     this.lock = lock;
   }
 
-
   /**
    * Takes sole use through a lock on {@code file}: a store's own file, or an empty one beside it.
    *
