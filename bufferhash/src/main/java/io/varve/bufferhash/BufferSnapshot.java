@@ -1,10 +1,12 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.format.CorruptStoreException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -66,11 +68,10 @@ final class BufferSnapshot {
     byte[] bytes = out.toByteArray();
     int checksum = LogFormat.BUFFERS.putFooter(bytes, 0, bytes.length - LogFormat.BUFFERS.footerLength());
     Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
-      }
+    // close() writes it, often on a thread being interrupted to shut down: its interrupt must not lose the buffers
+    try (InterruptSafeFile channel = InterruptSafeFile.open(FileChannel::open, temporary,
+        new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE}, StandardOpenOption.WRITE)) {
+      channel.writeFully(java.nio.ByteBuffer.wrap(bytes), 0);
       channel.force(true);
     }
     Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

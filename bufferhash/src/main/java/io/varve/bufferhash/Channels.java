@@ -1,10 +1,12 @@
 package io.varve.bufferhash;
 
 import io.varve.core.files.DirectoryEntries;
+import io.varve.core.files.InterruptSafeFile;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
  * Opens the channels of a table's files (its log, state and write-ahead segments) and of its
@@ -24,6 +26,18 @@ final class Channels {
 
   static FileChannel open(Path file, OpenOption... options) throws IOException {
     return opener.open(file, options);
+  }
+
+  /**
+   * Opens {@code file} for reading and writing (with {@code extra} options too, such as {@code
+   * CREATE_NEW}), through the hook, as a file no thread's interrupt closes for the others.
+   */
+  static InterruptSafeFile openShared(Path file, OpenOption... extra) throws IOException {
+    OpenOption[] options = new OpenOption[extra.length + 2];
+    options[0] = StandardOpenOption.READ;
+    options[1] = StandardOpenOption.WRITE;
+    System.arraycopy(extra, 0, options, 2, extra.length);
+    return InterruptSafeFile.open(opener::open, file, options, StandardOpenOption.READ, StandardOpenOption.WRITE);
   }
 
   /**

@@ -3,11 +3,11 @@ package io.varve.bufferhash;
 import static io.varve.bufferhash.LogFormat.HEADER_BYTES;
 import static io.varve.bufferhash.LogFormat.PAGE_BYTES;
 
+import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -32,8 +32,9 @@ import java.util.Iterator;
 final class IncarnationLog implements AutoCloseable {
   private final Path logFile;
   private final Path stateFile;
-  private final FileChannel log;
-  private final FileChannel state;
+  /** Read by every lookup's thread: no thread's interrupt may close it for the others. */
+  private final InterruptSafeFile log;
+  private final InterruptSafeFile state;
   private final int totalPages;
   private final ArrayDeque<Incarnation> live = new ArrayDeque<>();
   private int head;
@@ -54,7 +55,7 @@ final class IncarnationLog implements AutoCloseable {
   private final int superTables;
   private final long seed;
 
-  private IncarnationLog(Path logFile, Path stateFile, FileChannel log, FileChannel state, int totalPages, int superTables, long seed) {
+  private IncarnationLog(Path logFile, Path stateFile, InterruptSafeFile log, InterruptSafeFile state, int totalPages, int superTables, long seed) {
     this.logFile = logFile;
     this.stateFile = stateFile;
     this.log = log;
@@ -68,8 +69,8 @@ final class IncarnationLog implements AutoCloseable {
   static IncarnationLog create(Path directory, int totalPages, int superTables, long seed) throws IOException {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
-    FileChannel log = Channels.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    FileChannel state = Channels.open(stateFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    InterruptSafeFile log = Channels.openShared(logFile, StandardOpenOption.CREATE_NEW);
+    InterruptSafeFile state = Channels.openShared(stateFile, StandardOpenOption.CREATE_NEW);
     // Reserve the whole length now, so that a full disk shows at creation, not mid-flush; forced
     // before the state describes it, or a power loss could leave a state naming a shorter log.
     log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
@@ -86,8 +87,8 @@ final class IncarnationLog implements AutoCloseable {
   static IncarnationLog open(Path directory) throws IOException {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
-    FileChannel log = Channels.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    FileChannel state = Channels.open(stateFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    InterruptSafeFile log = Channels.openShared(logFile);
+    InterruptSafeFile state = Channels.openShared(stateFile);
     try {
       byte[] bytes = new byte[2 * StateSlot.BYTES];
       readFully(state, ByteBuffer.wrap(bytes), 0, stateFile);
@@ -443,12 +444,10 @@ final class IncarnationLog implements AutoCloseable {
   }
 
   private void writeFully(ByteBuffer bytes, long position) throws IOException {
-    while (bytes.hasRemaining()) {
-      position += log.write(bytes, position);
-    }
+    log.writeFully(bytes, position);
   }
 
-  private static void readFully(FileChannel channel, ByteBuffer into, long position, Path file) throws IOException {
+  private static void readFully(InterruptSafeFile channel, ByteBuffer into, long position, Path file) throws IOException {
     while (into.hasRemaining()) {
       int read = channel.read(into, position);
       if (read < 0) {
@@ -473,17 +472,15 @@ final class IncarnationLog implements AutoCloseable {
         .encode();
     ByteBuffer buffer = ByteBuffer.wrap(slot);
     long position = (generation & 1) * StateSlot.BYTES;
-    while (buffer.hasRemaining()) {
-      position += state.write(buffer, position);
-    }
+    state.writeFully(buffer, position);
     state.force(false);
     skipUnrecorded = false;
   }
 
   @Override
   public void close() {
-    try (FileChannel l = log;
-        FileChannel s = state) {
+    try (InterruptSafeFile l = log;
+        InterruptSafeFile s = state) {
       // closes both
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -1,5 +1,6 @@
 package io.varve.bufferhash;
 
+import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
@@ -8,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -64,7 +66,8 @@ final class WriteAheadLog implements AutoCloseable {
   /** Segments on disk, oldest first: number, first sequence. */
   private final ArrayDeque<long[]> segments = new ArrayDeque<>();
   private volatile int segmentCount;
-  private FileChannel current;
+  /** The newest segment, written at {@code currentBytes}; no writer's interrupt closes it for the others. */
+  private InterruptSafeFile current;
   private long currentBytes;
   private long segmentNumber;
   /** The first write or sync of a segment that failed: from then on the log takes no record. */
@@ -149,13 +152,13 @@ final class WriteAheadLog implements AutoCloseable {
     }
     segmentNumber++;
     Path file = directory.resolve(segmentName(segmentNumber));
-    current = Channels.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    current = InterruptSafeFile.open(Channels::open, file, new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE}, StandardOpenOption.WRITE);
     byte[] header = new byte[SEGMENT_HEADER_BYTES];
     SEGMENT.putHeader(header, 0, LogFormat.VERSION);
     LogFormat.putLong(header, 8, segmentNumber);
     LogFormat.putLong(header, 16, firstSequence);
     SEGMENT.putFooter(header, 0, 24);
-    writeFully(ByteBuffer.wrap(header));
+    current.writeFully(ByteBuffer.wrap(header), 0);
     current.force(true);
     Channels.forceDirectory(directory); // before a sync can vouch for a record in the segment
     currentBytes = SEGMENT_HEADER_BYTES;
@@ -294,13 +297,11 @@ final class WriteAheadLog implements AutoCloseable {
     } finally {
       appendLock.unlock();
     }
-    FileChannel channel = current;
+    InterruptSafeFile channel = current;
+    long position = currentBytes;
     syncLock.unlock();
     try {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, length);
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
-      }
+      channel.writeFully(ByteBuffer.wrap(bytes, 0, length), position);
       channel.force(false);
     } catch (IOException e) {
       throw new UncheckedIOException("writing the write-ahead log in " + directory, failure.record(e));
@@ -381,12 +382,6 @@ final class WriteAheadLog implements AutoCloseable {
       segmentCount = 0;
     } finally {
       syncLock.unlock();
-    }
-  }
-
-  private void writeFully(ByteBuffer bytes) throws IOException {
-    while (bytes.hasRemaining()) {
-      current.write(bytes);
     }
   }
 

@@ -45,11 +45,18 @@ public final class DirectoryEntries {
     } catch (IOException cannotOpenDirectories) {
       return;
     }
+    // An interrupted thread's force would close the channel and fail: a store closed by a thread
+    // being shut down must still publish its files. The interrupt is set again after.
+    boolean interrupted = Thread.interrupted();
     try (channel) {
       channel.force(true);
     } catch (IOException e) {
       if (!refusesToSync(e)) {
         throw e;
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }
