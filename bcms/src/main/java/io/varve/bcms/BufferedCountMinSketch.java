@@ -1,10 +1,10 @@
 package io.varve.bcms;
 
+import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -56,7 +56,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
 
   private final SketchParameters parameters;
   private final SketchFileHandle file;
-  private final FileChannel channel;
+  private final InterruptSafeFile channel;
   private final long bodyOffset;
   private final int pageSize;
   private final long pageCount;

@@ -1,5 +1,6 @@
 package io.varve.bcms;
 
+import io.varve.core.files.InterruptSafeFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
@@ -29,7 +30,7 @@ abstract class Counters {
     return counterBytes == 4 ? new HeapInts(count) : new HeapLongs(count);
   }
 
-  static Counters mapped(FileChannel channel, long offset, long count, int counterBytes) {
+  static Counters mapped(InterruptSafeFile channel, long offset, long count, int counterBytes) {
     return new Mapped(channel, offset, count, counterBytes);
   }
 
@@ -108,7 +109,7 @@ abstract class Counters {
     private final MappedByteBuffer[] mappings;
     private final int shift;
 
-    Mapped(FileChannel channel, long offset, long count, int counterBytes) {
+    Mapped(InterruptSafeFile channel, long offset, long count, int counterBytes) {
       this.shift = Integer.numberOfTrailingZeros(counterBytes);
       long length = count << shift;
       mappings = new MappedByteBuffer[(int) ((length + MAPPING_MASK) >>> MAPPING_SHIFT)];

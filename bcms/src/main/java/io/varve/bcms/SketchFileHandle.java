@@ -2,6 +2,7 @@ package io.varve.bcms;
 
 import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.ExclusiveUse;
+import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
@@ -26,6 +28,8 @@ final class SketchFileHandle {
 
   private static final String WHAT = "a sketch";
 
+  private static final OpenOption[] READ_WRITE = {StandardOpenOption.READ, StandardOpenOption.WRITE};
+
   /** Makes a directory's entries durable; replaced by tests that watch for it. */
   interface DirectorySync {
     void force(Path directory) throws IOException;
@@ -35,12 +39,13 @@ final class SketchFileHandle {
   static volatile DirectorySync directorySync = DirectoryEntries::force;
 
   private final Path path;
-  private final FileChannel channel;
+  /** Read and written by every thread using the sketch: no thread's interrupt may close it for the others. */
+  private final InterruptSafeFile channel;
   private final ExclusiveUse use;
   private SketchFile.Header header;
   private boolean markedOpen;
 
-  private SketchFileHandle(Path path, FileChannel channel, ExclusiveUse use, SketchFile.Header header, boolean markedOpen) {
+  private SketchFileHandle(Path path, InterruptSafeFile channel, ExclusiveUse use, SketchFile.Header header, boolean markedOpen) {
     this.path = path;
     this.channel = channel;
     this.use = use;
@@ -51,9 +56,10 @@ final class SketchFileHandle {
   /** Creates a new sketch file of zero counters; fails if {@code path} exists. */
   static SketchFileHandle create(Path path, SketchFile.Layout layout, SketchParameters parameters) {
     SketchFile.Header header = SketchFile.Header.forNewSketch(layout, parameters);
-    FileChannel channel;
+    InterruptSafeFile channel;
     try {
-      channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      channel = InterruptSafeFile.open(FileChannel::open, path,
+          new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE}, READ_WRITE);
     } catch (FileAlreadyExistsException e) {
       throw new IllegalStateException("sketch file " + path + " already exists; open it, or delete it first", e);
     } catch (IOException e) {
@@ -124,7 +130,7 @@ final class SketchFileHandle {
   /** As {@link #open(Path, SketchFile.Layout, boolean)}, a file not closed cleanly handled as {@code unclean} says. */
   static SketchFileHandle open(Path path, SketchFile.Layout layout, boolean verifyBody, Unclean unclean) {
     ExclusiveUse use;
-    FileChannel channel;
+    InterruptSafeFile channel;
     try {
       use = ExclusiveUse.acquire(path, false, WHAT); // first: a refused open must not open the file
     } catch (NoSuchFileException e) {
@@ -133,7 +139,7 @@ final class SketchFileHandle {
       throw new UncheckedIOException("cannot open sketch file " + path, e);
     }
     try {
-      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      channel = InterruptSafeFile.open(FileChannel::open, path, READ_WRITE, READ_WRITE);
     } catch (IOException e) {
       use.close();
       throw new UncheckedIOException("cannot open sketch file " + path, e);
@@ -178,7 +184,7 @@ final class SketchFileHandle {
   }
 
   /** The bytes between the header's fields and the body carry nothing: anything else there is damage. */
-  private static void checkPaddingIsZero(FileChannel channel, SketchFile.Header header, Path path)
+  private static void checkPaddingIsZero(InterruptSafeFile channel, SketchFile.Header header, Path path)
       throws IOException {
     ByteBuffer padding = ByteBuffer.allocate(header.headerLength() - SketchFile.HEADER_FIELDS_LENGTH);
     while (padding.hasRemaining()) {
@@ -208,7 +214,7 @@ final class SketchFileHandle {
     return path;
   }
 
-  FileChannel channel() {
+  InterruptSafeFile channel() {
     return channel;
   }
 
@@ -384,7 +390,7 @@ final class SketchFileHandle {
     return (int) crc.getValue();
   }
 
-  private static void closeQuietly(FileChannel channel) {
+  private static void closeQuietly(InterruptSafeFile channel) {
     try {
       channel.close();
     } catch (IOException ignored) {
