@@ -193,6 +193,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
       applyPending(pageIndex);
       page.apply(inPageHash, weight);
       writePage(pageIndex);
+      clearPending(pageIndex);
     } else if (buffers.add(pageIndex, inPageHash, weight)) {
       flushPage(pageIndex);
     }
@@ -216,10 +217,13 @@ public final class BufferedCountMinSketch extends HashedSketch {
     lock.writeLock().lock();
     try {
       ensureOpen();
-      if (buffers.fill(pageIndex) > 0) {
-        flushPage(pageIndex);
-      } else {
+      if (buffers.fill(pageIndex) == 0) {
         readPage(pageIndex);
+      } else if (file.writeFailed()) {
+        readPage(pageIndex); // counts the page's pending updates in memory: nothing more is written
+        applyPending(pageIndex);
+      } else {
+        flushPage(pageIndex);
       }
       return page.estimate(inPageHash);
     } finally {
@@ -227,11 +231,15 @@ public final class BufferedCountMinSketch extends HashedSketch {
     }
   }
 
-  /** Reads the page, applies its buffered updates, writes it back. */
+  /**
+   * Reads the page, applies its buffered updates, writes it back; the buffer is emptied only once
+   * the page is written, so that a failed write leaves its updates counted by estimates.
+   */
   private void flushPage(int pageIndex) {
     readPageForChange(pageIndex);
     applyPending(pageIndex);
     writePage(pageIndex);
+    clearPending(pageIndex);
   }
 
   private void applyPending(int pageIndex) {
@@ -239,7 +247,10 @@ public final class BufferedCountMinSketch extends HashedSketch {
     for (int i = 0; i < fill; i++) {
       page.apply(buffers.inPageHash(pageIndex, i), buffers.weight(pageIndex, i));
     }
-    if (fill > 0) {
+  }
+
+  private void clearPending(int pageIndex) {
+    if (buffers.fill(pageIndex) > 0) {
       buffers.clear(pageIndex);
     }
   }
@@ -270,11 +281,12 @@ public final class BufferedCountMinSketch extends HashedSketch {
         throw new IllegalArgumentException("cannot merge sketches with different parameters: " + parameters
             + " and " + other.parameters);
       }
-      applyAllPendingLocked();
       file.beforeFirstChange();
+      applyAllPendingLocked();
       other.lock.writeLock().lock();
       try {
         other.ensureOpen();
+        other.file.checkWritable();
         other.applyAllPendingLocked();
         for (int p = 0; p < pageCount; p++) {
           other.readPage(p, other.otherPage);
@@ -301,6 +313,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
     lock.writeLock().lock();
     try {
       ensureOpen();
+      file.checkWritable();
       applyAllPendingLocked();
       file.finish(totalWeight, bodyChecksum);
     } finally {
@@ -452,19 +465,21 @@ public final class BufferedCountMinSketch extends HashedSketch {
 
   /**
    * Writes the page loaded by {@link #readPageForChange} back, replacing its share of the body
-   * checksum by the new one's.
+   * checksum by the new one's once written. A failed write makes the sketch take no more changes
+   * (see {@link SketchFileHandle#checkWritable}): what the page holds on the device is unknown.
    */
   private void writePage(int pageIndex) {
     ByteBuffer bytes = page.bytes();
-    bodyChecksum ^= loadedPageChecksum ^ SketchFile.pageChecksum(pageIndex, crcOf(bytes));
+    int written = SketchFile.pageChecksum(pageIndex, crcOf(bytes));
     long position = bodyOffset + (long) pageIndex * pageSize;
     try {
       while (bytes.hasRemaining()) {
         channel.write(bytes, position + bytes.position());
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write page " + pageIndex + " of sketch file " + file.path(), e);
+      throw file.writeFailed("cannot write page " + pageIndex + " of sketch file " + file.path(), e);
     }
+    bodyChecksum ^= loadedPageChecksum ^ written;
     pageWrites++;
   }
 

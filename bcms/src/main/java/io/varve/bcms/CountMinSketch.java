@@ -1,5 +1,6 @@
 package io.varve.bcms;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -234,7 +235,12 @@ public final class CountMinSketch extends HashedSketch {
   public void flush() {
     ensureOpen();
     if (file != null && file.changed()) {
-      counters.force();
+      file.checkWritable();
+      try {
+        counters.force();
+      } catch (UncheckedIOException e) {
+        throw file.writeFailed("cannot force the counters of sketch file " + file.path(), e.getCause());
+      }
       file.finish(totalWeight, null);
     }
   }

@@ -3,6 +3,7 @@ package io.varve.bcms;
 import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.InterruptSafeFile;
+import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,12 +39,22 @@ final class SketchFileHandle {
   /** {@link DirectoryEntries#force(Path)}; changed only by tests. */
   static volatile DirectorySync directorySync = DirectoryEntries::force;
 
+  /** How a sketch's file is opened: {@link FileChannel#open}; changed only by tests, between sketches. */
+  static volatile InterruptSafeFile.Opener opener = FileChannel::open;
+
   private final Path path;
   /** Read and written by every thread using the sketch: no thread's interrupt may close it for the others. */
   private final InterruptSafeFile channel;
   private final ExclusiveUse use;
   private SketchFile.Header header;
   private boolean markedOpen;
+  /**
+   * The first write or force of the file that failed. From then on nothing more is written, the
+   * clean state above all: the counts on the device are uncertain (a failed page write, or a failed
+   * {@code fsync} that a later one would not redo), so the file must stay marked open, for {@code
+   * openAfterCrash}, not be marked closed with a checksum of counts it may not hold.
+   */
+  private final WriteFailure writeFailure;
 
   private SketchFileHandle(Path path, InterruptSafeFile channel, ExclusiveUse use, SketchFile.Header header, boolean markedOpen) {
     this.path = path;
@@ -51,6 +62,7 @@ final class SketchFileHandle {
     this.use = use;
     this.header = header;
     this.markedOpen = markedOpen;
+    this.writeFailure = new WriteFailure("the sketch in " + path);
   }
 
   /** Creates a new sketch file of zero counters; fails if {@code path} exists. */
@@ -58,7 +70,7 @@ final class SketchFileHandle {
     SketchFile.Header header = SketchFile.Header.forNewSketch(layout, parameters);
     InterruptSafeFile channel;
     try {
-      channel = InterruptSafeFile.open(FileChannel::open, path,
+      channel = InterruptSafeFile.open(opener, path,
           new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE}, READ_WRITE);
     } catch (FileAlreadyExistsException e) {
       throw new IllegalStateException("sketch file " + path + " already exists; open it, or delete it first", e);
@@ -139,7 +151,7 @@ final class SketchFileHandle {
       throw new UncheckedIOException("cannot open sketch file " + path, e);
     }
     try {
-      channel = InterruptSafeFile.open(FileChannel::open, path, READ_WRITE, READ_WRITE);
+      channel = InterruptSafeFile.open(opener, path, READ_WRITE, READ_WRITE);
     } catch (IOException e) {
       use.close();
       throw new UncheckedIOException("cannot open sketch file " + path, e);
@@ -232,13 +244,14 @@ final class SketchFileHandle {
    * {@link #finish} leaves a file that refuses to open.
    */
   void beforeFirstChange() {
+    checkWritable();
     if (!markedOpen) {
       header = header.withState(SketchFile.STATE_OPEN, header.totalWeight(), 0);
       try {
         writeHeader();
         channel.force(false);
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot write sketch file " + path, e);
+        throw writeFailed("cannot write sketch file " + path, e);
       }
       markedOpen = true;
     }
@@ -259,6 +272,24 @@ final class SketchFileHandle {
         position += channel.write(zeros, position);
       }
     }
+  }
+
+  /**
+   * @throws UncheckedIOException once a write or force of the file has failed: the sketch then
+   *     takes no more changes (estimates go on)
+   */
+  void checkWritable() {
+    writeFailure.checkUnchecked();
+  }
+
+  /** Whether a write or force of the file has failed. */
+  boolean writeFailed() {
+    return writeFailure.failed();
+  }
+
+  /** Records that a write of the file failed (see {@link #checkWritable}); returns the error to throw. */
+  UncheckedIOException writeFailed(String message, IOException e) {
+    return new UncheckedIOException(message, writeFailure.record(e));
   }
 
   /** Marks a file whose writer stopped before it finished as closed, with its body's checksum computed anew. */
@@ -285,6 +316,7 @@ final class SketchFileHandle {
     if (!markedOpen) {
       return;
     }
+    checkWritable();
     try {
       channel.force(false);
       int checksum;
@@ -305,7 +337,7 @@ final class SketchFileHandle {
       writeHeader();
       channel.force(false);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot finish sketch file " + path, e);
+      throw writeFailed("cannot finish sketch file " + path, e);
     }
     markedOpen = false;
   }

@@ -27,6 +27,11 @@ public final class WriteFailure {
     return e;
   }
 
+  /** Whether a write or sync has failed. */
+  public boolean failed() {
+    return first != null;
+  }
+
   /** @throws IOException once a write or sync has failed */
   public void check() throws IOException {
     Exception failed = first;
