@@ -8,6 +8,7 @@ import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -70,17 +71,37 @@ final class IncarnationLog implements AutoCloseable {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
     InterruptSafeFile log = Channels.openShared(logFile, StandardOpenOption.CREATE_NEW);
-    InterruptSafeFile state = Channels.openShared(stateFile, StandardOpenOption.CREATE_NEW);
-    // Reserve the whole length now, so that a full disk shows at creation, not mid-flush; forced
-    // before the state describes it, or a power loss could leave a state naming a shorter log.
-    log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
-    log.force(true);
-    IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
-    result.scanTailSequence = 1;
-    result.writeState();
-    result.writeState();
-    Channels.forceDirectory(directory); // the files' names, before anything is written that a sync vouches for
-    return result;
+    InterruptSafeFile state = null;
+    try {
+      state = Channels.openShared(stateFile, StandardOpenOption.CREATE_NEW);
+      // Set the whole length now (a sparse file: no space is reserved); forced before the state
+      // describes it, or a power loss could leave a state naming a shorter log.
+      log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
+      log.force(true);
+      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
+      result.scanTailSequence = 1;
+      result.writeState();
+      result.writeState();
+      Channels.forceDirectory(directory); // the files' names, before anything is written that a sync vouches for
+      return result;
+    } catch (IOException | RuntimeException e) {
+      // A log without a valid state reads as a table that lost its state, refused on every later
+      // open: a creation that failed (a full disk) takes its files with it, so that a retry creates.
+      discardNew(log, logFile, e);
+      if (state != null) {
+        discardNew(state, stateFile, e);
+      }
+      throw e;
+    }
+  }
+
+  /** Closes and deletes a file that {@link #create} made, keeping what fails as suppressed by {@code failure}. */
+  private static void discardNew(InterruptSafeFile file, Path path, Exception failure) {
+    try (file) {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
   }
 
   /** Opens an existing log: reads the state; {@link #scan} then rebuilds the incarnations. */

@@ -72,4 +72,25 @@ class BufferHashWriteFailureTest {
       assertArrayEquals(bytes("x"), reopened.get(bytes("late")));
     }
   }
+
+  /**
+   * A new table whose creation fails (a full disk as its log's length is set, a failed write or
+   * {@code fsync} of its first state) takes its files with it: before, it left a log beside an
+   * empty state, which every later open refused as a table that had lost its state.
+   */
+  @ParameterizedTest
+  @CsvSource({"log, write", "log, force", "state, write", "state, force"})
+  void aCreationThatFailsLeavesADirectoryThatCreatesOnTheNextOpen(String files, String failing) throws Exception {
+    Path dir = temp.resolve("new-" + files + "-" + failing);
+    try (AutoCloseable hook = failing(files)) {
+      (failing.equals("force") ? FailingChannel.FAIL_NEXT_FORCE : FailingChannel.FAIL_NEXT_WRITE).set(true);
+      assertThrows(java.io.IOException.class, () -> BufferHashKillTest.builder(dir, Durability.BUFFERS_IN_RAM).open().close());
+    }
+    try (BufferHash table = BufferHashKillTest.builder(dir, Durability.BUFFERS_IN_RAM).open()) {
+      table.put(bytes("k"), bytes("v"));
+    }
+    try (BufferHash table = BufferHashKillTest.builder(dir, Durability.BUFFERS_IN_RAM).open()) {
+      assertArrayEquals(bytes("v"), table.get(bytes("k")));
+    }
+  }
 }
