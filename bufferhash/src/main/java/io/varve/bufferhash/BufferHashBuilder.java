@@ -31,7 +31,10 @@ public final class BufferHashBuilder {
     this.directory = Objects.requireNonNull(directory, "directory");
   }
 
-  /** Bytes of SSD for the log (a new table only; rounded down to 4 KiB pages). */
+  /**
+   * Bytes of SSD for the log (a new table only; rounded down to 4 KiB pages, at most {@link
+   * BufferHashTuning#MAX_LOG_BYTES}).
+   */
   public BufferHashBuilder logBytes(long logBytes) {
     this.logBytes = logBytes;
     return this;

@@ -20,6 +20,9 @@ public final class BufferHashTuning {
   /** Bytes of a buffer by default (the paper's choice: one flash block). */
   public static final int DEFAULT_BUFFER_BYTES = 128 * 1024;
 
+  /** The largest log: {@code 2^31 - 1} pages of 4 KiB (about 8 TiB), as pages are numbered by {@code int}. */
+  public static final long MAX_LOG_BYTES = (long) Integer.MAX_VALUE * LogFormat.PAGE_BYTES;
+
   private static final double LN2_SQUARED = Math.log(2) * Math.log(2);
   /** Bytes of RAM per buffered entry beyond its encoded bytes: cuckoo slots of 6 bytes, up to twice as many as planned (powers of two). */
   private static final double SLOT_BYTES_PER_ENTRY = 6 * WriteBuffer.SLOTS_PER_ENTRY * 1.5;
@@ -128,7 +131,7 @@ public final class BufferHashTuning {
    */
   public static BufferHashTuning forBudgets(long logBytes, long memoryBytes, int entryBytes, int bufferBytes, int superTables) {
     check(superTables >= 0, "superTables must not be negative");
-    check(logBytes >= 16 * LogFormat.PAGE_BYTES, "logBytes must be at least 64 KiB, was " + logBytes);
+    checkLogBytes(logBytes);
     check(entryBytes >= 1, "entryBytes must be positive, was " + entryBytes);
     check(bufferBytes >= 0, "bufferBytes must not be negative");
     int encoded = encodedBytes(entryBytes);
@@ -182,6 +185,7 @@ public final class BufferHashTuning {
    */
   public static long memoryFor(long logBytes, int entryBytes, double wastedReads) {
     check(wastedReads > 0, "wastedReads must be positive");
+    checkLogBytes(logBytes);
     long low = 1 << 16;
     long high = Math.max(low, logBytes);
     BufferHashTuning most = forBudgetsOrNull(logBytes, high, entryBytes);
@@ -210,6 +214,15 @@ public final class BufferHashTuning {
 
   private static int encodedBytes(int entryBytes) {
     return entryBytes + 2;
+  }
+
+  /**
+   * Refuses a log the table cannot have. A larger one was cut to the largest without a word, after
+   * the tuning had sized super tables and buffers for the size asked for.
+   */
+  private static void checkLogBytes(long logBytes) {
+    check(logBytes >= 16 * LogFormat.PAGE_BYTES, "logBytes must be at least 64 KiB, was " + logBytes);
+    check(logBytes <= MAX_LOG_BYTES, "logBytes must be at most " + MAX_LOG_BYTES + " (2^31 - 1 pages of 4 KiB), was " + logBytes);
   }
 
   private static void check(boolean condition, String message) {

@@ -117,4 +117,27 @@ class BufferHashTuningTest {
       assertEquals(12_000, table.get(new byte[] {2}).length);
     }
   }
+
+  /**
+   * A log larger than the table can number ({@code 2^31 - 1} pages) is refused, naming the limit,
+   * before anything is created: before, the builder cut it to 8 TiB without a word, after the tuning
+   * had sized the super tables for the size asked for (16,777,216 of them for Long.MAX_VALUE).
+   */
+  @Test
+  void aLogLargerThanTheTableCanNumberIsRefused() {
+    long tooLarge = BufferHashTuning.MAX_LOG_BYTES + LogFormat.PAGE_BYTES;
+    for (long logBytes : new long[] {tooLarge, 1L << 50, Long.MAX_VALUE}) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> BufferHashTuning.forBudgets(logBytes, Long.MAX_VALUE, 28), "logBytes " + logBytes);
+      assertTrue(e.getMessage().contains("logBytes must be at most " + BufferHashTuning.MAX_LOG_BYTES), e.getMessage());
+      IllegalArgumentException memory = assertThrows(IllegalArgumentException.class, () -> BufferHashTuning.memoryFor(logBytes, 28, 0.01));
+      assertTrue(memory.getMessage().contains("logBytes must be at most"), memory.getMessage());
+    }
+    Path dir = temp.resolve("huge");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BufferHash.builder(dir).logBytes(Long.MAX_VALUE).memoryBytes(Long.MAX_VALUE).open());
+    assertTrue(e.getMessage().contains("logBytes must be at most"), e.getMessage());
+    assertTrue(!java.nio.file.Files.exists(dir.resolve("log")) && !java.nio.file.Files.exists(dir.resolve("state")), "nothing created");
+    assertEquals(BufferHashTuning.MAX_LOG_BYTES, BufferHashTuning.forBudgets(BufferHashTuning.MAX_LOG_BYTES, Long.MAX_VALUE, 28).logBytes());
+  }
 }
