@@ -261,6 +261,12 @@ final class IncarnationCodec {
     return LogFormat.WRAP_MARKER.isHeader(ByteBuffer.wrap(bytes, at, HEADER_BYTES)) && LogFormat.WRAP_MARKER.isFooterOf(bytes, at, at + 28);
   }
 
+  /** The most pages of an incarnation: it is encoded into, and read back into, one byte array. */
+  static final int MAX_PAGES = (Integer.MAX_VALUE - 8) / PAGE_BYTES;
+
+  /** The fewest bytes of an entry: a key length and a value code of one byte each. */
+  private static final int MIN_ENTRY_BYTES = 2;
+
   static Header readHeader(byte[] bytes, String where) {
     CorruptStoreException.check(
         LogFormat.getInt(bytes, 0) == LogFormat.INCARNATION_MAGIC, where + ": no incarnation header");
@@ -268,7 +274,11 @@ final class IncarnationCodec {
     LogFormat.INCARNATION.checkHeader(bytes, where);
     int pages = LogFormat.getInt(bytes, 20);
     int entries = LogFormat.getInt(bytes, 24);
-    CorruptStoreException.check(pages >= 1 && entries >= 0, where + ": header of " + pages + " pages and " + entries + " entries");
+    // Bounded before anything is sized by them: an incarnation is read into one array (so at most
+    // MAX_PAGES), and an entry takes two bytes at least, so a lying header cannot ask for gigabytes.
+    CorruptStoreException.check(
+        pages >= 1 && pages <= MAX_PAGES && entries >= 0 && entries <= (long) pages * PAGE_BYTES / MIN_ENTRY_BYTES,
+        where + ": header of " + pages + " pages and " + entries + " entries");
     return new Header(LogFormat.getInt(bytes, 8), LogFormat.getLong(bytes, 12), pages, entries);
   }
 

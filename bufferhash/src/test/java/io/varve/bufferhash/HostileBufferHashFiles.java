@@ -152,6 +152,8 @@ final class HostileBufferHashFiles {
     v.put("header-pages-beyond-the-log", variant("v1-closed").with("log", logWithHeaderInt(5, 20, 100)));
     v.put("header-zero-pages", variant("v1-closed").with("log", logWithHeaderInt(0, 20, 0)));
     v.put("header-more-entries-than-the-units", variant("v1-closed").with("log", logWithHeaderInt(0, 24, 1000)));
+    // More entries than its pages could hold (two bytes each at least): sized arrays of 16 GiB.
+    v.put("header-entries-beyond-the-pages", variant("v1-closed").with("log", logWithHeaderInt(0, 24, Integer.MAX_VALUE)));
     v.put("header-version-2", variant("v1-closed").with("log", logWithHeaderInt(0, 4, 2 << 24)));
     v.put("unit-run-past-the-incarnation", variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 0, 50))));
     v.put("unit-entry-count-huge", variant("v1-closed").with("log", logWithUnit0(unit -> LogFormat.putInt(unit, 4, 100_000))));

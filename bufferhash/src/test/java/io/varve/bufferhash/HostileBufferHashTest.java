@@ -51,4 +51,37 @@ class HostileBufferHashTest {
   void theFolderHoldsEveryGeneratedVariant() throws Exception {
     HostileDirectories.assertHoldsExactly(resource("/hostile/bufferhash"), HostileBufferHashFiles.variants());
   }
+
+  /**
+   * An incarnation header claiming more pages than a Java array holds ({@code 2^19 + 1} pages of a
+   * log of {@code 2^20}, a sparse file, so not a folder variant): refused as damage. Before, open
+   * allocated {@code pages * 4096} bytes, which wrapped negative (NegativeArraySizeException) or to
+   * nothing.
+   */
+  @ParameterizedTest(name = "{0} pages")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {(1 << 19) + 1, 1 << 20})
+  void anIncarnationLargerThanAnArrayIsRefusedOnOpen(int pages) throws Exception {
+    int logPages = 1 << 20;
+    Path dir = temp.resolve("huge-incarnation-" + pages);
+    Files.createDirectories(dir);
+    byte[] header = new byte[LogFormat.HEADER_BYTES];
+    LogFormat.INCARNATION.putHeader(header, 0, LogFormat.VERSION);
+    LogFormat.putInt(header, 8, 0);
+    LogFormat.putLong(header, 12, 1);
+    LogFormat.putInt(header, 20, pages);
+    LogFormat.putInt(header, 24, 1);
+    LogFormat.INCARNATION.putFooter(header, 0, 28);
+    try (java.nio.channels.FileChannel log = java.nio.channels.FileChannel.open(dir.resolve("log"),
+        java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+      log.write(java.nio.ByteBuffer.wrap(header), 0);
+      log.write(java.nio.ByteBuffer.allocate(1), (long) logPages * LogFormat.PAGE_BYTES - 1); // sparse
+    }
+    byte[] state = new byte[2 * StateSlot.BYTES];
+    byte[] slot = new StateSlot(LogFormat.STATE_VERSION, 1, logPages, 0, logPages, 1, 2, 0, 1, 7).encode();
+    System.arraycopy(slot, 0, state, StateSlot.BYTES, StateSlot.BYTES);
+    Files.write(dir.resolve("state"), state);
+    CorruptStoreException e = assertThrows(CorruptStoreException.class,
+        () -> BufferHash.builder(dir).memoryBytes(64L << 20).entryBytes(24).open().close());
+    System.out.println("HostileBufferHashTest huge incarnation of " + pages + " pages: " + e.getMessage());
+  }
 }
