@@ -385,18 +385,19 @@ final class IncarnationLog implements AutoCloseable {
       throw new IllegalArgumentException(
           "an incarnation of " + pages + " pages does not fit a log of " + totalPages + " pages: raise logBytes");
     }
+    long end = (long) head + pages; // in long: near the end of a log of 2^31 - 1 pages, an int sum wraps negative
     if (live.isEmpty()) {
-      return head + pages <= totalPages ? head : 0;
+      return end <= totalPages ? head : 0;
     }
     int tail = tail();
     if (head > tail) {
-      if (head + pages <= totalPages) {
+      if (end <= totalPages) {
         return head;
       }
       return pages <= tail ? 0 : -1;
     }
     // head <= tail: the live region wraps, free space is [head, tail).
-    return head + pages <= tail ? head : -1;
+    return end <= tail ? head : -1;
   }
 
   /** Drops the oldest incarnation from the live list (its pages become free). */
