@@ -72,10 +72,11 @@ final class BackgroundWork {
 
   /**
    * Hash stores at which writers wait for a merge: those a merge takes, as many queued behind a
-   * running one, and two more.
+   * running one, and two more (counted in long: {@code 2H + 2} passes an int from {@code H = 2^30
+   * - 1} on, and a wrapped bound stopped every write).
    */
   static int maxHashStores(SiltOptions options) {
-    return 2 * options.hashStoresPerMerge() + 2;
+    return (int) Math.min(Integer.MAX_VALUE, 2L * options.hashStoresPerMerge() + 2);
   }
 
   long conversions() {

@@ -287,4 +287,30 @@ class SiltBackgroundWorkTest {
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
+
+  /**
+   * A store that asks for merges only after a huge number of hash stores (a way to say "never
+   * merge") takes writes. Before, the bound at which writers wait, {@code 2H + 2}, overflowed an
+   * int from {@code H = 2^30 - 1} on (0 or negative), and the first put waited forever.
+   */
+  @Test
+  void aHugeHashStoresPerMergeDoesNotStopWrites() throws Exception {
+    for (int perMerge : new int[] {Integer.MAX_VALUE, 1 << 30}) {
+      SiltOptions options = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).hashStoresPerMerge(perMerge).build();
+      try (SiltStore store = SiltStore.open(temp.resolve("never-merge-" + perMerge), options)) {
+        Future<?> writes = writer.submit(() -> {
+          for (int i = 0; i < 3 * LOG_STORE; i++) {
+            store.put(bytes("k" + i), bytes("v" + i));
+          }
+          return null;
+        });
+        try {
+          writes.get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+          fail("hashStoresPerMerge " + perMerge + ": writes waited for a merge that never comes");
+        }
+        assertArrayEquals(bytes("v7"), store.get(bytes("k7")));
+      }
+    }
+  }
 }
