@@ -157,6 +157,7 @@ final class LogWriter {
         IncarnationCodec.decode(
             bytes, header, victim.startPage, hasher, new long[2][], (unit, at, size) -> entries.add(new byte[][] {WriteBuffer.key(unit, at), WriteBuffer.value(unit, at)}), where(victim));
         long[] hash = new long[2];
+        UserCodeFailures failures = new UserCodeFailures();
         for (byte[][] entry : entries) {
           if (entry[1] == null) {
             continue; // a tombstone: every older version has gone before it
@@ -165,7 +166,7 @@ final class LogWriter {
           if (owner.find(entry[0], hash[0], hash[1], victim.ordinal, evictionContext, log)) {
             continue; // replaced or deleted since
           }
-          if (partialDiscard && policy.keeps(entry[0], entry[1])) {
+          if (partialDiscard && keeps(entry, failures)) {
             keptEntries++;
             long sequence = wal == null ? 0 : wal.appendEntry(owner.id, entry[0], entry[1]);
             if (owner.put(entry[0], entry[1], false, hash[0], hash[1], sequence)) {
@@ -174,10 +175,15 @@ final class LogWriter {
           } else {
             droppedCurrentEntries++;
             if (listener != null) {
-              listener.evicted(entry[0], entry[1]);
+              try {
+                listener.evicted(entry[0], entry[1]);
+              } catch (RuntimeException e) {
+                failures.add("the eviction listener", e);
+              }
             }
           }
         }
+        failures.log(where(victim));
       }
       owner.evictOldest(victim);
     } finally {
@@ -185,6 +191,44 @@ final class LogWriter {
     }
     log.removeOldest();
     evictedIncarnations++;
+  }
+
+  /** Whether the policy keeps {@code entry}; a policy that throws keeps nothing (noted in {@code failures}). */
+  private boolean keeps(byte[][] entry, UserCodeFailures failures) {
+    try {
+      return policy.keeps(entry[0], entry[1]);
+    } catch (RuntimeException e) {
+      failures.add("the eviction policy", e);
+      return false;
+    }
+  }
+
+  /**
+   * Exceptions of the user's code (the listener, a priority policy's predicate) during one
+   * eviction. An eviction is done whatever they throw, and logged once: stopped half way, the victim
+   * stayed, the next flush evicted it again and reported its entries a second time, and a listener
+   * that kept failing left every later flush waiting, the sealed buffers growing without bound.
+   */
+  private static final class UserCodeFailures {
+    private RuntimeException first;
+    private String firstSource;
+    private int count;
+
+    void add(String source, RuntimeException e) {
+      if (first == null) {
+        first = e;
+        firstSource = source;
+      }
+      count++;
+    }
+
+    void log(String victim) {
+      if (first != null) {
+        System.getLogger(LogWriter.class.getName()).log(System.Logger.Level.WARNING,
+            "evicting " + victim + ": " + count + " calls of user code threw (the first, of " + firstSource
+                + ", below); the incarnation is evicted all the same", first);
+      }
+    }
   }
 
   byte[] readIncarnation(Incarnation incarnation) {
