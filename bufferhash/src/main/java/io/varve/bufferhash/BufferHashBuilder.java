@@ -5,7 +5,9 @@ import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * Configures and opens a BufferHash. A new directory needs {@link #logBytes} and {@link
@@ -119,7 +121,8 @@ public final class BufferHashBuilder {
   /**
    * Creates or opens the table.
    *
-   * @throws IllegalArgumentException if the budgets cannot work (the message names the knob)
+   * @throws IllegalArgumentException if the budgets cannot work (the message names the knob), or
+   *     if a new table's directory holds other files
    * @throws IllegalStateException if another BufferHash, in this process or another, holds the
    *     directory open
    * @throws CorruptStoreException if a file of an existing table is damaged
@@ -129,7 +132,10 @@ public final class BufferHashBuilder {
       throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
     }
     Channels.createDirectories(directory); // a new table's name survives a power loss
-    ExclusiveUse use = ExclusiveUse.acquire(directory.resolve("lock"), true, "a BufferHash");
+    if (!Files.exists(directory.resolve("state")) && !Files.exists(directory.resolve("log"))) {
+      refuseOccupied(); // before the lock file goes into a directory that is not ours
+    }
+    ExclusiveUse use = ExclusiveUse.acquire(directory.resolve(LOCK_FILE), true, "a BufferHash");
     IncarnationLog log = null;
     try {
       boolean exists = Files.exists(directory.resolve("state"));
@@ -169,4 +175,27 @@ public final class BufferHashBuilder {
       throw e;
     }
   }
+
+  /**
+   * Refuses to create a table in a directory that holds files (names starting with a dot aside,
+   * and the lock file of an earlier open): another store's, a user's (a parent directory given by
+   * mistake), or what is left of a table that lost its state and log. Before, the table's log,
+   * state and lock went in among them.
+   */
+  private void refuseOccupied() throws IOException {
+    List<String> names;
+    try (Stream<Path> files = Files.list(directory)) {
+      names = files.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".") && !n.equals(LOCK_FILE)).sorted().toList();
+    }
+    for (String name : names) {
+      CorruptStoreException.check(!(name.startsWith("buffers") || name.startsWith("wal-")),
+          directory.resolve(name) + " is a BufferHash file, but the table's state and log are missing");
+    }
+    if (!names.isEmpty()) {
+      throw new IllegalArgumentException(directory + " holds no BufferHash but other files, such as " + names.get(0)
+          + ": give a new or empty directory");
+    }
+  }
+
+  private static final String LOCK_FILE = "lock";
 }
