@@ -5,8 +5,8 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -171,12 +171,12 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
    */
   Path writeTemporary(Path directory) throws IOException {
     Path temporary = directory.resolve(FILE + ".tmp");
-    try (FileChannel channel = FileAccess.opener.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      ByteBuffer b = ByteBuffer.wrap(toBytes());
-      while (b.hasRemaining()) {
-        channel.write(b);
-      }
-      channel.force(true);
+    // Through FileAccess: a put that fills its log store freezes it and writes this, on a thread
+    // whose interrupt would close a plain channel, fail the freeze, and leave the store read-only.
+    try (FileAccess file = FileAccess.open(temporary,
+        new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE}, StandardOpenOption.WRITE)) {
+      file.writeFully(ByteBuffer.wrap(toBytes()), 0);
+      file.force(true);
     }
     return temporary;
   }

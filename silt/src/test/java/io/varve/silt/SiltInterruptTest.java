@@ -90,4 +90,34 @@ class SiltInterruptTest {
       assertTrue(rounds > 100, "rounds: " + rounds);
     }
   }
+
+  /**
+   * Freezing a log store on an interrupted thread, by hand or by a put that fills it: the freeze
+   * publishes a manifest, whose temporary file was written through a plain channel that the
+   * interrupt closed, and the failed freeze made the store refuse every later write.
+   */
+  @Test
+  void anInterruptedThreadFreezesLogStores() throws IOException {
+    try (SiltStore store = filled(temp.resolve("freeze"))) {
+      Thread.currentThread().interrupt();
+      try {
+        store.freezeLog();
+        for (int i = 0; i < 300; i++) { // log stores of 64 entries: puts that freeze
+          store.put(bytes("n" + i), bytes("w" + i));
+        }
+        store.sync();
+        assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+      } finally {
+        Thread.interrupted();
+      }
+      store.convertNow();
+      store.mergeNow();
+      for (int i = 0; i < 200; i++) {
+        assertArrayEquals(bytes("v" + i), store.get(bytes("k" + i)), "k" + i);
+      }
+      for (int i = 0; i < 300; i++) {
+        assertArrayEquals(bytes("w" + i), store.get(bytes("n" + i)), "n" + i);
+      }
+    }
+  }
 }
