@@ -89,6 +89,7 @@ final class SketchFileHandle {
       }
       throw e instanceof IOException ? new UncheckedIOException("cannot lock sketch file " + path, (IOException) e) : (RuntimeException) e;
     }
+    channel.onReopen(use::renew);
     SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, true);
     try {
       handle.writeHeader();
@@ -151,7 +152,7 @@ final class SketchFileHandle {
       throw new UncheckedIOException("cannot open sketch file " + path, e);
     }
     try {
-      channel = InterruptSafeFile.open(opener, path, READ_WRITE, READ_WRITE);
+      channel = InterruptSafeFile.open(opener, path, READ_WRITE, READ_WRITE).onReopen(use::renew);
     } catch (IOException e) {
       use.close();
       throw new UncheckedIOException("cannot open sketch file " + path, e);

@@ -122,4 +122,41 @@ class SketchInterruptTest {
       assertTrue(rounds > 100, "rounds: " + rounds);
     }
   }
+
+  /**
+   * A channel that an interrupt closed takes the process's lock on the file with it (POSIX drops a
+   * process's locks on a file when any of its descriptors of it closes): the reopened file must be
+   * locked again, or another process could open the sketch and write over its pages.
+   */
+  @Test
+  void aSketchReopenedAfterAnInterruptKeepsOtherProcessesOut() throws Exception {
+    java.util.List<java.nio.channels.FileChannel> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SketchFileHandle.opener = (file, options) -> {
+      java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file, options);
+      opened.add(channel);
+      return channel;
+    };
+    Path file = temp.resolve("locked.cms");
+    try (BufferedCountMinSketch sketch = BufferedCountMinSketch.create(file, PARAMETERS, 1 << 16)) {
+      sketch.update(1L, 3);
+      sketch.flush();
+      opened.get(0).close(); // as an interrupt of a thread blocked in it would
+      assertTrue(sketch.estimate(1L) >= 3, "the file reopened");
+      assertEquals(2, opened.size());
+      assertTrue(otherProcessOpens(file).startsWith("IllegalStateException"), "another process opened the sketch");
+    } finally {
+      SketchFileHandle.opener = java.nio.channels.FileChannel::open;
+    }
+    assertEquals("opened", otherProcessOpens(file));
+  }
+
+  private static String otherProcessOpens(Path file) throws Exception {
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), SketchOpenChild.class.getName(), file.toString())
+        .redirectErrorStream(true).start();
+    String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+    assertEquals(0, child.waitFor(), output);
+    String[] lines = output.split("\\R");
+    return lines[lines.length - 1];
+  }
 }

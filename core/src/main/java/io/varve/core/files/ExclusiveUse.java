@@ -29,7 +29,7 @@ public final class ExclusiveUse implements Closeable {
   private final Path file;
   private final String holder;
   private final FileChannel channel;
-  private final FileLock lock;
+  private FileLock lock;
   private boolean released;
 
   private ExclusiveUse(Path file, String holder, FileChannel channel, FileLock lock) {
@@ -76,6 +76,25 @@ public final class ExclusiveUse implements Closeable {
       HeldFiles.release(real, holder);
       throw e;
     }
+  }
+
+  /**
+   * Takes the lock again after a descriptor of the locked file closed in this process (a channel an
+   * interrupt closed, then reopened), which released it: POSIX drops a process's locks on a file
+   * when any of its descriptors of that file closes, and another process could then open the store.
+   *
+   * @throws IllegalStateException if another process took the lock meanwhile
+   */
+  public synchronized void renew() throws IOException {
+    if (released) {
+      return;
+    }
+    lock.release(); // this process's record of it; the operating system's is gone
+    FileLock renewed = channel.tryLock();
+    if (renewed == null) {
+      throw new IllegalStateException(file + " was taken by another process while this one reopened it");
+    }
+    lock = renewed;
   }
 
   /** Gives up the use; twice does nothing. */

@@ -35,6 +35,7 @@ public final class InterruptSafeFile implements Closeable {
   private final OpenOption[] reopenOptions;
   private volatile FileChannel channel;
   private volatile boolean closed;
+  private volatile Reopened reopened = () -> {};
 
   private InterruptSafeFile(Path file, Opener opener, FileChannel channel, OpenOption[] reopenOptions) {
     this.file = file;
@@ -49,18 +50,26 @@ public final class InterruptSafeFile implements Closeable {
    */
   public static InterruptSafeFile open(Opener opener, Path file, OpenOption[] openOptions, OpenOption... reopenOptions)
       throws IOException {
-    boolean interrupted = Thread.interrupted(); // an interrupted thread's open would fail
-    try {
-      return new InterruptSafeFile(file, opener, opener.open(file, openOptions), reopenOptions);
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    return new InterruptSafeFile(file, opener, opener.open(file, openOptions), reopenOptions);
   }
 
   public Path file() {
     return file;
+  }
+
+  /** What follows a reopen. */
+  @FunctionalInterface
+  public interface Reopened {
+    void after() throws IOException;
+  }
+
+  /**
+   * Runs {@code action} after each reopen, before the call is retried: a file locked through
+   * another channel lost the lock when its channel closed ({@link ExclusiveUse#renew}).
+   */
+  public InterruptSafeFile onReopen(Reopened action) {
+    this.reopened = action;
+    return this;
   }
 
   private interface Call<T> {
@@ -91,7 +100,19 @@ public final class InterruptSafeFile implements Closeable {
 
   private synchronized void reopen(FileChannel failed) throws IOException {
     if (channel == failed && !closed) {
-      channel = opener.open(file, reopenOptions);
+      FileChannel next = opener.open(file, reopenOptions);
+      try {
+        reopened.after();
+      } catch (IOException | RuntimeException e) {
+        closed = true; // the file is not ours to write any more: every later call fails
+        try {
+          next.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+      channel = next;
     }
   }
 
