@@ -74,14 +74,24 @@ public final class SiltStore implements Closeable {
    *     damaged or missing
    */
   public static SiltStore open(Path directory, SiltOptions options) throws IOException {
-    SiltStore store = new SiltStore(SiltDirectory.open(directory, Objects.requireNonNull(options, "options")));
-    store.state.writeLock.lock();
+    Objects.requireNonNull(options, "options");
+    // The sorted store's reader and the manifest read through plain channels, which an interrupted
+    // thread's read closes, failing the open: the interrupt waits until the store is open.
+    boolean interrupted = Thread.interrupted();
     try {
-      store.work.scheduleIfDue();
+      SiltStore store = new SiltStore(SiltDirectory.open(directory, options));
+      store.state.writeLock.lock();
+      try {
+        store.work.scheduleIfDue();
+      } finally {
+        store.state.writeLock.unlock();
+      }
+      return store;
     } finally {
-      store.state.writeLock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
-    return store;
   }
 
   /** The store's directory. */

@@ -120,4 +120,33 @@ class SiltInterruptTest {
       }
     }
   }
+
+  @Test
+  void aStoreOpensOnAnInterruptedThread() throws IOException {
+    Path dir = temp.resolve("open");
+    filled(dir).close();
+    Thread.currentThread().interrupt();
+    try (SiltStore store = SiltStore.open(dir, SiltStoreModelTest.SMALL)) {
+      assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+      assertArrayEquals(bytes("v5"), store.get(bytes("k5")));
+      assertArrayEquals(bytes("v150"), store.get(bytes("k150")));
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
+  void anInterruptedThreadReadsTheSortedStore() throws IOException {
+    try (SiltStore store = filled(temp.resolve("sorted"))) {
+      store.mergeNow();
+      Thread.currentThread().interrupt();
+      try {
+        assertArrayEquals(bytes("v5"), store.get(bytes("k5")), "from the sorted store");
+        assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+      } finally {
+        Thread.interrupted();
+      }
+      assertArrayEquals(bytes("v6"), store.get(bytes("k6")));
+    }
+  }
 }
