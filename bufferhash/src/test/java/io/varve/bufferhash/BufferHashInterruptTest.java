@@ -100,4 +100,21 @@ class BufferHashInterruptTest {
       assertTrue(rounds > 100, "rounds: " + rounds);
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(Durability.class)
+  void aTableOpensOnAnInterruptedThread(Durability durability) throws Exception {
+    Path dir = temp.resolve("open-" + durability.name());
+    try (BufferHash table = filled(dir, durability)) {
+      table.put(bytes("buffered"), bytes("b")); // in the buffers file or the write-ahead log
+    }
+    Thread.currentThread().interrupt();
+    try (BufferHash reopened = BufferHashKillTest.builder(dir, durability).open()) {
+      assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+      assertArrayEquals(bytes("b"), reopened.get(bytes("buffered")));
+      assertArrayEquals(bytes("v7"), reopened.get(bytes("k7")));
+    } finally {
+      Thread.interrupted();
+    }
+  }
 }
