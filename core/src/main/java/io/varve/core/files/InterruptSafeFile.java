@@ -128,6 +128,22 @@ public final class InterruptSafeFile implements Closeable {
     return call(c -> c.write(src.position(start), position));
   }
 
+  /** Reads from {@code position} until {@code dst} is full or the file ends. */
+  public void readFully(ByteBuffer dst, long position) throws IOException {
+    while (dst.hasRemaining()) {
+      int read = read(dst, position);
+      if (read < 0) {
+        return;
+      }
+      position += read;
+    }
+  }
+
+  /** As {@link FileChannel#truncate}. */
+  public void truncate(long size) throws IOException {
+    call(c -> c.truncate(size));
+  }
+
   /** Writes all of {@code src} at {@code position}. */
   public void writeFully(ByteBuffer src, long position) throws IOException {
     while (src.hasRemaining()) {
