@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import io.varve.core.testing.InterruptedReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,36 +88,20 @@ class SketchInterruptTest {
         sketch.update(i, 2);
       }
       sketch.flush();
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread victim = new Thread(() -> {
-        try {
-          while (!stop.get()) {
-            Thread.interrupted();
-            for (long i = 0; i < ITEMS; i += 7) {
-              if (sketch.estimate(i) < 2) {
-                throw new AssertionError("item " + i);
-              }
-            }
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-      });
-      victim.start();
-      long end = System.nanoTime() + 1_000_000_000L;
-      int rounds = 0;
-      while (System.nanoTime() < end && failure.get() == null) {
-        victim.interrupt();
-        long i = rounds++ % ITEMS;
-        assertTrue(sketch.estimate(i) >= 2);
-        sketch.update(ITEMS + i, 1);
-      }
-      stop.set(true);
-      victim.join();
-      if (failure.get() != null) {
-        throw new AssertionError("the interrupted reader failed", failure.get());
-      }
+      int rounds =
+          InterruptedReader.race(
+              () -> {
+                for (long i = 0; i < ITEMS; i += 7) {
+                  if (sketch.estimate(i) < 2) {
+                    throw new AssertionError("item " + i);
+                  }
+                }
+              },
+              round -> {
+                long i = round % ITEMS;
+                assertTrue(sketch.estimate(i) >= 2);
+                sketch.update(ITEMS + i, 1);
+              });
       assertTrue(rounds > 100, "rounds: " + rounds);
     }
   }

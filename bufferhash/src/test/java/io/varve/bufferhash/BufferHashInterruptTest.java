@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import io.varve.core.testing.InterruptedReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,36 +65,20 @@ class BufferHashInterruptTest {
   @Test
   void interruptsOfOneReaderDoNotFailTheOthers() throws Exception {
     try (BufferHash table = filled(temp.resolve("many"), Durability.SYNC_ON_CALL)) {
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread victim = new Thread(() -> {
-        try {
-          while (!stop.get()) {
-            Thread.interrupted();
-            for (int i = 0; i < 2_000; i += 7) {
-              if (!new String(table.get(bytes("k" + i)), StandardCharsets.UTF_8).equals("v" + i)) {
-                throw new AssertionError("k" + i);
-              }
-            }
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-      });
-      victim.start();
-      long end = System.nanoTime() + 1_000_000_000L;
-      int rounds = 0;
-      while (System.nanoTime() < end && failure.get() == null) {
-        victim.interrupt();
-        int i = rounds++ % 2_000;
-        assertArrayEquals(bytes("v" + i), table.get(bytes("k" + i)));
-        table.put(bytes("other-" + i), bytes("x"));
-      }
-      stop.set(true);
-      victim.join();
-      if (failure.get() != null) {
-        throw new AssertionError("the interrupted reader failed", failure.get());
-      }
+      int rounds =
+          InterruptedReader.race(
+              () -> {
+                for (int i = 0; i < 2_000; i += 7) {
+                  if (!new String(table.get(bytes("k" + i)), StandardCharsets.UTF_8).equals("v" + i)) {
+                    throw new AssertionError("k" + i);
+                  }
+                }
+              },
+              round -> {
+                int i = round % 2_000;
+                assertArrayEquals(bytes("v" + i), table.get(bytes("k" + i)));
+                table.put(bytes("other-" + i), bytes("x"));
+              });
       table.sync();
       assertTrue(rounds > 100, "rounds: " + rounds);
     }

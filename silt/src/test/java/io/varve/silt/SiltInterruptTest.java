@@ -7,8 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import io.varve.core.testing.InterruptedReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,36 +56,20 @@ class SiltInterruptTest {
   @Test
   void interruptsOfOneReaderDoNotFailTheOthers() throws Exception {
     try (SiltStore store = filled(temp.resolve("many"))) {
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread victim = new Thread(() -> {
-        try {
-          while (!stop.get()) {
-            Thread.interrupted();
-            for (int i = 0; i < 200; i += 7) {
-              if (!new String(store.get(bytes("k" + i)), StandardCharsets.UTF_8).startsWith("v")) {
-                throw new AssertionError("k" + i);
-              }
-            }
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-      });
-      victim.start();
-      long end = System.nanoTime() + 1_000_000_000L;
-      int rounds = 0;
-      while (System.nanoTime() < end && failure.get() == null) {
-        victim.interrupt();
-        int i = rounds++ % 200;
-        assertArrayEquals(bytes("v" + i), store.get(bytes("k" + i)));
-        store.put(bytes("other-" + i), bytes("x"));
-      }
-      stop.set(true);
-      victim.join();
-      if (failure.get() != null) {
-        throw new AssertionError("the interrupted reader failed", failure.get());
-      }
+      int rounds =
+          InterruptedReader.race(
+              () -> {
+                for (int i = 0; i < 200; i += 7) {
+                  if (!new String(store.get(bytes("k" + i)), StandardCharsets.UTF_8).startsWith("v")) {
+                    throw new AssertionError("k" + i);
+                  }
+                }
+              },
+              round -> {
+                int i = round % 200;
+                assertArrayEquals(bytes("v" + i), store.get(bytes("k" + i)));
+                store.put(bytes("other-" + i), bytes("x"));
+              });
       assertTrue(rounds > 100, "rounds: " + rounds);
     }
   }
