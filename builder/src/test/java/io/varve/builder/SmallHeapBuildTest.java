@@ -3,7 +3,7 @@ package io.varve.builder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
+import io.varve.core.testing.ChildJvm;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,20 +18,9 @@ class SmallHeapBuildTest {
 
   @Test
   void aBuildWithTheDefaultsFitsA64MiBHeap() throws Exception {
-    Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                SmallHeapBuildChild.class.getName(),
-                dir.resolve("store").toString(),
-                "150000")
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, child.waitFor(), output);
-    assertTrue(output.contains("built 150000"), output);
+    ChildJvm.Result child = ChildJvm.run("64m", SmallHeapBuildChild.class, dir.resolve("store").toString(), "150000");
+    assertEquals(0, child.exitCode(), child.output());
+    assertTrue(child.output().contains("built 150000"), child.output());
   }
 
   @Test

@@ -1,9 +1,9 @@
 package io.varve.core.files;
 
+import io.varve.core.testing.ChildJvm;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -25,20 +25,10 @@ public final class LockProbeChild {
 
   /** {@code held} or {@code free}: what another process finds when it tries to lock {@code file}. */
   public static String probe(Path file) throws IOException, InterruptedException {
-    Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                LockProbeChild.class.getName(),
-                file.toString())
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    if (child.waitFor() != 0) {
-      throw new IllegalStateException("the lock probe failed: " + output);
+    ChildJvm.Result child = ChildJvm.run("64m", LockProbeChild.class, file.toString());
+    if (child.exitCode() != 0) {
+      throw new IllegalStateException("the lock probe failed: " + child.output());
     }
-    return output;
+    return child.output().strip();
   }
 }
