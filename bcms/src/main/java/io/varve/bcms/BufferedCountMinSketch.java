@@ -49,7 +49,8 @@ import java.util.zip.CRC32C;
  * <p>Thread-safe. Estimates of pages without pending updates run concurrently (each thread reads into
  * a page image of its own), so several threads keep several page reads in flight; updates, flushes,
  * merges, estimates of pages with pending updates, and close run one at a time. After {@link #close}
- * every call throws {@link IllegalStateException}.
+ * every call throws {@link IllegalStateException}, but those that describe the sketch: {@code
+ * parameters}, {@code pageCount}, {@code sizeBytes} and {@code path}.
  */
 public final class BufferedCountMinSketch extends HashedSketch {
   private static final Object MERGE_LOCK = new Object();
@@ -362,6 +363,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
 
   /** Page reads since this sketch was created or opened. */
   public long pageReads() {
+    ensureOpen();
     return pageReads.sum();
   }
 
@@ -369,6 +371,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
   public long pageWrites() {
     lock.readLock().lock();
     try {
+      ensureOpen();
       return pageWrites;
     } finally {
       lock.readLock().unlock();
@@ -400,6 +403,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
   /** RAM this sketch holds: the update buffers and two page images (plus one page per thread that has estimated). */
   @Override
   public long ramBytesUsed() {
+    ensureOpen();
     return buffers.ramBytesUsed() + 2L * pageSize;
   }
 

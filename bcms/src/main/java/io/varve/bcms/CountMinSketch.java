@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Not thread-safe: updates, merges, flushes and close must be confined to one thread or
  * synchronized externally. Estimates from several threads at once are safe while nothing updates
  * or closes the sketch. Close releases the mapping once no call is inside it (a call racing close
- * on another thread is refused or finishes first); later calls throw {@link IllegalStateException}.
+ * on another thread is refused or finishes first); later calls throw {@link IllegalStateException},
+ * but those that describe the sketch: {@code parameters}, {@code sizeBytes} and {@code path}.
  */
 public final class CountMinSketch extends HashedSketch {
   private final SketchParameters parameters;
@@ -270,6 +271,7 @@ public final class CountMinSketch extends HashedSketch {
   /** Heap bytes the counters take: all of {@link #sizeBytes()} in memory, none when mapped. */
   @Override
   public long ramBytesUsed() {
+    ensureOpen();
     return counters.heapBytes();
   }
 

@@ -388,6 +388,11 @@ class BufferedCountMinSketchTest {
       assertThrows(IllegalStateException.class, () -> s.merge(open));
       assertThrows(IllegalStateException.class, () -> open.merge(s));
       assertThrows(IllegalStateException.class, s::pendingUpdates);
+      assertThrows(IllegalStateException.class, s::pageReads);
+      assertThrows(IllegalStateException.class, s::pageWrites);
+      assertThrows(IllegalStateException.class, s::ramBytesUsed);
+      assertEquals(p.width(), s.parameters().width(), "what describes the sketch stays readable");
+      assertTrue(s.sizeBytes() > 0 && s.pageCount() > 0);
       assertEquals(0, open.totalWeight());
     }
     s.close();

@@ -391,6 +391,8 @@ class CountMinSketchTest {
     s.close(); // idempotent
     try (CountMinSketch open = CountMinSketch.inMemory(p)) {
       assertEveryCallIsAnIllegalState(s);
+      assertThrows(IllegalStateException.class, s::ramBytesUsed);
+      assertEquals(300 * 8, s.sizeBytes(), "what describes the sketch stays readable");
       assertThrows(IllegalStateException.class, () -> s.merge(open));
       assertThrows(IllegalStateException.class, () -> open.merge(s));
       assertEquals(0, open.totalWeight());

@@ -51,7 +51,8 @@ import java.util.function.Supplier;
  * <p><b>Threads.</b> Thread-safe. Lookups run concurrently with each other and with writes to
  * other super tables; writes to one super table are serialized by its lock, and flushes to the
  * log by one log lock (inserts that do not fill a buffer never wait for it). Use after {@link
- * #close} throws {@link IllegalStateException}; close waits for operations in flight.
+ * #close} throws {@link IllegalStateException} ({@link #tuning} aside: it describes the table);
+ * close waits for operations in flight.
  */
 public final class BufferHash implements Closeable {
   private static final String BUFFERS_FILE = "buffers";
@@ -316,6 +317,7 @@ public final class BufferHash implements Closeable {
    * counts versions not yet evicted and tombstones too.
    */
   public long sizeEstimate() {
+    ensureOpen();
     long n = 0;
     for (SuperTable table : tables) {
       table.lock.readLock().lock();
@@ -330,6 +332,7 @@ public final class BufferHash implements Closeable {
 
   /** Bytes of RAM this table holds: buffers, Bloom filters, what it keeps of each incarnation. */
   public long ramBytesUsed() {
+    ensureOpen();
     long bytes = 1024 + tables.length * 16L;
     for (SuperTable table : tables) {
       table.lock.readLock().lock();
@@ -349,6 +352,7 @@ public final class BufferHash implements Closeable {
 
   /** The counters since this table was opened. */
   public BufferHashStats stats() {
+    ensureOpen();
     long[] histogram = new long[readsPerLookup.length];
     for (int i = 0; i < histogram.length; i++) {
       histogram[i] = readsPerLookup[i].sum();
@@ -371,6 +375,7 @@ public final class BufferHash implements Closeable {
 
   /** Pages of the log that hold live incarnations, and the log's size in pages. */
   public long[] logPages() {
+    ensureOpen();
     logLock.lock();
     try {
       return new long[] {log.usedPages(), log.totalPages()};
