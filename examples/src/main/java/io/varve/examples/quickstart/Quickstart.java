@@ -22,7 +22,7 @@ public final class Quickstart {
 
     // Build: records in any order, any number (spills sorted runs to disk beyond the memory budget).
     try (StoreBuilder builder = StoreBuilder.create(dir)
-        .memoryBudget(256L << 20)                                  // default 256 MiB
+        .memoryBudget(256L << 20)                                  // default 256 MiB (a quarter of a smaller heap)
         .duplicates(DuplicatePolicy.LAST_WINS)                     // default FAIL: DuplicateKeyException names the key
         .pageAlignment(4096)                                       // default: a record <= 4 KiB never crosses a page
         .recordChecksums(true)                                     // default: every lookup checks its record
