@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A build whose memory budget does not fit the heap: refused at once when {@code --memory} says so
- * (in process), and, with the default budget in a heap too small for it, reported as out of memory
- * with what to change (exit 3), not as a stack trace with exit 1 ("damaged store"), and with no
- * partial store left. The second runs a JVM with a 32 MiB heap.
+ * (in process), and, with a budget the heap holds but not the work beside it, reported as out of memory
+ * with what to change (exit 3), not as a stack trace with exit 1 ("damaged store"), with no
+ * partial store left, and its temporary files gone after the next build. The second runs a JVM with
+ * a 32 MiB heap.
  */
 class OutOfMemoryCommandTest extends CommandTestSupport {
   @Test
@@ -34,7 +35,8 @@ class OutOfMemoryCommandTest extends CommandTestSupport {
   @Test
   void runningOutOfHeapSaysWhatToChange() throws Exception {
     Path input = temp.resolve("in.tsv");
-    // 1.2 million 40-byte records: more than a 32 MiB heap holds under the default 256 MiB budget.
+    // 1.2 million 40-byte records: more than a 32 MiB heap holds under a 22 MiB budget (the default
+    // is a quarter of so small a heap, which fits: SmallHeapBuildTest).
     try (BufferedWriter out = Files.newBufferedWriter(input, StandardCharsets.UTF_8)) {
       for (int i = 0; i < 1_200_000; i++) {
         out.write(String.format("key-%015d\tvalue-%013d%n", i, i));
@@ -45,7 +47,7 @@ class OutOfMemoryCommandTest extends CommandTestSupport {
     Process process =
         new ProcessBuilder(
                 List.of(java.toString(), "-Xmx32m", "-cp", System.getProperty("java.class.path"), Varve.class.getName(),
-                    "build", input.toString(), "--out", store.toString()))
+                    "build", input.toString(), "--out", store.toString(), "--memory", "22m"))
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .redirectErrorStream(false)
             .start();
@@ -55,6 +57,10 @@ class OutOfMemoryCommandTest extends CommandTestSupport {
     assertTrue(stderr.contains("varve build: out of memory (the JVM's heap is "), stderr);
     assertTrue(stderr.contains("give a smaller --memory, or a larger heap"), stderr);
     assertFalse(Files.exists(store));
+    // Out of memory after its input, the build could not remove its spills and staging directory;
+    // the next build beside them does (their lock died with the process).
+    Path small = write("small.tsv", "a\t1\n");
+    assertEquals(0, run("build", small.toString(), "--out", temp.resolve("next").toString()), stderr());
     assertNoLeftovers();
   }
 }
