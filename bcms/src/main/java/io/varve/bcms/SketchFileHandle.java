@@ -267,11 +267,8 @@ final class SketchFileHandle {
     ByteBuffer zeros = ByteBuffer.allocateDirect(CHECKSUM_CHUNK);
     long position = header.headerLength();
     long end = position + header.bodyLength();
-    while (position < end) {
-      zeros.clear().limit((int) Math.min(CHECKSUM_CHUNK, end - position));
-      while (zeros.hasRemaining()) {
-        position += channel.write(zeros, position);
-      }
+    for (; position < end; position += zeros.limit()) {
+      channel.writeFully(zeros.clear().limit((int) Math.min(CHECKSUM_CHUNK, end - position)), position);
     }
   }
 
@@ -405,14 +402,7 @@ final class SketchFileHandle {
     long position = header.headerLength();
     long end = position + header.bodyLength();
     while (position < end) {
-      chunk.clear().limit((int) Math.min(CHECKSUM_CHUNK, end - position));
-      while (chunk.hasRemaining()) {
-        int read = channel.read(chunk, position + chunk.position());
-        if (read < 0) {
-          throw new CorruptStoreException("sketch file " + path + " ended at " + (position + chunk.position())
-              + ", inside its body");
-        }
-      }
+      readFully(chunk.clear().limit((int) Math.min(CHECKSUM_CHUNK, end - position)), position);
       chunk.flip();
       if (sums != null) {
         sums.add(chunk, (position - header.headerLength()) / header.parameters().counterBytes());

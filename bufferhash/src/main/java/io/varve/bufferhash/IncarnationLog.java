@@ -470,12 +470,10 @@ final class IncarnationLog implements AutoCloseable {
   }
 
   private static void readFully(InterruptSafeFile channel, ByteBuffer into, long position, Path file) throws IOException {
-    while (into.hasRemaining()) {
-      int read = channel.read(into, position);
-      if (read < 0) {
-        throw new CorruptStoreException(file + ": ends at " + position + ", before the bytes its state lists");
-      }
-      position += read;
+    int start = into.position();
+    channel.readFully(into, position);
+    if (into.hasRemaining()) { // built only when thrown: lookups read through here
+      throw new CorruptStoreException(file + ": ends at " + (position + into.position() - start) + ", before the bytes its state lists");
     }
   }
 
