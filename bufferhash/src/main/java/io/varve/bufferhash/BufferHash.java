@@ -247,7 +247,11 @@ public final class BufferHash implements Closeable {
    * {@link Durability#SYNC_EVERY_WRITE}) it writes and forces the log's pending records, one
    * {@code fsync} shared by every thread syncing at once. Without one ({@link
    * Durability#BUFFERS_IN_RAM}) it writes every non-empty buffer to the log as an incarnation and
-   * forces the log: frequent calls then make many small incarnations.
+   * forces the log: frequent calls then make many small incarnations. A super table keeps at most
+   * the incarnations its Bloom filters were sized for ({@link BufferHashTuning#filterColumns()}),
+   * so that RAM stays within the budget: small ones make its oldest entries go early (to the
+   * eviction policy and listener, as when the log is full; a warning is logged the first time).
+   * Call it often with {@link Durability#SYNC_ON_CALL} instead.
    *
    * @throws UncheckedIOException if a write or {@code fsync} of the table's files fails; the table
    *     then refuses every later write and sync (reads go on; reopen it to recover what it holds)

@@ -277,7 +277,10 @@ public final class BufferHashTuning {
     return bitsPerFilter;
   }
 
-  /** Columns of each table's bit-sliced filters to start with (one per incarnation, and some to spare). */
+  /**
+   * Columns of each table's bit-sliced filters (one per incarnation, and some to spare): the most
+   * incarnations a table keeps, its oldest evicted first when small ones would exceed them.
+   */
   public int filterColumns() {
     return filterColumns;
   }

@@ -38,6 +38,7 @@ final class LogWriter {
   private WriteAheadLog wal;
   /** Super tables and the write-ahead sequence their newest incarnation covers, to record once the log is forced. */
   private final List<long[]> pendingFlushed = new ArrayList<>();
+  private boolean warnedOfEarlyEviction;
   long flushes;
   long evictedIncarnations;
   long keptEntries;
@@ -90,6 +91,25 @@ final class LogWriter {
     }
   }
 
+  private void warnOfEarlyEvictionOnce(SuperTable table) {
+    if (!warnedOfEarlyEviction && log.placeFor(1) >= 0) {
+      warnedOfEarlyEviction = true;
+      System.getLogger(LogWriter.class.getName()).log(System.Logger.Level.WARNING,
+          log.file() + ": super table " + table.id + " holds the incarnations its Bloom filters were sized for, and the log has room:"
+              + " the oldest are evicted early. Small incarnations come from frequent sync() calls without a write-ahead log;"
+              + " Durability.SYNC_ON_CALL makes syncs cheap and keeps the log's capacity");
+    }
+  }
+
+  private static boolean holdsPlannedIncarnations(SuperTable table) {
+    table.lock.readLock().lock();
+    try {
+      return table.holdsPlannedIncarnations();
+    } finally {
+      table.lock.readLock().unlock();
+    }
+  }
+
   private static int sealedCount(SuperTable table) {
     table.lock.readLock().lock();
     try {
@@ -114,6 +134,13 @@ final class LogWriter {
     int page;
     boolean evicted = false;
     long keptBefore = keptEntries;
+    // The paper's super table keeps k incarnations; here the log is shared, so the oldest go
+    // until this table has a column to spare, and until the log has room.
+    while (!log.isEmpty() && holdsPlannedIncarnations(table)) {
+      warnOfEarlyEvictionOnce(table);
+      evictOldest(partialDiscard, refilled);
+      evicted = true;
+    }
     while ((page = log.placeFor(encoded.pages)) < 0) {
       evictOldest(partialDiscard, refilled);
       evicted = true;

@@ -25,6 +25,8 @@ final class SuperTable {
   /** Full buffers not yet installed as incarnations, oldest first. */
   private final List<WriteBuffer> sealed = new ArrayList<>(2);
   private final BloomSlices filters;
+  /** The incarnations the filters were sized for: a flush beyond them evicts first ({@link LogWriter}). */
+  private final int plannedIncarnations;
   private Incarnation[] ring;
   private long first;
   private long next;
@@ -36,7 +38,17 @@ final class SuperTable {
     this.bufferBytes = bufferBytes;
     this.bufferEntries = bufferEntries;
     this.filters = new BloomSlices(bitsPerFilter, hashes, initialColumns);
+    this.plannedIncarnations = filters.columns();
     this.ring = new Incarnation[filters.columns()];
+  }
+
+  /**
+   * Whether one more incarnation would take a column beyond those the filters were sized for.
+   * Small incarnations (a {@code sync()} without a write-ahead log writes out every non-empty
+   * buffer) fit many more to the log than the tuning planned, and each takes a whole column.
+   */
+  boolean holdsPlannedIncarnations() {
+    return next - first >= plannedIncarnations;
   }
 
   long version() {
