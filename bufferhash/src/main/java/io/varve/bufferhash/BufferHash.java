@@ -196,14 +196,7 @@ public final class BufferHash implements Closeable {
   }
 
   private long apply(byte[] key, byte[] value, boolean tombstone, long replayed, long[] hash) {
-    long entryBytes = (long) key.length + (tombstone ? 0 : value.length) + 10;
-    long pages = (LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + entryBytes + LogFormat.UNIT_FOOTER_BYTES + LogFormat.PAGE_BYTES - 1)
-        / LogFormat.PAGE_BYTES;
-    if (pages > log.totalPages() / 4) {
-      throw new IllegalArgumentException(
-          "an entry of " + entryBytes + " bytes is more than a quarter of the log (" + (long) log.totalPages() * LogFormat.PAGE_BYTES
-              + " bytes): raise logBytes");
-    }
+    BufferHashTuning.checkEntryFits(key.length, tombstone ? 0 : value.length, tombstone, log.totalPages());
     SuperTable table = tableOf(hash[0]);
     boolean sealed;
     long sequence;

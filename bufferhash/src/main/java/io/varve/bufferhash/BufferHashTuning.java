@@ -20,6 +20,13 @@ public final class BufferHashTuning {
   /** Bytes of a buffer by default (the paper's choice: one flash block). */
   public static final int DEFAULT_BUFFER_BYTES = 128 * 1024;
 
+  /**
+   * The largest entry, key and value with their two lengths (up to five bytes each): an
+   * incarnation of it alone is read into one array, so it takes at most about 2 GiB.
+   */
+  public static final int MAX_ENTRY_BYTES =
+      IncarnationCodec.MAX_PAGES * LogFormat.PAGE_BYTES - LogFormat.HEADER_BYTES - LogFormat.UNIT_HEADER_BYTES - LogFormat.UNIT_FOOTER_BYTES;
+
   /** The largest log: {@code 2^31 - 1} pages of 4 KiB (about 8 TiB), as pages are numbered by {@code int}. */
   public static final long MAX_LOG_BYTES = (long) Integer.MAX_VALUE * LogFormat.PAGE_BYTES;
 
@@ -133,6 +140,7 @@ public final class BufferHashTuning {
     check(superTables >= 0, "superTables must not be negative");
     checkLogBytes(logBytes);
     check(entryBytes >= 1, "entryBytes must be positive, was " + entryBytes);
+    check(entryBytes <= MAX_ENTRY_BYTES - 2, "entryBytes must be at most " + (MAX_ENTRY_BYTES - 2) + ", was " + entryBytes);
     check(bufferBytes >= 0, "bufferBytes must not be negative");
     int encoded = encodedBytes(entryBytes);
     long logPages = logBytes / LogFormat.PAGE_BYTES;
@@ -209,6 +217,24 @@ public final class BufferHashTuning {
       return forBudgets(logBytes, memoryBytes, entryBytes);
     } catch (IllegalArgumentException e) {
       return null;
+    }
+  }
+
+  /**
+   * Refuses an entry that an incarnation cannot hold, or that takes more than a quarter of a log
+   * of {@code logPages}: each incarnation must leave room for others.
+   */
+  static void checkEntryFits(int keyLength, int valueLength, boolean tombstone, long logPages) {
+    long entryBytes = (long) keyLength + (tombstone ? 0 : valueLength) + 10;
+    if (entryBytes > MAX_ENTRY_BYTES) {
+      throw new IllegalArgumentException(
+          "an entry of " + entryBytes + " bytes (key, value and lengths) is more than an incarnation holds (" + MAX_ENTRY_BYTES + " bytes)");
+    }
+    long pages = (LogFormat.HEADER_BYTES + LogFormat.UNIT_HEADER_BYTES + entryBytes + LogFormat.UNIT_FOOTER_BYTES + LogFormat.PAGE_BYTES - 1)
+        / LogFormat.PAGE_BYTES;
+    if (pages > logPages / 4) {
+      throw new IllegalArgumentException(
+          "an entry of " + entryBytes + " bytes is more than a quarter of the log (" + logPages * LogFormat.PAGE_BYTES + " bytes): raise logBytes");
     }
   }
 

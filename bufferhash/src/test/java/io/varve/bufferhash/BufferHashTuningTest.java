@@ -75,6 +75,26 @@ class BufferHashTuningTest {
   }
 
   @Test
+  void entriesOfAboutTwoGigabytesAreRefusedByName() {
+    // entryBytes + 2 overflowed: a tuning of "-2147483647-byte buffers" and 16,777,216 entries.
+    for (int entryBytes : new int[] {Integer.MAX_VALUE, BufferHashTuning.MAX_ENTRY_BYTES - 1}) {
+      IllegalArgumentException refused =
+          assertThrows(IllegalArgumentException.class, () -> BufferHashTuning.forBudgets(64L << 30, 1L << 30, entryBytes));
+      assertTrue(refused.getMessage().contains("entryBytes must be at most"), refused.getMessage());
+    }
+    // A key and a value of 1 GiB and 1.5 GiB: their sum overflowed the int sizes of the buffer
+    // that holds them; a log of 8 TiB has room for them, an incarnation does not.
+    IllegalArgumentException tooLarge =
+        assertThrows(IllegalArgumentException.class, () -> BufferHashTuning.checkEntryFits(1 << 30, 3 << 29, false, Integer.MAX_VALUE));
+    assertTrue(tooLarge.getMessage().contains("more than an incarnation holds"), tooLarge.getMessage());
+    BufferHashTuning.checkEntryFits(1 << 30, (1 << 30) - (1 << 16), false, Integer.MAX_VALUE);
+    BufferHashTuning.checkEntryFits(1 << 30, 3 << 29, true, Integer.MAX_VALUE); // a tombstone has no value
+    IllegalArgumentException quarter =
+        assertThrows(IllegalArgumentException.class, () -> BufferHashTuning.checkEntryFits(16, 4096, false, 4));
+    assertTrue(quarter.getMessage().contains("a quarter of the log"), quarter.getMessage());
+  }
+
+  @Test
   void moreMemoryMeansFewerWastedReads() {
     double previous = Double.MAX_VALUE;
     for (long memory = 96L << 20; memory <= 1L << 30; memory *= 2) {
