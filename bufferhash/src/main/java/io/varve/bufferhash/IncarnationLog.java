@@ -225,6 +225,7 @@ final class IncarnationLog implements AutoCloseable {
             where + ": header out of range");
         CorruptStoreException.check(
             walked + fields.pages <= span, logFile + ": the incarnations run past page " + head + ", the state's head");
+        LargeIncarnations.checkUnits(log, page, fields, where);
         byte[] bytes = new byte[fields.pages * PAGE_BYTES];
         readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
         Incarnation incarnation = decoder.decode(bytes, fields, page);
@@ -307,10 +308,11 @@ final class IncarnationLog implements AutoCloseable {
       if (!live.isEmpty() && overlapsLive(page, fields.pages)) {
         return;
       }
-      byte[] bytes = new byte[fields.pages * PAGE_BYTES];
-      readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
       Incarnation incarnation;
       try {
+        LargeIncarnations.checkUnits(log, page, fields, logFile + " at page " + page);
+        byte[] bytes = new byte[fields.pages * PAGE_BYTES];
+        readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
         incarnation = decoder.decode(bytes, fields, page);
       } catch (CorruptStoreException torn) {
         return;
