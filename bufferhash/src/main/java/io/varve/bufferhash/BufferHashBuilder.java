@@ -126,6 +126,8 @@ public final class BufferHashBuilder {
    * @throws IllegalStateException if another BufferHash, in this process or another, holds the
    *     directory open
    * @throws CorruptStoreException if a file of an existing table is damaged
+   * @throws IOException if a file cannot be read or written (a full disk, a failed {@code fsync}):
+   *     the message names the table's directory; nothing of a new table is left behind
    */
   public BufferHash open() throws IOException {
     if (memoryBytes <= 0) {
@@ -164,16 +166,34 @@ public final class BufferHashBuilder {
         throw e;
       }
       return table;
-    } catch (IOException | RuntimeException e) {
-      try {
-        if (log != null) {
-          log.close();
-        }
-      } finally {
-        use.close();
-      }
+    } catch (IOException e) {
+      release(log, use);
+      throw namingTheTable(e);
+    } catch (RuntimeException e) {
+      release(log, use);
       throw e;
     }
+  }
+
+  private static void release(IncarnationLog log, ExclusiveUse use) throws IOException {
+    try {
+      if (log != null) {
+        log.close();
+      }
+    } finally {
+      use.close();
+    }
+  }
+
+  /**
+   * A plain {@code IOException} (the kernel's "No space left on device", "Input/output error")
+   * names no file: it gets the table's directory. Typed ones, which name their file, pass as they are.
+   */
+  private IOException namingTheTable(IOException e) {
+    if (e.getClass() == IOException.class) {
+      return new IOException("opening the BufferHash in " + directory + ": " + e.getMessage(), e);
+    }
+    return e;
   }
 
   /**
