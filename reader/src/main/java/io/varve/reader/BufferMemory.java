@@ -60,7 +60,7 @@ final class BufferMemory extends RecordMemory {
         long start = (long) i << shift;
         int size = (int) Math.min(length - start, (1L << shift) + OVERLAP);
         long at = region.offset() + start;
-        ByteBuffer chunk = access == DataAccess.LOADED ? copy(channel, path, at, size) : channel.map(FileChannel.MapMode.READ_ONLY, at, size);
+        ByteBuffer chunk = access == DataAccess.LOADED ? copy(channel, path, at, size) : map(channel, path, at, size);
         chunks[i] = chunk.order(ByteOrder.LITTLE_ENDIAN);
       }
     } catch (IOException | RuntimeException | Error e) {
@@ -68,6 +68,15 @@ final class BufferMemory extends RecordMemory {
       throw e;
     }
     return new BufferMemory(chunks, shift, length);
+  }
+
+  /** Maps {@code size} bytes at {@code start}; a refusal (no mappings or address space left) names the file. */
+  private static ByteBuffer map(FileChannel channel, Path path, long start, int size) throws IOException {
+    try {
+      return channel.map(FileChannel.MapMode.READ_ONLY, start, size);
+    } catch (IOException e) {
+      throw new IOException(path + ": cannot be mapped: " + e.getMessage(), e);
+    }
   }
 
   private static ByteBuffer copy(FileChannel channel, Path path, long start, int size) throws IOException {

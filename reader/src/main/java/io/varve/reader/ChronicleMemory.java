@@ -10,6 +10,7 @@ import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
+import net.openhft.chronicle.core.io.IORuntimeException;
 import net.openhft.chronicle.core.io.ReferenceOwner;
 import net.openhft.posix.MAdviseFlag;
 import net.openhft.posix.PosixAPI;
@@ -170,10 +171,22 @@ final class ChronicleMemory extends RecordMemory {
       this.bytes = bytes;
     }
 
+    /**
+     * Maps the first {@code length} bytes of {@code path}.
+     *
+     * @throws IOException naming the file when the kernel refuses the mapping (no mappings left
+     *     under {@code vm.max_map_count}, no address space, a file system that cannot map files),
+     *     which Chronicle Bytes reports unchecked
+     */
     static Mapping of(Path path, long length) throws IOException {
       ChronicleAccess.check();
       ReferenceOwner owner = ReferenceOwner.temporary("varve:" + path);
-      MappedFile file = MappedFile.ofSingle(path.toFile(), Math.max(1, length), true);
+      MappedFile file;
+      try {
+        file = MappedFile.ofSingle(path.toFile(), Math.max(1, length), true);
+      } catch (IORuntimeException e) {
+        throw cannotMap(path, e);
+      }
       try {
         MappedBytesStore bytes = file.acquireByteStore(owner, 0);
         if (bytes.capacity() < length) {
@@ -181,10 +194,18 @@ final class ChronicleMemory extends RecordMemory {
           throw new CorruptStoreException(path + ": mapped " + bytes.capacity() + " of " + length + " bytes");
         }
         return new Mapping(owner, file, bytes);
+      } catch (IORuntimeException e) {
+        file.releaseLast();
+        throw cannotMap(path, e);
       } catch (IOException | RuntimeException e) {
         file.releaseLast();
         throw e;
       }
+    }
+
+    private static IOException cannotMap(Path path, IORuntimeException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      return new IOException(path + ": cannot be mapped: " + cause.getMessage(), e);
     }
 
     long address() {
