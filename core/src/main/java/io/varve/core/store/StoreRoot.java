@@ -4,8 +4,10 @@ import io.varve.core.files.DirectoryEntries;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -42,6 +44,8 @@ public final class StoreRoot {
   public static final String CURRENT = "CURRENT";
 
   private static final Pattern VERSION = Pattern.compile("v\\d{10}");
+  /** The length of a pointer file: a version name and a newline. */
+  private static final int POINTER_BYTES = 12;
 
   /** How a directory is opened to be forced; tests replace it to fail an {@code fsync}. */
   static volatile DirectoryEntries.Opener directoryOpener = FileChannel::open;
@@ -96,18 +100,29 @@ public final class StoreRoot {
     return root.resolve(String.format("v%010d", next));
   }
 
-  /** The version {@code CURRENT} names, if any has been published. */
+  /**
+   * The version {@code CURRENT} names, if any has been published.
+   *
+   * @throws CorruptStoreException naming {@code CURRENT} when it holds anything but a version name
+   *     and a newline (it is read only that far: a huge or endless file is refused, not read whole)
+   */
   public Optional<String> current() throws IOException {
     Path pointer = root.resolve(CURRENT);
-    String text;
-    try {
-      text = Files.readString(pointer, StandardCharsets.UTF_8);
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(pointer)) {
+      bytes = in.readNBytes(POINTER_BYTES + 1);
     } catch (NoSuchFileException none) {
       return Optional.empty();
+    } catch (FileSystemException named) {
+      throw named;
+    } catch (IOException e) { // such as a read of a directory: "Is a directory", naming nothing
+      throw new IOException(pointer + ": cannot be read: " + e.getMessage(), e);
     }
+    String text = new String(bytes, 0, Math.min(bytes.length, POINTER_BYTES), StandardCharsets.UTF_8);
     String name = text.strip();
     CorruptStoreException.check(
-        VERSION.matcher(name).matches() && text.equals(name + "\n"), pointer + ": not a version name: '" + text.strip() + "'");
+        bytes.length <= POINTER_BYTES && VERSION.matcher(name).matches() && text.equals(name + "\n"),
+        pointer + ": not a version name: '" + name + "'" + (bytes.length > POINTER_BYTES ? "... (longer than a pointer file)" : ""));
     return Optional.of(name);
   }
 

@@ -1,0 +1,50 @@
+package io.varve.core.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a serving host's refresh meets in a hostile root: {@code CURRENT} is read only as far as a
+ * pointer goes (it was read whole, so that a 32 MiB file put 32 million characters into each
+ * refresh's exception message, and a larger one exhausted the heap), a {@code CURRENT} that cannot
+ * be read is named in the error.
+ */
+class StoreRootPointerTest {
+  @TempDir Path dir;
+
+  @Test
+  void aHugePointerFileIsRefusedWithAShortMessage() throws IOException {
+    StoreRoot root = StoreRoot.open(dir.resolve("root"));
+    Path pointer = root.directory().resolve(StoreRoot.CURRENT);
+    byte[] huge = new byte[32 << 20];
+    byte[] name = "v0000000001\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    System.arraycopy(name, 0, huge, 0, name.length);
+    Files.write(pointer, huge);
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, root::current);
+    assertTrue(e.getMessage().startsWith(pointer + ": not a version name"), e.getMessage());
+    assertTrue(e.getMessage().length() < pointer.toString().length() + 100, "a message of " + e.getMessage().length() + " characters");
+
+    Files.writeString(pointer, "v0000000001\nv0000000002\n");
+    assertThrows(CorruptStoreException.class, root::current);
+    Files.writeString(pointer, "v0000000001\n");
+    assertEquals(Optional.of("v0000000001"), root.current());
+  }
+
+  @Test
+  void aPointerThatCannotBeReadIsNamed() throws IOException {
+    StoreRoot root = StoreRoot.open(dir.resolve("root"));
+    Path pointer = Files.createDirectory(root.directory().resolve(StoreRoot.CURRENT));
+    IOException e = assertThrows(IOException.class, root::current);
+    assertTrue(e.getMessage().startsWith(pointer.toString()), e.getMessage());
+  }
+
+}
