@@ -43,7 +43,8 @@ public final class FollowingShardedStore implements Closeable {
   /**
    * Opens the sharded store of the version {@code CURRENT} names under {@code rootDirectory}.
    *
-   * @throws NoSuchFileException when nothing is published yet, or the version has no manifest
+   * @throws NoSuchFileException when {@code rootDirectory} does not exist (a reader creates nothing), nothing is
+   *     published yet, or the version has no manifest
    * @throws CorruptStoreException when the version's manifest or a shard is damaged or missing
    */
   public static FollowingShardedStore open(Path rootDirectory) throws IOException {

@@ -39,7 +39,7 @@ public final class FollowingStore implements Closeable {
   /**
    * Opens the version {@code CURRENT} names under {@code rootDirectory}.
    *
-   * @throws NoSuchFileException when nothing is published yet
+   * @throws NoSuchFileException when {@code rootDirectory} does not exist (a reader creates nothing) or nothing is published yet
    */
   public static FollowingStore open(Path rootDirectory) throws IOException {
     return open(rootDirectory, DataAccess.MAPPED);
@@ -50,7 +50,7 @@ public final class FollowingStore implements Closeable {
    * with their data reached as {@code access} says ({@link DataAccess#LOADED}: each version is
    * loaded before it is swapped in, so that for a moment two versions are in memory).
    *
-   * @throws NoSuchFileException when nothing is published yet
+   * @throws NoSuchFileException when {@code rootDirectory} does not exist (a reader creates nothing) or nothing is published yet
    */
   public static FollowingStore open(Path rootDirectory, DataAccess access) throws IOException {
     Objects.requireNonNull(access, "access");

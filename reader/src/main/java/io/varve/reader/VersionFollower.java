@@ -52,12 +52,13 @@ final class VersionFollower<S> {
    * Opens the version {@code CURRENT} names under {@code rootDirectory} with {@code opener};
    * {@code closer} closes a version's reader.
    *
-   * @throws NoSuchFileException when nothing is published yet
+   * @throws NoSuchFileException when {@code rootDirectory} does not exist (it is not created) or
+   *     nothing is published yet
    */
   static <S> VersionFollower<S> open(Path rootDirectory, Opener<S> opener, Consumer<S> closer) throws IOException {
     Objects.requireNonNull(opener, "opener");
     Objects.requireNonNull(closer, "closer");
-    StoreRoot root = StoreRoot.open(rootDirectory);
+    StoreRoot root = StoreRoot.existing(rootDirectory);
     String name = currentName(root);
     return new VersionFollower<>(root, opener, closer, new Version<>(name, opener.open(root.path(name))));
   }

@@ -98,6 +98,20 @@ class VersionedPublishingTest {
     assertThrows(CorruptStoreException.class, root::current);
   }
 
+  /**
+   * A reader given a root that does not exist (a mistyped path, a volume not mounted yet) says so
+   * and creates nothing: it made the directory and its parents, and on a read-only mount failed
+   * with the mount's error instead.
+   */
+  @Test
+  void followingAMissingRootCreatesNothing() {
+    Path missing = temp.resolve("not-mounted/users");
+    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> FollowingStore.open(missing));
+    assertEquals(missing.toString(), e.getFile());
+    assertThrows(NoSuchFileException.class, () -> FollowingShardedStore.open(missing));
+    assertFalse(Files.exists(temp.resolve("not-mounted")), "a reader created the root");
+  }
+
   @ParameterizedTest
   @EnumSource(DataAccess.class)
   void readersFollowingCurrentNeverFailWhileVersionsSwapUnderLoad(DataAccess access) throws Exception {

@@ -65,6 +65,19 @@ public final class StoreRoot {
     return new StoreRoot(directory);
   }
 
+  /**
+   * The root at {@code directory}, which must exist: for readers, which create nothing (a reader
+   * given a mistyped path, or one on a read-only mount, must not make directories there).
+   *
+   * @throws NoSuchFileException when {@code directory} is not a directory
+   */
+  public static StoreRoot existing(Path directory) throws IOException {
+    if (!Files.isDirectory(directory)) {
+      throw new NoSuchFileException(directory.toString(), null, "no store root (not a directory)");
+    }
+    return new StoreRoot(directory);
+  }
+
   /** The root directory. */
   public Path directory() {
     return root;

@@ -1,12 +1,14 @@
 package io.varve.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What a serving host's refresh meets in a hostile root: {@code CURRENT} is read only as far as a
  * pointer goes (it was read whole, so that a 32 MiB file put 32 million characters into each
  * refresh's exception message, and a larger one exhausted the heap), a {@code CURRENT} that cannot
- * be read is named in the error.
+ * be read is named in the error, and a reader's root is never created.
  */
 class StoreRootPointerTest {
   @TempDir Path dir;
@@ -47,4 +49,15 @@ class StoreRootPointerTest {
     assertTrue(e.getMessage().startsWith(pointer.toString()), e.getMessage());
   }
 
+  @Test
+  void anExistingRootIsNeverCreated() throws IOException {
+    Path missing = dir.resolve("a/root");
+    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> StoreRoot.existing(missing));
+    assertEquals(missing.toString(), e.getFile());
+    assertFalse(Files.exists(dir.resolve("a")), "a reader created the root's parent");
+    Path file = Files.writeString(dir.resolve("file"), "x");
+    assertThrows(NoSuchFileException.class, () -> StoreRoot.existing(file));
+    StoreRoot.open(missing);
+    assertEquals(Optional.empty(), StoreRoot.existing(missing).current());
+  }
 }
