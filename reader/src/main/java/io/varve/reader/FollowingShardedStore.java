@@ -48,7 +48,12 @@ public final class FollowingShardedStore implements Closeable {
    * @throws CorruptStoreException when the version's manifest or a shard is damaged or missing
    */
   public static FollowingShardedStore open(Path rootDirectory) throws IOException {
-    return new FollowingShardedStore(VersionFollower.open(rootDirectory, ShardedStore::open, ShardedStore::close));
+    return new FollowingShardedStore(
+        VersionFollower.open(
+            rootDirectory,
+            ShardedStore::open,
+            ShardedStore::close,
+            (store, version) -> ShardManifest.read(version.resolve(ShardManifest.FILE_NAME)).equals(store.manifest())));
   }
 
   /** The value of {@code key} in the current version, or null. */
@@ -101,7 +106,8 @@ public final class FollowingShardedStore implements Closeable {
 
   /**
    * Opens the version {@code CURRENT} names if it is not the one served, swaps it in and closes the
-   * old one (after its lookups in flight).
+   * old one (after its lookups in flight). A version of the served one's name whose manifest differs
+   * is another build (a name used again after a rollback and a delete) and is swapped in too.
    *
    * @return whether the version changed
    * @throws NoSuchFileException when the new version has no manifest; the old one is still served

@@ -1,5 +1,7 @@
 package io.varve.reader;
 
+import io.varve.core.store.StoreFile;
+import io.varve.core.store.StoreMeta;
 import io.varve.core.store.StoreRoot;
 import java.io.Closeable;
 import java.io.IOException;
@@ -54,7 +56,12 @@ public final class FollowingStore implements Closeable {
    */
   public static FollowingStore open(Path rootDirectory, DataAccess access) throws IOException {
     Objects.requireNonNull(access, "access");
-    return new FollowingStore(VersionFollower.open(rootDirectory, version -> Store.open(version, access), Store::close));
+    return new FollowingStore(
+        VersionFollower.open(
+            rootDirectory,
+            version -> Store.open(version, access),
+            Store::close,
+            (store, version) -> StoreMeta.read(version.resolve(StoreFile.META.fileName())).equals(store.meta())));
   }
 
   /** The value of {@code key} in the current version, or null. */
@@ -91,7 +98,8 @@ public final class FollowingStore implements Closeable {
 
   /**
    * Opens the version {@code CURRENT} names if it is not the one served, swaps it in and closes the
-   * old one (after its lookups in flight).
+   * old one (after its lookups in flight). A version of the served one's name whose meta file differs
+   * is another build (a name used again after a rollback and a delete) and is swapped in too.
    *
    * @return whether the version changed
    * @throws IOException when the new version cannot be opened (a {@code CorruptStoreException} when

@@ -32,35 +32,50 @@ final class VersionFollower<S> {
     S open(Path version) throws IOException;
   }
 
+  /**
+   * Whether {@code reader} was opened from what the directory {@code version} holds now: a version
+   * name can be used again (rolled back from, deleted, and numbered anew by the next build), so
+   * the name alone does not tell.
+   */
+  @FunctionalInterface
+  interface SameBuild<S> {
+    boolean test(S reader, Path version) throws IOException;
+  }
+
   /** A reader and the version name it was opened from. */
   private record Version<S>(String name, S reader) {}
 
   private final StoreRoot root;
   private final Opener<S> opener;
   private final Consumer<S> closer;
+  private final SameBuild<S> sameBuild;
   private volatile Version<S> current;
   private volatile boolean closed;
 
-  private VersionFollower(StoreRoot root, Opener<S> opener, Consumer<S> closer, Version<S> first) {
+  private VersionFollower(StoreRoot root, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Version<S> first) {
     this.root = root;
     this.opener = opener;
     this.closer = closer;
+    this.sameBuild = sameBuild;
     this.current = first;
   }
 
   /**
    * Opens the version {@code CURRENT} names under {@code rootDirectory} with {@code opener};
-   * {@code closer} closes a version's reader.
+   * {@code closer} closes a version's reader; {@code sameBuild} tells whether a reader still
+   * serves what a version's directory holds, for a refresh that finds the version's name unchanged.
    *
    * @throws NoSuchFileException when {@code rootDirectory} does not exist (it is not created) or
    *     nothing is published yet
    */
-  static <S> VersionFollower<S> open(Path rootDirectory, Opener<S> opener, Consumer<S> closer) throws IOException {
+  static <S> VersionFollower<S> open(Path rootDirectory, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild)
+      throws IOException {
     Objects.requireNonNull(opener, "opener");
     Objects.requireNonNull(closer, "closer");
+    Objects.requireNonNull(sameBuild, "sameBuild");
     StoreRoot root = StoreRoot.existing(rootDirectory);
     String name = currentName(root);
-    return new VersionFollower<>(root, opener, closer, new Version<>(name, opener.open(root.path(name))));
+    return new VersionFollower<>(root, opener, closer, sameBuild, new Version<>(name, opener.open(root.path(name))));
   }
 
   private static String currentName(StoreRoot root) throws IOException {
@@ -104,9 +119,9 @@ final class VersionFollower<S> {
   }
 
   /**
-   * Opens the version {@code CURRENT} names if it is not the one served, swaps it in and closes the
-   * old one (after its lookups in flight). When the new version cannot be opened, the old one is
-   * still served and the exception says so.
+   * Opens the version {@code CURRENT} names if it is not the one served (another name, or the same
+   * name holding another build), swaps it in and closes the old one (after its lookups in flight).
+   * When the new version cannot be opened, the old one is still served and the exception says so.
    *
    * @return whether the version changed
    * @throws StoreClosedException after {@link #close()}
@@ -115,7 +130,7 @@ final class VersionFollower<S> {
     checkOpen();
     String name = currentName(root);
     Version<S> old = current;
-    if (name.equals(old.name())) {
+    if (name.equals(old.name()) && isSameBuild(old, name)) {
       return false;
     }
     S reader;
@@ -131,6 +146,18 @@ final class VersionFollower<S> {
     current = new Version<>(name, reader);
     closer.accept(old.reader());
     return true;
+  }
+
+  /**
+   * Whether {@code old} still serves what its version's directory holds; false when that cannot be
+   * read, so that the open that follows says what is wrong.
+   */
+  private boolean isSameBuild(Version<S> old, String name) throws IOException {
+    try {
+      return sameBuild.test(old.reader(), root.path(name));
+    } catch (NoSuchFileException | CorruptStoreException unreadable) {
+      return false;
+    }
   }
 
   private String notSwapped(String name, Version<S> old) {

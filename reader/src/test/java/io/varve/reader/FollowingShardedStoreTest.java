@@ -134,6 +134,23 @@ class FollowingShardedStoreTest {
     }
   }
 
+  /** A version name used again after a rollback and a delete is another build: it is swapped in. */
+  @Test
+  void aVersionNameUsedAgainIsSwappedIn() throws IOException {
+    root.publish(buildVersion(1, 2, false));
+    root.publish(buildVersion(2, 2, false));
+    try (FollowingShardedStore store = FollowingShardedStore.open(root.directory())) {
+      checkAll(store, 2);
+      root.rollback();
+      root.delete("v0000000002");
+      assertEquals("v0000000002", buildVersion(3, 2, false));
+      root.publish("v0000000002");
+      assertTrue(store.refresh(), "the version named v0000000002 is another build");
+      checkAll(store, 3);
+      assertFalse(store.refresh(), "nothing new");
+    }
+  }
+
   @Test
   void aSingleStoreRootIsRefusedClearly() throws IOException {
     assertThrows(NoSuchFileException.class, () -> FollowingShardedStore.open(root.directory()), "nothing published");

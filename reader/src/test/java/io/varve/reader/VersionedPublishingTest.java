@@ -112,6 +112,30 @@ class VersionedPublishingTest {
     assertFalse(Files.exists(temp.resolve("not-mounted")), "a reader created the root");
   }
 
+  /**
+   * A version name used again: the batch job rolls back from a bad version, deletes it, and its
+   * next build gets the same number ({@link StoreRoot#newVersion} numbers after the versions
+   * present). A reader that did not refresh in between served the deleted version on, for good,
+   * since {@code CURRENT} named the version it had open; it now tells versions by their meta file.
+   */
+  @Test
+  void aVersionNameUsedAgainIsSwappedIn() throws IOException {
+    StoreRoot root = StoreRoot.open(temp.resolve("root"));
+    root.publish(buildVersion(root, 1).getFileName().toString());
+    root.publish(buildVersion(root, 2).getFileName().toString());
+    try (FollowingStore store = FollowingStore.open(root.directory())) {
+      assertEquals("v2", new String(store.get(key(7)), StandardCharsets.UTF_8));
+      assertEquals("v0000000001", root.rollback());
+      root.delete("v0000000002");
+      Path again = buildVersion(root, 3);
+      assertEquals("v0000000002", again.getFileName().toString());
+      root.publish("v0000000002");
+      assertTrue(store.refresh(), "the version named v0000000002 is another build");
+      assertEquals("v3", new String(store.get(key(7)), StandardCharsets.UTF_8));
+      assertFalse(store.refresh(), "nothing new");
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(DataAccess.class)
   void readersFollowingCurrentNeverFailWhileVersionsSwapUnderLoad(DataAccess access) throws Exception {
