@@ -168,7 +168,7 @@ public final class StoreArtifact {
    */
   public void checkCrc32s() throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+      ByteBuffer buffer = ByteBuffer.allocate(1 << 20); // on the heap: a direct one is freed only by a GC
       for (ZipDirectory.Entry entry : entries.values()) {
         CRC32 crc = new CRC32();
         for (long position = 0; position < entry.size(); ) {

@@ -60,7 +60,9 @@ public final class StoreFileReader {
     long size = region.length();
     int stored = checkEnvelope(channel, region, kind, -1);
     CRC32C crc = new CRC32C();
-    ByteBuffer buffer = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, Math.max(1, size)));
+    // On the heap: a direct buffer per call is freed only by a GC, and calls that come faster than
+    // collections (a verify loop in a quiet process) ran out of direct memory.
+    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(CHUNK_BYTES, Math.max(1, size)));
     long position = 0;
     long end = size - StoreFile.FOOTER_LENGTH;
     while (position < end) {
