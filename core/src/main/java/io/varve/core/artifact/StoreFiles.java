@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * Where a store's files lie: the files of a store directory, or the entries of a one-file artifact
@@ -62,17 +63,25 @@ public final class StoreFiles {
     return artifact != null ? origin + "!/" + name : origin.resolve(name).toString();
   }
 
-  /** The region of the file {@code name}, or null when the store has no such file. */
+  /**
+   * The region of the file {@code name}, or null when the store has no such file.
+   *
+   * @throws CorruptStoreException when it is no regular file (a FIFO, a device, a directory)
+   */
   public FileRegion find(String name) throws IOException {
     if (artifact != null) {
       return artifact.region(name);
     }
     Path file = origin.resolve(name);
+    BasicFileAttributes attributes;
     try {
-      return FileRegion.whole(file, Files.size(file));
+      attributes = Files.readAttributes(file, BasicFileAttributes.class);
     } catch (NoSuchFileException missing) {
       return null;
     }
+    // A FIFO would block the open that reads it for good, and a device reads as anything.
+    CorruptStoreException.check(attributes.isRegularFile(), file + ": not a regular file (damaged or hostile store)");
+    return FileRegion.whole(file, attributes.size());
   }
 
   /**

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -201,11 +202,15 @@ public record ShardManifest(long seed, KeyMode keyMode, long createdMillis, List
   /**
    * Reads and checks the manifest file {@code path}.
    *
-   * @throws CorruptStoreException naming the file and the field on any defect
+   * @throws CorruptStoreException naming the file and the field on any defect, or when it is no
+   *     regular file
    * @throws java.nio.file.NoSuchFileException when it does not exist
    */
   public static ShardManifest read(Path path) throws IOException {
-    long size = Files.size(path);
+    BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+    // A FIFO would block the read for good.
+    CorruptStoreException.check(attributes.isRegularFile(), path + ": not a regular file (damaged or hostile store)");
+    long size = attributes.size();
     CorruptStoreException.check(size <= MAX_FILE_BYTES, path + ": " + size + " bytes is longer than any manifest (" + MAX_FILE_BYTES + ")");
     return parse(Files.readAllBytes(path), path.toString());
   }

@@ -13,6 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -116,11 +117,20 @@ public final class StoreRoot {
   /**
    * The version {@code CURRENT} names, if any has been published.
    *
-   * @throws CorruptStoreException naming {@code CURRENT} when it holds anything but a version name
-   *     and a newline (it is read only that far: a huge or endless file is refused, not read whole)
+   * @throws CorruptStoreException naming {@code CURRENT} when it is no regular file or holds anything
+   *     but a version name and a newline (it is read only that far: a huge or endless file is
+   *     refused, not read whole)
    */
   public Optional<String> current() throws IOException {
     Path pointer = root.resolve(CURRENT);
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(pointer, BasicFileAttributes.class);
+    } catch (NoSuchFileException none) {
+      return Optional.empty();
+    }
+    // A FIFO would block the open below for good (and a refresh with it, and a close waiting on it).
+    CorruptStoreException.check(attributes.isRegularFile(), pointer + ": not a regular file, so no pointer");
     byte[] bytes;
     try (InputStream in = Files.newInputStream(pointer)) {
       bytes = in.readNBytes(POINTER_BYTES + 1);
@@ -128,7 +138,7 @@ public final class StoreRoot {
       return Optional.empty();
     } catch (FileSystemException named) {
       throw named;
-    } catch (IOException e) { // such as a read of a directory: "Is a directory", naming nothing
+    } catch (IOException e) { // a read error, which names no file
       throw new IOException(pointer + ": cannot be read: " + e.getMessage(), e);
     }
     String text = new String(bytes, 0, Math.min(bytes.length, POINTER_BYTES), StandardCharsets.UTF_8);

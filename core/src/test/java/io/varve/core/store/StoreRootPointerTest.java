@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a serving host's refresh meets in a hostile root: {@code CURRENT} is read only as far as a
  * pointer goes (it was read whole, so that a 32 MiB file put 32 million characters into each
- * refresh's exception message, and a larger one exhausted the heap), a {@code CURRENT} that cannot
- * be read is named in the error, and a reader's root is never created.
+ * refresh's exception message, and a larger one exhausted the heap), a {@code CURRENT} that is no
+ * file is named in the error (a FIFO: {@code SpecialFilesTest}), and a reader's root is never created.
  */
 class StoreRootPointerTest {
   @TempDir Path dir;
@@ -42,11 +42,11 @@ class StoreRootPointerTest {
   }
 
   @Test
-  void aPointerThatCannotBeReadIsNamed() throws IOException {
+  void aPointerThatIsNoFileIsNamed() throws IOException {
     StoreRoot root = StoreRoot.open(dir.resolve("root"));
     Path pointer = Files.createDirectory(root.directory().resolve(StoreRoot.CURRENT));
-    IOException e = assertThrows(IOException.class, root::current);
-    assertTrue(e.getMessage().startsWith(pointer.toString()), e.getMessage());
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, root::current);
+    assertTrue(e.getMessage().startsWith(pointer + ": not a regular file"), e.getMessage());
   }
 
   @Test
