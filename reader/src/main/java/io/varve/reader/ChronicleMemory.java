@@ -193,6 +193,7 @@ final class ChronicleMemory extends RecordMemory {
           bytes.release(owner);
           throw new CorruptStoreException(path + ": mapped " + bytes.capacity() + " of " + length + " bytes");
         }
+        closeDescriptor(file);
         return new Mapping(owner, file, bytes);
       } catch (IORuntimeException e) {
         file.releaseLast();
@@ -200,6 +201,21 @@ final class ChronicleMemory extends RecordMemory {
       } catch (IOException | RuntimeException e) {
         file.releaseLast();
         throw e;
+      }
+    }
+
+    /**
+     * Closes the file's descriptor, which the mapping outlives (nothing reads the file through it):
+     * held for as long as the store is open, one per store made a sharded store of a thousand
+     * shards fail to open under the usual limit of 1,024 descriptors, and a swap of two such
+     * versions need twice that. Best effort: a descriptor that cannot be closed now is closed with
+     * the mapping.
+     */
+    private static void closeDescriptor(MappedFile file) {
+      try {
+        file.raf().close();
+      } catch (IOException | RuntimeException keptUntilClose) {
+        // Closed with the mapping instead.
       }
     }
 
