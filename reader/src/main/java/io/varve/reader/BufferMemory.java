@@ -81,10 +81,15 @@ final class BufferMemory extends RecordMemory {
 
   private static ByteBuffer copy(FileChannel channel, Path path, long start, int size) throws IOException {
     ByteBuffer chunk = ByteBuffer.allocateDirect(size);
-    while (chunk.hasRemaining()) {
-      if (channel.read(chunk, start + chunk.position()) < 0) {
-        throw new EOFException(path + ": ended at byte " + (start + chunk.position()) + " while loading");
+    try {
+      while (chunk.hasRemaining()) {
+        if (channel.read(chunk, start + chunk.position()) < 0) {
+          throw new EOFException(path + ": ended at byte " + (start + chunk.position()) + " while loading");
+        }
       }
+    } catch (IOException | RuntimeException | Error e) {
+      Cleaner.clean(chunk); // not yet among the chunks that open releases
+      throw e;
     }
     return chunk.clear();
   }
