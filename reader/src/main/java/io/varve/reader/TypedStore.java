@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.serial.SerializationException;
 import io.varve.core.serial.Serializer;
 import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
@@ -49,6 +50,8 @@ public final class TypedStore<K, V> implements Closeable {
    */
   public static <K, V> TypedStore<K, V> of(Store store, Serializer<K> keys, Serializer<V> values) {
     Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(values, "values");
     check(store, KEY_SERIALIZER, keys);
     check(store, VALUE_SERIALIZER, values);
     return new TypedStore<>(store, keys, values);
@@ -75,30 +78,53 @@ public final class TypedStore<K, V> implements Closeable {
     }
   }
 
-  /** The value of {@code key}, or null when absent. */
+  /**
+   * The value of {@code key}, or null when absent.
+   *
+   * @throws SerializationException when a serializer breaks its contract by returning null (a
+   *     present value would otherwise read as absent)
+   */
   public V get(K key) {
-    byte[] value = store.get(keys.toBytes(key));
-    return value == null ? null : values.fromBytes(value);
+    byte[] value = store.get(keyBytes(key));
+    return value == null ? null : decoded(values, values.fromBytes(value), "a value");
   }
 
   /** Whether the store holds {@code key}. */
   public boolean contains(K key) {
-    return store.contains(keys.toBytes(key));
+    return store.contains(keyBytes(key));
   }
 
   /** The position of {@code key} in hash order, or -1 ({@link Store#indexOf}). */
   public long indexOf(K key) {
-    return store.indexOf(keys.toBytes(key));
+    return store.indexOf(keyBytes(key));
   }
 
   /** The key at position {@code i} in hash order. */
   public K keyAt(long i) {
-    return keys.fromBytes(store.keyAt(i));
+    return decoded(keys, keys.fromBytes(store.keyAt(i)), "a key");
   }
 
   /** The value at position {@code i} in hash order. */
   public V valueAt(long i) {
-    return values.fromBytes(store.valueAt(i));
+    return decoded(values, values.fromBytes(store.valueAt(i)), "a value");
+  }
+
+  private byte[] keyBytes(K key) {
+    byte[] bytes = keys.toBytes(key);
+    if (bytes == null) {
+      throw new SerializationException(
+          "serializer " + keys.name() + " encoded a key as null, not as bytes (looking it up in " + store.directory() + ")");
+    }
+    return bytes;
+  }
+
+  /** {@code decoded}, what {@code serializer} made of a record's bytes, which its contract says is never null. */
+  private <T> T decoded(Serializer<T> serializer, T decoded, String what) {
+    if (decoded == null) {
+      throw new SerializationException(
+          "serializer " + serializer.name() + " decoded " + what + " of " + store.directory() + " as null, which no value is");
+    }
+    return decoded;
   }
 
   /** The underlying store. */
