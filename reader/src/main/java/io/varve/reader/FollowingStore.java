@@ -1,7 +1,6 @@
 package io.varve.reader;
 
-import io.varve.core.store.StoreFile;
-import io.varve.core.store.StoreMeta;
+import io.varve.core.artifact.StoreFiles;
 import io.varve.core.store.StoreRoot;
 import java.io.Closeable;
 import java.io.IOException;
@@ -61,7 +60,7 @@ public final class FollowingStore implements Closeable {
             rootDirectory,
             version -> Store.open(version, access),
             Store::close,
-            (store, version) -> StoreMeta.read(version.resolve(StoreFile.META.fileName())).equals(store.meta())));
+            (store, version) -> StoreFiles.of(version).readMeta().equals(store.meta())));
   }
 
   /** The value of {@code key} in the current version, or null. */

@@ -136,6 +136,23 @@ class VersionedPublishingTest {
     }
   }
 
+  /**
+   * A version that is a one-file artifact (which {@link Store#open} takes as it takes a directory)
+   * is told apart by the meta file it holds too: a refresh that finds it still current answers
+   * false, where reading its meta as a directory's would fail every refresh.
+   */
+  @Test
+  void aVersionThatIsAnArtifactIsFollowed() throws IOException {
+    StoreRoot root = StoreRoot.open(temp.resolve("root"));
+    Path built = buildVersion(StoreRoot.open(temp.resolve("builds")), 1);
+    io.varve.builder.StoreArtifacts.pack(built, root.directory().resolve("v0000000001"));
+    Files.writeString(root.directory().resolve(StoreRoot.CURRENT), "v0000000001\n");
+    try (FollowingStore store = FollowingStore.open(root.directory())) {
+      assertEquals("v1", new String(store.get(key(3)), StandardCharsets.UTF_8));
+      assertFalse(store.refresh(), "nothing new");
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(DataAccess.class)
   void readersFollowingCurrentNeverFailWhileVersionsSwapUnderLoad(DataAccess access) throws Exception {
