@@ -72,6 +72,11 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
    * before the last chunk is handed over.
    */
   private volatile long reducedDuplicates;
+  /**
+   * The failure of a spill, or null: its buffer's records went to the partitions in part, so the
+   * input is incomplete and every later call is refused.
+   */
+  private Throwable spillFailure;
 
   /**
    * @param memoryBudget bytes of the two record buffers together
@@ -88,8 +93,9 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   /** Adds a record whose key hashes to {@code hi, lo}. */
   void add(long hi, long lo, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
+    checkNoSpillFailure();
     if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
-      spill();
+      spillOrFail();
       if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
         throw new IllegalStateException("an empty buffer refused a record");
       }
@@ -108,12 +114,18 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   /** Ends the input: the records as sorted chunks, in hash order. Call once. */
   Chunks finish() throws IOException {
+    checkNoSpillFailure();
     if (partitions == null) {
       return new MemoryChunk();
     }
     // Everything goes through the partitions: the last buffer too.
-    spill();
-    awaitSpill();
+    spillOrFail();
+    try {
+      awaitSpill();
+    } catch (IOException | RuntimeException | Error e) {
+      spillFailure = e;
+      throw e;
+    }
     partitions.close();
     filling.clear();
     return new PartitionChunks();
@@ -176,6 +188,30 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
                     }
                     return null;
                   }));
+    }
+  }
+
+  /** {@link #spill}, remembering a failure: the records of a buffer whose spill failed are lost. */
+  private void spillOrFail() throws IOException {
+    try {
+      spill();
+    } catch (IOException | RuntimeException | Error e) {
+      spillFailure = e;
+      throw e;
+    }
+  }
+
+  /**
+   * Refuses to go on once a spill failed: the records of its buffer reached the partition files
+   * in part, and its buffer may still be in use, so sorting on would lose or mix up records.
+   */
+  private void checkNoSpillFailure() {
+    if (spillFailure != null) {
+      throw new IllegalStateException(
+          "records could not be spilled to disk earlier (" + spillFailure
+              + "): some of the records added before are lost, so no complete store can be made of this input;"
+              + " close it and start again",
+          spillFailure);
     }
   }
 
