@@ -7,7 +7,6 @@ import io.varve.core.index.IndexParameters;
 import io.varve.core.shard.ShardRouter;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
-import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
 import java.io.IOException;
@@ -303,16 +302,16 @@ public final class StoreBuilder implements Closeable {
    * Adds a record from array slices (copied). The first put checks the options together.
    *
    * @throws IllegalArgumentException at the first put, for options that do not go together
-   *     ({@link BuildOptions.Builder#build()})
+   *     ({@link BuildOptions.Builder#build()}); for a record whose header, key, value and checksum
+   *     take more than {@link io.varve.core.store.RecordFormat#MAX_LENGTH} bytes (nothing is added,
+   *     and the builder stays usable)
    */
   public StoreBuilder put(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength)
       throws IOException {
     checkOpen();
     Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
     Objects.checkFromIndexSize(valueOffset, valueLength, value.length);
-    if (keyLength > RecordFormat.MAX_LENGTH || valueLength > RecordFormat.MAX_LENGTH) {
-      throw new IllegalArgumentException("keys and values are limited to " + RecordFormat.MAX_LENGTH + " bytes");
-    }
+    RecordLimit.check(keyLength, valueLength);
     if (attempt == null) {
       start();
     }

@@ -238,16 +238,18 @@ public final class StoreMerger implements Closeable {
     return put(key, 0, key.length, value, 0, value.length);
   }
 
-  /** Inserts or replaces a record given as array slices (copied). */
+  /**
+   * Inserts or replaces a record given as array slices (copied).
+   *
+   * @throws IllegalArgumentException for a record whose header, key, value and checksum take more
+   *     than {@link RecordFormat#MAX_LENGTH} bytes (nothing is added)
+   */
   public StoreMerger put(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength)
       throws IOException {
     checkOpen();
     Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
     Objects.checkFromIndexSize(valueOffset, valueLength, value.length);
-    if (keyLength > RecordFormat.MAX_LENGTH || valueLength > RecordFormat.MAX_LENGTH - 1) {
-      throw new IllegalArgumentException(
-          "keys are limited to " + RecordFormat.MAX_LENGTH + " bytes, merged values to " + (RecordFormat.MAX_LENGTH - 1));
-    }
+    RecordLimit.check(keyLength, valueLength);
     batch().upsert(key, keyOffset, keyLength, value, valueOffset, valueLength);
     counted();
     return this;
