@@ -200,6 +200,11 @@ final class BuildAttempt {
     return next;
   }
 
+  /** Stops the sort's background threads, from any thread ({@link ExternalHashSort#stop}). */
+  void stop() {
+    sort.stop();
+  }
+
   /** Stops the sort's thread and deletes the temporary and staging files. */
   void discard() throws IOException {
     if (collided != null) {

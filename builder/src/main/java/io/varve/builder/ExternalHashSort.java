@@ -61,7 +61,8 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
   private final Workspace workspace;
   private RecordBuffer filling;
   private RecordBuffer spare;
-  private ExecutorService background;
+  /** Volatile: {@link #stop} may come from another thread. */
+  private volatile ExecutorService background;
   /** The shares of the last spill, each on a background thread; empty when none is in flight. */
   private final List<Future<?>> pendingSpill = new ArrayList<>();
   private HashPartitions partitions;
@@ -420,7 +421,12 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       }
       Chunk chunk;
       try {
-        chunk = ready.take();
+        // A producer stopped by stop() ends without its last chunk: wait for it, not forever.
+        while ((chunk = ready.poll(100, TimeUnit.MILLISECONDS)) == null) {
+          if (producer.isDone() && (chunk = ready.poll()) == null) {
+            throw new IOException("the sort was stopped before it gave back every record");
+          }
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while sorting the records", e);
@@ -455,6 +461,18 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       } catch (ExecutionException e) {
         throw rethrow(e.getCause());
       }
+    }
+  }
+
+  /**
+   * Stops the background threads, from any thread, and nothing else: the sort's thread then fails
+   * to get its next chunk (or finishes a sort that never spilled), and {@link #close} frees the
+   * rest from there.
+   */
+  void stop() {
+    ExecutorService threads = background;
+    if (threads != null) {
+      threads.shutdownNow();
     }
   }
 

@@ -90,6 +90,11 @@ final class MergeBatch {
     return new LastPerKey(sort.finish());
   }
 
+  /** Stops the sort's background threads, from any thread ({@link ExternalHashSort#stop}). */
+  void stop() {
+    sort.stop();
+  }
+
   /** Stops the sort's thread and frees its buffers; its files are in the caller's workspace. */
   void close() {
     sort.close();

@@ -62,7 +62,8 @@ import java.util.function.LongFunction;
  * Under {@link DuplicatePolicy#LAST_WINS}, dropped duplicates make the counts known only after a
  * first writing pass, which is then repeated.
  *
- * <p>Not thread-safe: one thread calls {@code put} and {@code build}.
+ * <p>Not thread-safe: one thread calls {@code put} and {@code build}; {@link #close()} may come
+ * from another thread to stop a build.
  */
 public final class StoreBuilder implements Closeable {
   /** The default memory budget on a heap of 1 GiB or more: 256 MiB ({@link BuildOptions#defaultMemoryBudget()}). */
@@ -98,11 +99,13 @@ public final class StoreBuilder implements Closeable {
   private BuildOptions options;
   /** Metadata set after the build started, over the options'. */
   private final SortedMap<String, String> lateMetadata = new TreeMap<>();
-  private BuildAttempt attempt;
+  /** Volatile: a close from another thread during build() stops it. */
+  private volatile BuildAttempt attempt;
   private final RecordShape shape = new RecordShape();
   private long recordsPut;
   private long startNanos;
   private final UseOrder order = new UseOrder("builder", "build()", "put()");
+  private final FinishGuard finishing = new FinishGuard("builder", "build()");
 
   private StoreBuilder(Path target, BuildOptions options) {
     this.target = target.toAbsolutePath().normalize();
@@ -352,6 +355,7 @@ public final class StoreBuilder implements Closeable {
       start();
     }
     order.finish();
+    finishing.start();
     SortedMap<String, String> metadata = new TreeMap<>(options.metadata());
     metadata.putAll(lateMetadata);
     try {
@@ -360,6 +364,7 @@ public final class StoreBuilder implements Closeable {
       while (true) {
         BuildAttempt.Outcome outcome = attempt.writeStore(shape, metadata);
         if (outcome.meta() != null) {
+          finishing.checkNotClosed();
           // Reports come before publishing: a listener that throws must fail the build, not follow it.
           StoreMeta meta = StoreReindexer.publish(outcome.staging(), outcome.meta(), target, options);
           return new BuildSummary(
@@ -377,16 +382,36 @@ public final class StoreBuilder implements Closeable {
         }
         attempt = attempt.rehash();
       }
-    } catch (CrowdedHashesException e) {
-      throw CrowdedHashes.explain(e, attempt.seed());
+    } catch (IOException | RuntimeException | Error e) {
+      IllegalStateException closed = finishing.closedFailure(e);
+      if (closed != null) {
+        throw closed;
+      }
+      if (e instanceof CrowdedHashesException crowded) {
+        throw CrowdedHashes.explain(crowded, attempt.seed());
+      }
+      throw e;
     } finally {
-      attempt.discard();
+      try {
+        attempt.discard();
+      } finally {
+        finishing.end();
+      }
     }
   }
 
-  /** Stops the build if it has not completed and deletes its temporary files. */
+  /**
+   * Stops the build if it has not completed and deletes its temporary files. Called from another
+   * thread while {@link #build()} runs, it makes {@code build()} fail with an {@link
+   * IllegalStateException} (unless it was already publishing: then the store is complete) and
+   * returns once {@code build()} has removed its files.
+   */
   @Override
   public void close() throws IOException {
+    if (finishing.closeWhileRunning(() -> attempt.stop())) {
+      order.close();
+      return;
+    }
     if (!order.close()) {
       return;
     }

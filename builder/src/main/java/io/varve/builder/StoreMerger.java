@@ -71,7 +71,8 @@ import java.util.function.LongFunction;
  * it is published. The summary counts, besides what became of the old records, the batch's
  * operations superseded by a later one on the same key ({@link MergeSummary#batchDuplicates()}).
  *
- * <p>Not thread-safe: one thread calls {@code put}, {@code delete} and {@code merge}.
+ * <p>Not thread-safe: one thread calls {@code put}, {@code delete} and {@code merge}; {@link
+ * #close()} may come from another thread to stop a merge.
  */
 public final class StoreMerger implements Closeable {
   private final Path target;
@@ -85,6 +86,7 @@ public final class StoreMerger implements Closeable {
   private long operations;
   private long startNanos;
   private final UseOrder order = new UseOrder("merger", "merge()", "put or delete");
+  private final FinishGuard finishing = new FinishGuard("merger", "merge()");
 
   private StoreMerger(Path target, BuildOptions options) {
     this.target = target.toAbsolutePath().normalize();
@@ -310,6 +312,7 @@ public final class StoreMerger implements Closeable {
     options.checkBlocksSuit(pageBytes);
     MergeBatch batch = batch();
     order.finish();
+    finishing.start();
     BuildListener listener = options.listener();
     Path staging = null;
     StoreWriter writer = null;
@@ -365,6 +368,7 @@ public final class StoreMerger implements Closeable {
         writer.replaceIndex(parameters, hasher);
       }
       StoreMeta meta = writer.finish(seed, parameters, mergedMetadata(options));
+      finishing.checkNotClosed();
       meta = StoreReindexer.publish(staging, meta, target, options);
       return new MergeSummary(
           target,
@@ -386,6 +390,10 @@ public final class StoreMerger implements Closeable {
           e.addSuppressed(suppressed);
         }
       }
+      IllegalStateException closed = finishing.closedFailure(e);
+      if (closed != null) {
+        throw closed;
+      }
       if (e instanceof CrowdedHashesException crowded) {
         throw CrowdedHashes.explain(crowded, seed());
       }
@@ -394,16 +402,29 @@ public final class StoreMerger implements Closeable {
       try {
         Closeables.closeAll(sources.toArray(new RecordCursor[0]));
       } finally {
-        // A published staging directory was renamed away: deleting its old name does nothing.
-        TemporaryDirectories.delete(staging);
-        discardTemporary();
+        try {
+          // A published staging directory was renamed away: deleting its old name does nothing.
+          TemporaryDirectories.delete(staging);
+          discardTemporary();
+        } finally {
+          finishing.end();
+        }
       }
     }
   }
 
-  /** Stops the merge if it has not completed and deletes its temporary files. */
+  /**
+   * Stops the merge if it has not completed and deletes its temporary files. Called from another
+   * thread while {@link #merge()} runs, it makes {@code merge()} fail with an {@link
+   * IllegalStateException} (unless it was already publishing: then the store is complete) and
+   * returns once {@code merge()} has removed its files.
+   */
   @Override
   public void close() throws IOException {
+    if (finishing.closeWhileRunning(() -> batch.stop())) {
+      order.close();
+      return;
+    }
     if (!order.close()) {
       return;
     }

@@ -1,0 +1,156 @@
+package io.varve.builder;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code close()} from another thread while {@code build()} or {@code merge()} runs (a caller
+ * giving up on a slow build): the finishing call fails with a clear {@link IllegalStateException}
+ * and publishes nothing, {@code close()} returns once its files are gone, and neither hangs.
+ * Until 2026-11-27 the close freed the sort's buffers under the writing thread: {@code build()}
+ * published a store of 0 of 200,000 records and reported success (and {@code merge()} one without
+ * the batch), or, once the input had spilled, waited forever for the sort's stopped thread.
+ */
+class CloseDuringBuildTest {
+  private static final int RECORDS = 200_000;
+
+  @TempDir Path parent;
+  private final ExecutorService closer = Executors.newSingleThreadExecutor();
+
+  @AfterEach
+  void stopCloser() {
+    closer.shutdownNow();
+  }
+
+  private static byte[] key(long i) {
+    return ByteBuffer.allocate(8).putLong(i * 0x9E37_79B9_7F4A_7C15L).array();
+  }
+
+  /** Where in the build the close comes: at the start of a phase, from the listener's thread hand-off. */
+  @ParameterizedTest
+  @EnumSource(value = BuildListener.Phase.class, names = {"SORT", "WRITE"})
+  void closeDuringBuildFailsItCleanly(BuildListener.Phase phase) throws Exception {
+    for (boolean spills : new boolean[] {false, true}) {
+      Path target = parent.resolve(phase + "-" + spills);
+      CountDownLatch reached = new CountDownLatch(1);
+      StoreBuilder builder = StoreBuilder.create(target)
+          .memoryBudget(spills ? 2 << 20 : 64 << 20)
+          .listener((p, done, total) -> {
+            if (p == phase && reached.getCount() > 0) {
+              reached.countDown();
+              // Let the close come while this thread still works.
+              try {
+                Thread.sleep(50);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          });
+      for (int i = 0; i < RECORDS; i++) {
+        builder.put(key(i), new byte[4]);
+      }
+      Future<?> closing = closer.submit(() -> {
+        reached.await();
+        builder.close();
+        return null;
+      });
+      IllegalStateException e = assertThrows(IllegalStateException.class, builder::build, () -> describe(target));
+      assertEquals("the builder was closed while build() ran: nothing was published", e.getMessage());
+      closing.get(30, TimeUnit.SECONDS);
+      StoreFiles.assertCleanFailure(target);
+      assertThrows(IllegalStateException.class, builder::build);
+      builder.close();
+    }
+  }
+
+  @Test
+  void closeDuringMergeFailsItCleanly() throws Exception {
+    Path base = parent.resolve("base");
+    try (StoreBuilder builder = StoreBuilder.create(base)) {
+      builder.put(key(-1), new byte[] {1}).build();
+    }
+    for (boolean spills : new boolean[] {false, true}) {
+      Path target = parent.resolve("merged-" + spills);
+      CountDownLatch reached = new CountDownLatch(1);
+      StoreMerger merger = StoreMerger.create(target).base(base)
+          .memoryBudget(spills ? 2 << 20 : 64 << 20)
+          .listener((p, done, total) -> {
+            if (p == BuildListener.Phase.SORT && reached.getCount() > 0) {
+              reached.countDown();
+              try {
+                Thread.sleep(50);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          });
+      for (int i = 0; i < RECORDS; i++) {
+        merger.put(key(i), new byte[4]);
+      }
+      Future<?> closing = closer.submit(() -> {
+        reached.await();
+        merger.close();
+        return null;
+      });
+      IllegalStateException e = assertThrows(IllegalStateException.class, merger::merge, () -> describe(target));
+      assertEquals("the merger was closed while merge() ran: nothing was published", e.getMessage());
+      closing.get(30, TimeUnit.SECONDS);
+      assertFalse(Files.exists(target));
+      StoreFiles.assertNoLeftovers(parent);
+      try (var hidden = Files.list(parent)) {
+        assertEquals(0, hidden.filter(p -> p.getFileName().toString().startsWith(".")).count(), "leftovers in " + parent);
+      }
+    }
+  }
+
+  /** A listener closing its own builder: build() fails at once, without waiting for itself. */
+  @Test
+  void closeFromTheListenerFailsTheBuild() throws Exception {
+    Path target = parent.resolve("self");
+    StoreBuilder[] self = new StoreBuilder[1];
+    self[0] = StoreBuilder.create(target).listener((p, done, total) -> {
+      if (p == BuildListener.Phase.WRITE) {
+        try {
+          self[0].close();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    });
+    self[0].put(key(1), new byte[1]);
+    IllegalStateException e = assertTimeoutPreemptively(() -> assertThrows(IllegalStateException.class, self[0]::build));
+    assertEquals("the builder was closed while build() ran: nothing was published", e.getMessage());
+    StoreFiles.assertCleanFailure(target);
+  }
+
+  private static <T> T assertTimeoutPreemptively(org.junit.jupiter.api.function.ThrowingSupplier<T> call) {
+    return org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), call);
+  }
+
+  private static String describe(Path target) {
+    try {
+      return Files.exists(target) ? "published " + StoreFiles.readMeta(target).recordCount() + " of " + RECORDS + " records" : "nothing";
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+}
