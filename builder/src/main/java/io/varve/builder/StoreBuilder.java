@@ -326,11 +326,23 @@ public final class StoreBuilder implements Closeable {
     return this;
   }
 
-  /** Adds every entry of {@code records}. */
+  /**
+   * Adds every entry of {@code records}. If it fails midway (the iterator throws, or a record is
+   * refused), the records before stay added and the builder refuses every later call but {@link
+   * #close()}, naming the failure: a build of part of the input would publish an incomplete store.
+   */
   public StoreBuilder putAll(Iterator<? extends Map.Entry<byte[], byte[]>> records) throws IOException {
-    while (records.hasNext()) {
-      Map.Entry<byte[], byte[]> record = records.next();
-      put(record.getKey(), record.getValue());
+    checkOpen();
+    long added = 0;
+    try {
+      while (records.hasNext()) {
+        Map.Entry<byte[], byte[]> record = records.next();
+        put(record.getKey(), record.getValue());
+        added++;
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      order.fail("putAll failed after " + added + " of its records", e);
+      throw e;
     }
     return this;
   }

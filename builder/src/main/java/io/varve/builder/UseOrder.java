@@ -11,6 +11,8 @@ final class UseOrder {
   private final String firstAddition;
   private boolean finished;
   private boolean closed;
+  /** Why the records added cannot make a store any more, or null. */
+  private IllegalStateException failed;
 
   /**
    * @param subject what the user holds, such as {@code "builder"}
@@ -31,7 +33,7 @@ final class UseOrder {
     }
   }
 
-  /** Refuses any use once finished or closed. */
+  /** Refuses any use once finished or closed, or once the input failed midway ({@link #fail}). */
   void checkOpen() {
     if (closed) {
       throw new IllegalStateException("the " + subject + " is closed");
@@ -39,6 +41,20 @@ final class UseOrder {
     if (finished) {
       throw new IllegalStateException(finishCall + " was already called");
     }
+    if (failed != null) {
+      throw new IllegalStateException(failed.getMessage(), failed.getCause());
+    }
+  }
+
+  /**
+   * Marks the input broken off by {@code cause} after part of it was added ({@code what} says
+   * how): every later use but close is refused, naming it.
+   */
+  void fail(String what, Throwable cause) {
+    failed = new IllegalStateException(
+        what + " (" + cause + "): the " + subject + " holds part of its input, so " + finishCall
+            + " cannot make a complete store; close it and start again",
+        cause);
   }
 
   /** Marks the finishing call made: every later use is refused. */
