@@ -55,7 +55,8 @@ import org.apache.hadoop.fs.Path;
  * <p>Nothing half-done is ever visible: the copy goes to a hidden staging directory in the root
  * ({@code .fetch-*}), forced to disk, renamed to the next version ({@link StoreRoot#newVersion()})
  * and only then published ({@link StoreRoot#publish}). A failed fetch removes what it copied and
- * leaves {@code CURRENT} as it was; one killed outright leaves a staging directory, which the next
+ * leaves {@code CURRENT} as it was (except a publish that renamed {@code CURRENT} and then failed
+ * to force the root to disk: its exception says so, and the version it names stays); one killed outright leaves a staging directory, which the next
  * fetch into the root removes.
  *
  * <p>Stateless and thread-safe: fetches into one root, from threads, processes or copies of this
@@ -147,12 +148,33 @@ public final class ShardedStoreFetcher {
       version = next;
       force(root.directory());
       String name = version.getFileName().toString();
-      root.publish(name);
+      try {
+        root.publish(name);
+      } catch (IOException | RuntimeException | Error e) {
+        // A publish that fails after renaming CURRENT (forcing the root) leaves the version current.
+        if (isCurrent(root, name, e)) {
+          version = null;
+          staging = null;
+        }
+        throw e;
+      }
       return name;
     } catch (IOException | RuntimeException | Error e) {
       // Before the rename the staging directory holds everything; after it, the unpublished version.
-      deleteQuietly(version == null ? staging : version, e);
+      if (version != null || staging != null) {
+        deleteQuietly(version == null ? staging : version, e);
+      }
       throw e;
+    }
+  }
+
+  /** Whether {@code CURRENT} names {@code name} after a failed publish (which a failure to read it adds to). */
+  private static boolean isCurrent(StoreRoot root, String name, Throwable failure) {
+    try {
+      return root.current().filter(name::equals).isPresent();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+      return true; // unknown: keep the version rather than delete what CURRENT may name
     }
   }
 

@@ -236,6 +236,40 @@ class ShardedStoreFetcherTest {
   }
 
   /**
+   * StoreRoot.publish renames CURRENT, then forces the root; when only that fails, CURRENT names
+   * the new version: the fetch must fail saying so and keep the version. It used to delete the
+   * version CURRENT named, so that a serving host that started next found no store.
+   */
+  @Test
+  void aFailedForceAfterCurrentWasRenamedKeepsTheVersionItNames() throws Exception {
+    Path source = build("job", false, (byte) 1);
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    java.lang.reflect.Field opener = StoreRoot.class.getDeclaredField("directoryOpener");
+    opener.setAccessible(true);
+    Object real = opener.get(null);
+    opener.set(null, (io.varve.core.files.DirectoryEntries.Opener) (path, options) ->
+        new DelegatingChannel(FileChannel.open(path, options)) {
+          @Override
+          public void force(boolean metaData) throws IOException {
+            throw new IOException("Input/output error (injected)");
+          }
+        });
+    try {
+      IOException e = assertThrows(IOException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+      assertMessage(e, "may not survive a power loss");
+    } finally {
+      opener.set(null, real);
+    }
+    String current = root.current().orElseThrow();
+    assertEquals(List.of(current), root.versions());
+    try (ShardedStore store = ShardedStore.open(root.path(current))) {
+      store.verify();
+      assertEquals(records.size(), store.size());
+    }
+    assertNoStaging();
+  }
+
+  /**
    * A fetch waits while the root's lock file is held by other code of this JVM (here the test,
    * standing for a copy of the fetcher in another class loader, which used to make the fetch fail
    * with an OverlappingFileLockException and drop the holder's lock), and an interrupt ends the
