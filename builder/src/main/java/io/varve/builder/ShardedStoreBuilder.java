@@ -48,7 +48,8 @@ import java.util.Objects;
  * <p>A Spark-style job that builds each shard in a task of its own uses {@link #buildShard} per
  * task and writes the {@link ShardManifest} of the shards it built at commit.
  *
- * <p>Not thread-safe: one thread calls {@code put} and {@code build}.
+ * <p>Not thread-safe: one thread calls {@code put} and {@code build}; {@link #close()} may come
+ * from another thread to stop a build.
  */
 public final class ShardedStoreBuilder implements Closeable {
   private final Path root;
@@ -66,6 +67,7 @@ public final class ShardedStoreBuilder implements Closeable {
   /** The last WRITE progress reported, -1 before the first. */
   private long writeReported = -1;
   private final UseOrder order = new UseOrder("builder", "build()", "put()");
+  private final FinishGuard finishing = new FinishGuard("builder", "build()");
   private boolean artifacts;
 
   private ShardedStoreBuilder(Path root, int shardCount, BuildOptions options) {
@@ -165,16 +167,24 @@ public final class ShardedStoreBuilder implements Closeable {
       start();
     }
     order.finish();
+    finishing.start();
     try {
       return buildShardsAndPublish();
     } catch (IOException | RuntimeException | Error e) {
       // Nothing was published: remove the shards built so far now, not only when closed.
+      order.close();
       try {
-        close();
+        discard();
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }
+      IllegalStateException closed = finishing.closedFailure(e);
+      if (closed != null) {
+        throw closed;
+      }
       throw e;
+    } finally {
+      finishing.end();
     }
   }
 
@@ -187,6 +197,7 @@ public final class ShardedStoreBuilder implements Closeable {
     int spills = 0;
     reportWrite(0);
     for (int i = 0; i < shardCount; i++) {
+      finishing.checkNotClosed();
       long put = shards[i].recordsPut();
       BuildSummary summary = shards[i].build();
       shards[i].close();
@@ -203,17 +214,32 @@ public final class ShardedStoreBuilder implements Closeable {
     ShardManifest manifest = new ShardManifest(seed, keyMode(options), System.currentTimeMillis(), entries);
     manifest.write(staging.resolve(ShardManifest.FILE_NAME));
     listener.progress(BuildListener.Phase.PUBLISH, recordsPut, recordsPut);
+    finishing.checkNotClosed();
     StoreDirectory.publish(staging, root);
     staging = null;
     return new ShardedBuildSummary(root, manifest, recordsPut, dropped, spills, System.nanoTime() - startNanos);
   }
 
-  /** Stops the build if it has not completed and deletes its staging and temporary files. */
+  /**
+   * Stops the build if it has not completed and deletes its staging and temporary files. Called
+   * from another thread while {@link #build()} runs, it lets the shard being built finish, makes
+   * {@code build()} fail with an {@link IllegalStateException} before the next shard (or before
+   * publishing) and returns once {@code build()} has removed its files.
+   */
   @Override
   public void close() throws IOException {
+    if (finishing.closeWhileRunning(() -> {})) {
+      order.close();
+      return;
+    }
     if (!order.close()) {
       return;
     }
+    discard();
+  }
+
+  /** Closes the shards' builders and deletes the staging directory. */
+  private void discard() throws IOException {
     IOException failure = null;
     if (shards != null) {
       for (StoreBuilder shard : shards) {

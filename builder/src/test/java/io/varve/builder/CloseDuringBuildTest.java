@@ -122,6 +122,42 @@ class CloseDuringBuildTest {
     }
   }
 
+  /**
+   * A sharded build closed just before it publishes: the close used to delete the staging
+   * directory under it (publish then failed with NoSuchFileException, or could rename a root whose
+   * shards were half deleted); now the build fails before publishing and cleans up itself.
+   */
+  @Test
+  void closeBeforeAShardedPublishFailsItCleanly() throws Exception {
+    Path root = parent.resolve("sharded");
+    CountDownLatch reached = new CountDownLatch(1);
+    ShardedStoreBuilder builder = ShardedStoreBuilder.create(root, 4, BuildOptions.DEFAULTS.toBuilder()
+        .memoryBudget(16 << 20)
+        .listener((p, done, total) -> {
+          if (p == BuildListener.Phase.PUBLISH) {
+            reached.countDown();
+            try {
+              Thread.sleep(200); // the close comes now
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        })
+        .build());
+    for (int i = 0; i < 20_000; i++) {
+      builder.put(key(i), new byte[4]);
+    }
+    Future<?> closing = closer.submit(() -> {
+      reached.await();
+      builder.close();
+      return null;
+    });
+    IllegalStateException e = assertThrows(IllegalStateException.class, builder::build, () -> describe(root));
+    assertEquals("the builder was closed while build() ran: nothing was published", e.getMessage());
+    closing.get(30, TimeUnit.SECONDS);
+    StoreFiles.assertCleanFailure(root);
+  }
+
   /** A listener closing its own builder: build() fails at once, without waiting for itself. */
   @Test
   void closeFromTheListenerFailsTheBuild() throws Exception {
