@@ -168,7 +168,11 @@ final class BuildAttempt {
       StoreMeta meta = writer.finish(seed, index, metadata);
       return new Outcome(staging, meta, chunkWriter.duplicates() + sort.reducedDuplicates() + earlierDuplicates);
     } catch (IOException | RuntimeException | Error e) {
-      writer.abandon();
+      try {
+        writer.abandon();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed); // closing fails too on a full disk: report the first failure
+      }
       throw e;
     }
   }

@@ -190,10 +190,17 @@ public final class StoreReindexer {
       StoreMeta written = writer.finish(meta.seed(), parameters, meta.userMetadata());
       writer = null;
       return publish(staging, written, target, options);
-    } finally {
+    } catch (IOException | RuntimeException | Error e) {
       if (writer != null) {
-        writer.abandon();
+        // On a full disk closing fails too: that must neither hide the failure nor keep the staging.
+        try {
+          writer.abandon();
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
       }
+      throw e;
+    } finally {
       // Renamed away when published as it is; still there when a sparse store was made from it.
       TemporaryDirectories.delete(staging);
     }

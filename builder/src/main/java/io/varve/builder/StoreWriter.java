@@ -360,8 +360,11 @@ final class StoreWriter {
       Closeables.closeAll(data, hashes);
     } finally {
       if (starts != null) {
-        starts.close();
-        Files.deleteIfExists(startsPath);
+        try {
+          starts.close(); // flushes: fails on a full disk
+        } finally {
+          Files.deleteIfExists(startsPath);
+        }
       }
     }
   }
