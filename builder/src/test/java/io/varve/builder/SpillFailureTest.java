@@ -86,6 +86,44 @@ class SpillFailureTest {
     assertEquals(List.of(), list(temporary));
   }
 
+  /** The merger sorts its batch the same way: a merge after a failed spill is refused alike. */
+  @Test
+  void mergeAfterAFailedSpillIsRefused() throws Exception {
+    Path base = parent.resolve("base");
+    try (StoreBuilder builder = StoreBuilder.create(base).hashers(seed -> BY_FIRST_BYTE)) {
+      builder.put(key(1, 1), new byte[1]).build();
+    }
+    Path temporary = Files.createDirectory(parent.resolve("tmp"));
+    Path target = parent.resolve("merged");
+    byte[] value = new byte[40];
+    long n = 0;
+    try (StoreMerger merger =
+        StoreMerger.create(target).base(base).memoryBudget(2 * MIB).temporaryDirectory(temporary).hashers(seed -> BY_FIRST_BYTE)) {
+      while (findPartitions(temporary) == null) {
+        merger.put(key(0, n++), value);
+      }
+      Path partitions = findPartitions(temporary);
+      Files.createDirectory(partitions.resolve("p" + BLOCKED_PARTITION));
+      merger.put(key(BLOCKED_PARTITION, n++), value);
+      IOException failed = null;
+      while (failed == null) {
+        try {
+          merger.delete(key(0, n));
+          n++;
+        } catch (IOException e) {
+          failed = e;
+        }
+      }
+      FileTrees.deleteTree(partitions.resolve("p" + BLOCKED_PARTITION));
+      IllegalStateException refused = assertThrows(IllegalStateException.class, merger::merge);
+      assertTrue(refused.getMessage().startsWith("records could not be spilled to disk earlier"), refused.getMessage());
+      assertEquals(failed, refused.getCause());
+    }
+    assertEquals(false, Files.exists(target));
+    StoreFiles.assertNoLeftovers(parent);
+    assertEquals(List.of(), list(temporary));
+  }
+
   private static Path findPartitions(Path temporary) throws IOException {
     for (String name : list(temporary)) {
       Path partitions = temporary.resolve(name).resolve("partitions");
