@@ -135,6 +135,7 @@ final class BuildCommand implements Callable<Integer> {
     builder.listener(progress);
     long start = System.nanoTime();
     try (builder;
+        CloseOnExit closing = CloseOnExit.of(builder);
         progress;
         RecordReader records = inputOptions.open(input, varve.stdin, false)) {
       builder.metadata("varve.source", input.equals("-") ? "stdin" : String.valueOf(Path.of(input).getFileName()));

@@ -86,7 +86,7 @@ final class MergeCommand implements Callable<Integer> {
     ProgressBar progress = ProgressBar.forTerminal(varve.err, "read");
     merger.listener(progress);
     MergeSummary summary;
-    try (merger; progress) {
+    try (merger; CloseOnExit closing = CloseOnExit.of(merger); progress) {
       for (Path base : bases) {
         merger.base(base);
       }

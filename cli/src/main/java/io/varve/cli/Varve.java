@@ -208,6 +208,11 @@ public final class Varve implements Callable<Integer> {
   private static int failure(Exception e, CommandLine command) {
     PrintWriter err = command.getErr();
     String name = command.getCommandSpec().qualifiedName();
+    if (CloseOnExit.closedAtExit()) {
+      // Ctrl-C or kill: the work was closed under the command, whatever it failed with.
+      err.println(name + ": stopped, the process is ending: nothing was published");
+      return IO_ERROR;
+    }
     if (e instanceof InputError input) {
       err.println(name + ": " + input.getMessage());
       return BAD_USAGE_OR_INPUT;
