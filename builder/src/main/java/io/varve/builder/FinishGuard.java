@@ -40,9 +40,8 @@ final class FinishGuard {
 
   /**
    * For {@code close()}: marks the close (a later {@link #start} is refused); if the finishing call
-   * runs, marks it closed, runs {@code stop} (which
-   * must only stop its background work, never free what it uses) and, from another thread, waits
-   * until it ended.
+   * runs, marks it closed, runs {@code stop} (which must only stop its background work, never free
+   * what it uses) and, from another thread, waits until it ended.
    *
    * @return whether the finishing call was running
    */
