@@ -135,6 +135,7 @@ final class BuildAttempt {
             keyMode,
             options.dataWrites(),
             options.recordChecksums(),
+            options.recordCheckSaltForNewFile(),
             hashes.mapping());
     try {
       ChunkWriter chunkWriter = new ChunkWriter(writer, plan.duplicates(), listener, records);

@@ -5,6 +5,7 @@ import io.varve.core.index.IndexParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordBlocks;
+import io.varve.core.store.RecordChecksum;
 import io.varve.core.store.RecordFormat;
 import io.varve.core.store.StoreFile;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.util.Collections;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -79,6 +81,8 @@ public final class BuildOptions {
   private final Integer pageAlignment;
   private final KeyMode keyMode;
   private final boolean recordChecksums;
+  /** Null: a new salt for each data file written. */
+  private final Long recordCheckSalt;
   private final PageCacheWrites dataWrites;
   private final BuildListener listener;
   private final SortedMap<String, String> metadata;
@@ -91,6 +95,7 @@ public final class BuildOptions {
     this.pageAlignment = b.pageAlignment;
     this.keyMode = b.keyMode;
     this.recordChecksums = b.recordChecksums;
+    this.recordCheckSalt = b.recordCheckSalt;
     this.dataWrites = b.dataWrites;
     this.listener = b.listener;
     this.metadata = Collections.unmodifiableSortedMap(new TreeMap<>(b.metadata));
@@ -149,6 +154,16 @@ public final class BuildOptions {
   /** Whether each record ends with a 4-byte checksum. */
   public boolean recordChecksums() {
     return recordChecksums;
+  }
+
+  /** The salt of the record checks as set ({@link Builder#recordCheckSalt}); empty: a new one for each data file. */
+  public OptionalLong recordCheckSalt() {
+    return recordCheckSalt == null ? OptionalLong.empty() : OptionalLong.of(recordCheckSalt);
+  }
+
+  /** The salt for a data file written now: as set, else a new one ({@link RecordChecksum#newSalt()}). */
+  long recordCheckSaltForNewFile() {
+    return recordCheckSalt != null ? recordCheckSalt : RecordChecksum.newSalt();
   }
 
   /**
@@ -217,7 +232,8 @@ public final class BuildOptions {
   public String toString() {
     return "BuildOptions[memoryBudget=" + memoryBudget + ", temporaryDirectory=" + temporaryDirectory
         + ", indexParameters=" + indexParameters + ", sparseBlockBytes=" + sparseBlockBytes + ", pageAlignment="
-        + pageAlignment + ", keyMode=" + keyMode + ", recordChecksums=" + recordChecksums + ", dataWrites=" + (dataWrites == null ? "default" : dataWrites)
+        + pageAlignment + ", keyMode=" + keyMode + ", recordChecksums=" + recordChecksums
+        + (recordCheckSalt == null ? "" : ", recordCheckSalt=" + recordCheckSalt) + ", dataWrites=" + (dataWrites == null ? "default" : dataWrites)
         + ", metadata=" + metadata + "]";
   }
 
@@ -234,6 +250,7 @@ public final class BuildOptions {
     private Integer pageAlignment;
     private KeyMode keyMode;
     private boolean recordChecksums = true;
+    private Long recordCheckSalt;
     /** Null until set: builds and merges default differently. */
     private PageCacheWrites dataWrites;
     private BuildListener listener = BuildListener.NONE;
@@ -249,6 +266,7 @@ public final class BuildOptions {
       pageAlignment = options.pageAlignment;
       keyMode = options.keyMode;
       recordChecksums = options.recordChecksums;
+      recordCheckSalt = options.recordCheckSalt;
       dataWrites = options.dataWrites;
       listener = options.listener;
       metadata.putAll(options.metadata);
@@ -313,6 +331,17 @@ public final class BuildOptions {
     /** Whether each record ends with a 4-byte checksum (default true). */
     public Builder recordChecksums(boolean checked) {
       this.recordChecksums = checked;
+      return this;
+    }
+
+    /**
+     * The salt mixed into every record check (default: a new random one for each data file
+     * written, so that a record of another build copied over this one's, intact and at the same
+     * place, fails its check). Set it for builds that must be reproducible byte for byte; 0 writes
+     * unsalted checks, as meta version 6, which older readers read.
+     */
+    public Builder recordCheckSalt(long salt) {
+      this.recordCheckSalt = salt;
       return this;
     }
 

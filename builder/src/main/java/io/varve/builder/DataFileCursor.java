@@ -32,6 +32,8 @@ class DataFileCursor extends RecordCursor {
   private final int pageBytes;
   /** Bytes of the checksum after each record, checked as records are read; 0 when there is none. */
   private final RecordChecksum checksum;
+  /** The data file's {@code recordCheckSalt}, added to every checked offset. */
+  private final long salt;
   private final int checkBytes;
   private final RecordHasher hasher;
   private final Closeable resources;
@@ -51,6 +53,7 @@ class DataFileCursor extends RecordCursor {
    * @param starts the records' starts, or null for fixed-size records
    * @param fixedKeyLength every key's length when {@code starts} is null
    * @param checksum the check after each record, {@link RecordChecksum#NONE} for none
+   * @param salt the data file's {@code recordCheckSalt} (0 for none)
    * @param resources closed with the cursor
    */
   DataFileCursor(
@@ -62,8 +65,10 @@ class DataFileCursor extends RecordCursor {
       int fixedValueLength,
       int pageBytes,
       RecordChecksum checksum,
+      long salt,
       RecordHasher hasher,
       Closeable resources) {
+    this.salt = salt;
     this.source = source;
     this.payload = payload;
     this.count = count;
@@ -144,7 +149,7 @@ class DataFileCursor extends RecordCursor {
     if (checkBytes > 0) {
       int checkAt = record.offset + record.length();
       CorruptStoreException.check(
-          checksum.of(buffer, record.offset, record.length(), start) == RecordChecksum.read(buffer, checkAt),
+          checksum.of(buffer, record.offset, record.length(), start + salt) == RecordChecksum.read(buffer, checkAt),
           source + ": record " + read + " (at payload byte " + start + ") does not match its checksum (damaged)");
     }
     recordStart = start;

@@ -24,6 +24,8 @@ final class PagedDataWriter {
   private final int pageBytes;
   private final RecordChecksum checksum;
   private final RecordChecksum headChecksum;
+  /** The data file's {@code recordCheckSalt}, added to every checked offset. */
+  private final long salt;
   private final int checkBytes;
   private final StartSink starts;
   private final PageTable.Builder table;
@@ -47,10 +49,11 @@ final class PagedDataWriter {
   private long nextStart;
   private boolean finished;
 
-  PagedDataWriter(OutputStream out, int pageBytes, RecordChecksum checksum, StartSink starts) {
+  PagedDataWriter(OutputStream out, int pageBytes, RecordChecksum checksum, long salt, StartSink starts) {
     this.out = out;
     this.pageBytes = pageBytes;
     this.checksum = checksum;
+    this.salt = salt;
     this.headChecksum = PagedLayout.headChecksum(checksum);
     this.checkBytes = checksum.bytes();
     this.starts = starts;
@@ -129,7 +132,7 @@ final class PagedDataWriter {
     }
     long headOffset = frameBase + headerStart;
     RecordChecksum.write(
-        PagedLayout.headCheck(headChecksum, head, PagedLayout.HEAD_CHECK_BYTES, headBytes - PagedLayout.HEAD_CHECK_BYTES, headOffset), head, 0);
+        PagedLayout.headCheck(headChecksum, head, PagedLayout.HEAD_CHECK_BYTES, headBytes - PagedLayout.HEAD_CHECK_BYTES, headOffset + salt), head, 0);
     out.write(head, 0, headBytes);
     written += headBytes;
     int at = 0;
@@ -137,7 +140,7 @@ final class PagedDataWriter {
       int recordLength = sizes[i] - checkBytes;
       starts.start(written);
       if (checkBytes > 0) {
-        RecordChecksum.write(checksum.of(buffered, at, recordLength, written), buffered, at + recordLength);
+        RecordChecksum.write(checksum.of(buffered, at, recordLength, written + salt), buffered, at + recordLength);
       }
       written += sizes[i];
       at += sizes[i];
@@ -147,7 +150,7 @@ final class PagedDataWriter {
       starts.start(written);
       out.write(crossing, from, length);
       if (checkBytes > 0) {
-        RecordChecksum.write(checksum.of(crossing, from, length, written), check, 0);
+        RecordChecksum.write(checksum.of(crossing, from, length, written + salt), check, 0);
         out.write(check, 0, checkBytes);
       }
       written += (long) length + checkBytes;

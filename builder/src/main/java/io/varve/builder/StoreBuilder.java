@@ -214,6 +214,18 @@ public final class StoreBuilder implements Closeable {
   }
 
   /**
+   * The salt mixed into every record check (default: a new random one for each build, so that a
+   * record of another build copied over this store's, intact and at the same place, fails its
+   * check). Set it when a build must be reproducible byte for byte; 0 writes unsalted checks (meta
+   * version 6), which readers older than meta version 7 read.
+   */
+  public StoreBuilder recordCheckSalt(long salt) {
+    checkConfigurable();
+    settings.recordCheckSalt(salt);
+    return this;
+  }
+
+  /**
    * How the data file is handed to the kernel. The default, {@link PageCacheWrites#UNCACHED},
    * writes all of a large data file but its first 64 MiB past the page cache: the build does not
    * pay for copying it into the cache (the better part of a build of large records), and a store

@@ -193,6 +193,17 @@ public final class StoreMerger implements Closeable {
   }
 
   /**
+   * The salt mixed into the merged store's record checks (default: a new random one for each
+   * merge; see {@link StoreBuilder#recordCheckSalt}). Set it when a merge must be reproducible byte
+   * for byte; 0 writes unsalted checks (meta version 6).
+   */
+  public StoreMerger recordCheckSalt(long salt) {
+    checkConfigurable();
+    settings.recordCheckSalt(salt);
+    return this;
+  }
+
+  /**
    * How the new store's data file goes to the kernel, as {@link StoreBuilder#dataWrites}. The
    * default is {@link PageCacheWrites#SMALL}, not a build's {@link PageCacheWrites#UNCACHED}: a
    * merge may run on the host that serves its result, which should find the new store cached.
@@ -356,6 +367,7 @@ public final class StoreMerger implements Closeable {
               keyMode,
               options.dataWrites(PageCacheWrites.SMALL),
               options.recordChecksums(),
+              options.recordCheckSaltForNewFile(),
               mergedHashRange());
       MergeWalk walk = new MergeWalk(sources, bases, baseMetas, seed, writer, listener, upperBound);
       try (IndexFeeder index = new IndexFeeder(writer.index())) {

@@ -148,6 +148,18 @@ public final class StoreReindexer {
    * are written anew, in one sequential pass over the old data (checked as a merge checks it), into
    * a paged store or a dense one (made sparse after, as a build does).
    */
+  /**
+   * The salt of records written anew: as set, else the store's own (the same records in another
+   * layout, so a round trip gives back the same bytes), else, for a store whose checks were not
+   * salted, a new one.
+   */
+  private static long relaidOutSalt(StoreMeta meta, BuildOptions options) {
+    if (options.recordCheckSalt().isPresent() || meta.recordCheckSalt() == 0) {
+      return options.recordCheckSaltForNewFile();
+    }
+    return meta.recordCheckSalt();
+  }
+
   private static StoreMeta relayOut(StoreFiles files, StoreMeta meta, Path target, BuildOptions options) throws IOException {
     IndexParameters parameters =
         options.isSparse()
@@ -172,6 +184,7 @@ public final class StoreReindexer {
               meta.keyMode(),
               options.dataWrites(),
               meta.recordChecksums(),
+              relaidOutSalt(meta, options),
               meta.hashRange());
       RankIndexBuilder index = writer.index();
       listener.progress(BuildListener.Phase.INDEX, 0, n);

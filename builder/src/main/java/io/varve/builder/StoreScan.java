@@ -56,6 +56,7 @@ final class StoreScan extends DataFileCursor {
         meta.valueLength(),
         meta.pageBytes(),
         meta.recordChecksum(),
+        meta.recordCheckSalt(),
         hasher,
         () -> Closeables.closeAll(payload, hashes));
     this.meta = meta;

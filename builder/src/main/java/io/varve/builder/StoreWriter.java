@@ -67,9 +67,10 @@ final class StoreWriter {
   private final HashesWriter hashes;
   private final byte[] storedKey = new byte[Long.BYTES];
   private final HashRange hashRange;
-  /** Bytes of the checksum after each record ({@link RecordChecksum}), or 0. */
   /** The check after each record ({@link RecordChecksum#NONE} for none). */
   private final RecordChecksum checksum;
+  /** Added to every checked offset ({@link StoreMeta#recordCheckSalt()}); 0 without checks. */
+  private final long salt;
   private final int checkBytes;
   private final byte[] check = new byte[RecordChecksum.BYTES];
   /** A record given in parts, joined to be checksummed. */
@@ -87,6 +88,8 @@ final class StoreWriter {
    * @param dataWrites how the data file goes to the kernel
    * @param recordChecksums whether each record ends with a {@link RecordChecksum} (the {@link
    *     RecordChecksum#CURRENT current} function)
+   * @param recordCheckSalt mixed into those checks ({@link StoreMeta#recordCheckSalt()}; 0: none, as
+   *     meta version 6 wrote them)
    * @param hashRange the range every hash added lies in; the index holds the hashes it maps
    */
   StoreWriter(
@@ -102,10 +105,12 @@ final class StoreWriter {
       KeyMode keyMode,
       PageCacheWrites dataWrites,
       boolean recordChecksums,
+      long recordCheckSalt,
       HashRange hashRange)
       throws IOException {
     this.hashRange = hashRange;
     this.checksum = recordChecksums ? RecordChecksum.CURRENT : RecordChecksum.NONE;
+    this.salt = recordChecksums ? recordCheckSalt : 0;
     this.checkBytes = checksum.bytes();
     this.keyMode = keyMode;
     this.fixedKeyLength = fixedKeyLength;
@@ -129,7 +134,7 @@ final class StoreWriter {
     this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
     int dataVersion = pagedLayout ? 3 : recordChecksums ? 2 : 1;
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataVersion, dataWrites);
-    this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checksum, starts::writeLong) : null;
+    this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checksum, salt, starts::writeLong) : null;
     this.hashes = keyMode.keepsKeys() ? null : HashesWriter.create(directory.resolve(StoreFile.HASHES.fileName()));
   }
 
@@ -186,7 +191,7 @@ final class StoreWriter {
   /** Writes the checksum of the record just written from {@code bytes[from, from + length)}. */
   private void writeCheck(byte[] bytes, int from, int length, long start) throws IOException {
     if (checkBytes > 0) {
-      RecordChecksum.write(checksum.of(bytes, from, length, start), check, 0);
+      RecordChecksum.write(checksum.of(bytes, from, length, start + salt), check, 0);
       data.write(check, 0, checkBytes);
     }
   }
@@ -350,6 +355,7 @@ final class StoreWriter {
         fixedValueLength,
         pageBytes,
         checksum,
+        salt,
         hasher,
         () -> Closeables.closeAll(in, startsStream, extra));
   }
@@ -418,6 +424,7 @@ final class StoreWriter {
             fixedSize ? valueLength : -1,
             pageBytes,
             checksum,
+            salt,
             hashRange,
             payloadEnd,
             System.currentTimeMillis(),

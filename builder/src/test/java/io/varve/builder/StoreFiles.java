@@ -141,7 +141,7 @@ final class StoreFiles {
       byte[] v = Arrays.copyOfRange(data, keyStart + keyLength, keyStart + keyLength + valueLength);
       position = keyStart + keyLength + valueLength;
       if (checkBytes > 0) {
-        assertEquals(expectedCheck(meta.recordChecksum(), data, start, position), ByteBuffer.wrap(data, position, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
+        assertEquals(expectedCheck(meta.recordChecksum(), meta.recordCheckSalt(), data, start, position), ByteBuffer.wrap(data, position, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
             "checksum of record " + i);
         position += checkBytes;
       }
@@ -215,7 +215,7 @@ final class StoreFiles {
         }
         RecordChecksum headFunction = meta.recordChecksum() == RecordChecksum.CRC32C ? RecordChecksum.CRC32C : RecordChecksum.XXH3;
         long entriesHash = specHash(headFunction, data, head + 4, head + 4 + 4 * count);
-        assertEquals((int) (entriesHash ^ head * 0x9E3779B97F4A7C15L), payload.getInt(head), "head check of frame " + f);
+        assertEquals((int) (entriesHash ^ (head + meta.recordCheckSalt()) * 0x9E3779B97F4A7C15L), payload.getInt(head), "head check of frame " + f);
         int position = head + 4 + 4 * count;
         for (int i = 0; i < count; i++) {
           int fragment = payload.getShort(head + 4 + 4 * i) & 0xFFFF;
@@ -251,10 +251,10 @@ final class StoreFiles {
   /**
    * The record checksum as docs/FORMAT.md specifies it, computed here independently of {@code
    * RecordChecksum}'s code: the hash {@code function} names (CRC32C or XXH3-64) of the record's
-   * bytes, XOR its payload offset times the golden ratio.
+   * bytes, XOR its payload offset plus the meta's salt (version 7; 0 before) times the golden ratio.
    */
-  static int expectedCheck(RecordChecksum function, byte[] payload, int start, int end) {
-    return (int) (specHash(function, payload, start, end) ^ start * 0x9E3779B97F4A7C15L);
+  static int expectedCheck(RecordChecksum function, long salt, byte[] payload, int start, int end) {
+    return (int) (specHash(function, payload, start, end) ^ (start + salt) * 0x9E3779B97F4A7C15L);
   }
 
   /** The hash {@code function} names (CRC32C, else XXH3-64 with seed 0) of {@code bytes[from, to)}. */

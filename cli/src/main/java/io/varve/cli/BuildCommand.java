@@ -81,6 +81,12 @@ final class BuildCommand implements Callable<Integer> {
   String keyMode;
 
   @Option(
+      names = "--record-check-salt",
+      paramLabel = "N",
+      description = "mix N into the records' checks instead of a random salt: for stores that must be reproducible byte for byte (0: unsalted, readable by readers older than meta version 7)")
+  Long recordCheckSalt;
+
+  @Option(
       names = "--huge-page-writes",
       description = "write the data file in 2 MiB pieces, so that this host's page cache maps it with huge pages")
   boolean hugePageWrites;
@@ -123,6 +129,9 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (hugePageWrites) {
       builder.dataWrites(PageCacheWrites.HUGE_PAGES);
+    }
+    if (recordCheckSalt != null) {
+      builder.recordCheckSalt(recordCheckSalt);
     }
     try {
       builder.checkOptions(); // before any input is read

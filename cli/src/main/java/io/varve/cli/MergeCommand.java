@@ -50,6 +50,12 @@ final class MergeCommand implements Callable<Integer> {
   @Option(names = "--memory", paramLabel = "SIZE", converter = ByteSizes.Converter.class, description = "as for build")
   Long memory;
 
+  @Option(
+      names = "--record-check-salt",
+      paramLabel = "N",
+      description = "mix N into the records' checks instead of a random salt: for stores that must be reproducible byte for byte (0: unsalted, readable by readers older than meta version 7)")
+  Long recordCheckSalt;
+
   @Option(names = "--temp", paramLabel = "DIR", description = "as for build")
   String temp;
 
@@ -80,6 +86,9 @@ final class MergeCommand implements Callable<Integer> {
     }
 
     StoreMerger merger = StoreMerger.create(target).memoryBudget(budget);
+    if (recordCheckSalt != null) {
+      merger.recordCheckSalt(recordCheckSalt);
+    }
     if (temp != null) {
       merger.temporaryDirectory(Path.of(temp));
     }

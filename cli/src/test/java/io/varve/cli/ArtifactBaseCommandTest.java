@@ -41,10 +41,10 @@ class ArtifactBaseCommandTest extends CommandTestSupport {
     String deletesFile = write("del.tsv", deletes.toString()).toString();
 
     Path fromDirectory = temp.resolve("from-directory");
-    assertEquals(0, run("merge", directory.toString(), "--out", fromDirectory.toString(), "--upserts", upsertsFile, "--deletes", deletesFile),
+    assertEquals(0, run("merge", directory.toString(), "--out", fromDirectory.toString(), "--upserts", upsertsFile, "--deletes", deletesFile, "--record-check-salt", "9"),
         stderr());
     Path fromArtifact = temp.resolve("from-artifact");
-    assertEquals(0, run("merge", artifact.toString(), "--out", fromArtifact.toString(), "--upserts", upsertsFile, "--deletes", deletesFile),
+    assertEquals(0, run("merge", artifact.toString(), "--out", fromArtifact.toString(), "--upserts", upsertsFile, "--deletes", deletesFile, "--record-check-salt", "9"),
         stderr());
     assertTrue(stdout().contains(model.countsLine()), stdout() + " should contain " + model.countsLine());
     assertEquals(-1, Files.mismatch(fromDirectory.resolve("data"), fromArtifact.resolve("data")));

@@ -149,8 +149,8 @@ class StoreCommandsTest extends CommandTestSupport {
     Path input = write("many.tsv", tsv.toString());
     Path small = temp.resolve("small");
     Path huge = temp.resolve("huge");
-    assertEquals(0, run("build", input.toString(), "--out", small.toString()), stderr());
-    assertEquals(0, run("build", input.toString(), "--out", huge.toString(), "--huge-page-writes"), stderr());
+    assertEquals(0, run("build", input.toString(), "--out", small.toString(), "--record-check-salt", "7"), stderr());
+    assertEquals(0, run("build", input.toString(), "--out", huge.toString(), "--huge-page-writes", "--record-check-salt", "7"), stderr());
     assertTrue(Files.size(huge.resolve("data")) > 4 << 20, "spans several 2 MiB writes");
     for (String file : new String[] {"data", "offsets", "index", "pages"}) {
       assertEquals(Files.exists(small.resolve(file)), Files.exists(huge.resolve(file)), file);

@@ -54,7 +54,7 @@ final class PagedRecords extends Records.Variable {
   void checkHead(int f) {
     long head = frameStart(f) + pages.headerStart(f);
     int entryBytes = PagedLayout.ENTRY_BYTES * pages.count(f);
-    if (data.checksum(head + PagedLayout.HEAD_CHECK_BYTES, entryBytes, head - dataStart, headChecksum) != data.readLittleEndianInt(head)) {
+    if (data.checksum(head + PagedLayout.HEAD_CHECK_BYTES, entryBytes, head - dataStart + salt, headChecksum) != data.readLittleEndianInt(head)) {
       throw faults.damaged("the head of frame " + f + " (at byte " + head + ") does not match its check (damaged)");
     }
   }

@@ -41,6 +41,8 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
   final int pageBytes;
   /** The check after each record ({@link RecordChecksum#NONE} in stores without). */
   final RecordChecksum checksum;
+  /** The store's {@code recordCheckSalt}, added to every checked offset (0 in stores without). */
+  final long salt;
   /** Bytes of the checksum after each record, 0 in stores without. */
   final int checkBytes;
 
@@ -52,6 +54,7 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
     this.recordCount = meta.recordCount();
     this.pageBytes = meta.pageBytes();
     this.checksum = meta.recordChecksum();
+    this.salt = meta.recordCheckSalt();
     this.checkBytes = meta.checkBytes();
   }
 
@@ -161,7 +164,7 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
     int header = headerLength(lengths);
     int checkAt = (int) size - checkBytes;
     if ((header > 0 && lengthsOfHeader(bytes, checkAt) != lengths)
-        || checksum.of(bytes, 0, checkAt, position - dataStart) != RecordChecksum.read(bytes, checkAt)) {
+        || checksum.of(bytes, 0, checkAt, position - dataStart + salt) != RecordChecksum.read(bytes, checkAt)) {
       throw faults.damagedRecord(position);
     }
     copy.hold(this, position, lengths, header);
@@ -206,14 +209,14 @@ abstract sealed class Records permits Records.Fixed, Records.Variable {
       return;
     }
     long checkAt = keyStart(position, lengths) + keyLength(lengths) + valueLength(lengths);
-    if (data.checksum(position, checkAt - position, position - dataStart, checksum) != data.readLittleEndianInt(checkAt)) {
+    if (data.checksum(position, checkAt - position, position - dataStart + salt, checksum) != data.readLittleEndianInt(checkAt)) {
       throw faults.damagedRecord(position);
     }
   }
 
   /** {@link #check} for a record copied to {@code block[p, checkAt)}, found at {@code position}. */
   final void checkCopy(byte[] block, int p, int checkAt, long position) {
-    if (checkBytes > 0 && checksum.of(block, p, checkAt - p, position - dataStart) != RecordChecksum.read(block, checkAt)) {
+    if (checkBytes > 0 && checksum.of(block, p, checkAt - p, position - dataStart + salt) != RecordChecksum.read(block, checkAt)) {
       throw faults.damagedRecord(position);
     }
   }

@@ -37,7 +37,10 @@ final class GoldenStoreFiles {
   static final String XXH3_CHECKED_FIXED = "store-meta4-checked-fixed";
   /** Meta version 5, data version 3: {@link #PAGED} with XXH3 checks, as builders wrote it before meta version 6; kept. */
   static final String XXH3_PAGED = "store-meta5-paged";
-  /** Meta version 6: CRC32C record checksums, variable sizes, a blocked index (the variable sample's records). */
+  /**
+   * Meta version 6: CRC32C record checksums, variable sizes, a blocked index (the variable sample's
+   * records). Builders write it with {@code recordCheckSalt(0)}; by default they salt (meta version 7).
+   */
   static final String CHECKED_VARIABLE = "store-meta6-checked-variable";
   /** Meta version 6: CRC32C record checksums, fixed sizes, an ECT index (the fixed sample's records). */
   static final String CHECKED_FIXED = "store-meta6-checked-fixed";
@@ -47,6 +50,14 @@ final class GoldenStoreFiles {
    * records cross frames ({@link #pagedValue}).
    */
   static final String PAGED = "store-meta6-paged";
+  /** Meta version 7: {@link #CHECKED_VARIABLE}'s store with its checks salted by {@link #SALT}. */
+  static final String SALTED_VARIABLE = "store-meta7-checked-variable";
+  /** Meta version 7: {@link #CHECKED_FIXED}'s store with its checks salted by {@link #SALT}. */
+  static final String SALTED_FIXED = "store-meta7-checked-fixed";
+  /** Meta version 7, data version 3: {@link #PAGED}'s store with its checks salted by {@link #SALT}. */
+  static final String SALTED_PAGED = "store-meta7-paged";
+  /** The record check salt of the version-7 samples (builders draw one at random unless set). */
+  static final long SALT = 0x5A17_C0DE_F00D_0007L;
   static final int RECORDS = 500;
 
   /** Key {@code i} of the variable-size sample (includes an empty key and non-ASCII ones). */
@@ -143,9 +154,9 @@ final class GoldenStoreFiles {
     }
   }
 
-  static void writeCheckedVariable(Path dir) throws IOException {
+  static void writeCheckedVariable(Path dir, long salt) throws IOException {
     try (StoreBuilder builder =
-        StoreBuilder.create(dir).seed(4).indexParameters(new BlockedIndexParameters(100)).metadata("sample", "checked")) {
+        StoreBuilder.create(dir).recordCheckSalt(salt).seed(4).indexParameters(new BlockedIndexParameters(100)).metadata("sample", "checked")) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(variableKey(i), variableValue(i));
       }
@@ -153,8 +164,8 @@ final class GoldenStoreFiles {
     }
   }
 
-  static void writeCheckedFixed(Path dir) throws IOException {
-    try (StoreBuilder builder = StoreBuilder.create(dir).seed(43).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
+  static void writeCheckedFixed(Path dir, long salt) throws IOException {
+    try (StoreBuilder builder = StoreBuilder.create(dir).recordCheckSalt(salt).seed(43).indexParameters(StoreBuilder.DEFAULT_ECT_INDEX)) {
       for (int i = 0; i < RECORDS; i++) {
         builder.put(fixedKey(i), fixedValue(i));
       }
@@ -162,9 +173,10 @@ final class GoldenStoreFiles {
     }
   }
 
-  static void writePaged(Path dir) throws IOException {
+  static void writePaged(Path dir, long salt) throws IOException {
     try (StoreBuilder builder =
         StoreBuilder.create(dir)
+            .recordCheckSalt(salt)
             .seed(5)
             .pageAlignment(512)
             .indexParameters(io.varve.core.store.PagedParameters.INSTANCE)
@@ -194,13 +206,22 @@ final class GoldenStoreFiles {
       writeBlocked(folder.resolve(BLOCKED));
     }
     if (args.length == 1 || args[1].equals(CHECKED_VARIABLE)) {
-      writeCheckedVariable(folder.resolve(CHECKED_VARIABLE));
+      writeCheckedVariable(folder.resolve(CHECKED_VARIABLE), 0);
     }
     if (args.length == 1 || args[1].equals(CHECKED_FIXED)) {
-      writeCheckedFixed(folder.resolve(CHECKED_FIXED));
+      writeCheckedFixed(folder.resolve(CHECKED_FIXED), 0);
     }
     if (args.length == 1 || args[1].equals(PAGED)) {
-      writePaged(folder.resolve(PAGED));
+      writePaged(folder.resolve(PAGED), 0);
+    }
+    if (args.length == 1 || args[1].equals(SALTED_VARIABLE)) {
+      writeCheckedVariable(folder.resolve(SALTED_VARIABLE), SALT);
+    }
+    if (args.length == 1 || args[1].equals(SALTED_FIXED)) {
+      writeCheckedFixed(folder.resolve(SALTED_FIXED), SALT);
+    }
+    if (args.length == 1 || args[1].equals(SALTED_PAGED)) {
+      writePaged(folder.resolve(SALTED_PAGED), SALT);
     }
   }
 }

@@ -21,10 +21,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Reads the committed golden stores of each meta format version (1 to 4) and checks every
+ * Reads the committed golden stores of each meta format version (1 to 7) and checks every
  * record, and checks that today's builder still writes the same data, offsets and index bytes
- * (meta differs only in its creation time). Versions 1 to 3 have no record checksums (data
- * format version 1); version 4 has them (data format version 2).
+ * (meta differs only in its creation time) when given the samples' salts. Versions 1 to 3 have no
+ * record checksums (data format version 1); versions 4 to 7 have them (data format version 2, or 3
+ * when paged), salted in version 7.
  */
 class GoldenStoreTest {
   private static final Path GOLDEN = Path.of("src/test/resources/golden");
@@ -78,20 +79,23 @@ class GoldenStoreTest {
 
   @Test
   void readsCheckedSamples() throws IOException {
-    for (String sample : new String[] {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, GoldenStoreFiles.CHECKED_VARIABLE}) {
+    for (String sample : new String[] {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, GoldenStoreFiles.CHECKED_VARIABLE, GoldenStoreFiles.SALTED_VARIABLE}) {
       check(GOLDEN.resolve(sample), GoldenStoreFiles::variableKey, GoldenStoreFiles::variableValue, false);
     }
-    for (String sample : new String[] {GoldenStoreFiles.XXH3_CHECKED_FIXED, GoldenStoreFiles.CHECKED_FIXED}) {
+    for (String sample : new String[] {GoldenStoreFiles.XXH3_CHECKED_FIXED, GoldenStoreFiles.CHECKED_FIXED, GoldenStoreFiles.SALTED_FIXED}) {
       check(GOLDEN.resolve(sample), GoldenStoreFiles::fixedKey, GoldenStoreFiles::fixedValue, true);
     }
     Object[][] expected = {
-      {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, RecordChecksum.XXH3, 4}, {GoldenStoreFiles.XXH3_CHECKED_FIXED, RecordChecksum.XXH3, 4},
-      {GoldenStoreFiles.CHECKED_VARIABLE, RecordChecksum.CRC32C, 6}, {GoldenStoreFiles.CHECKED_FIXED, RecordChecksum.CRC32C, 6}
+      {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, RecordChecksum.XXH3, 4, 0L}, {GoldenStoreFiles.XXH3_CHECKED_FIXED, RecordChecksum.XXH3, 4, 0L},
+      {GoldenStoreFiles.CHECKED_VARIABLE, RecordChecksum.CRC32C, 6, 0L}, {GoldenStoreFiles.CHECKED_FIXED, RecordChecksum.CRC32C, 6, 0L},
+      {GoldenStoreFiles.SALTED_VARIABLE, RecordChecksum.CRC32C, 7, GoldenStoreFiles.SALT},
+      {GoldenStoreFiles.SALTED_FIXED, RecordChecksum.CRC32C, 7, GoldenStoreFiles.SALT}
     };
     for (Object[] sample : expected) {
       try (Store store = Store.open(GOLDEN.resolve((String) sample[0]))) {
         assertEquals(sample[1], store.meta().recordChecksum(), (String) sample[0]);
         assertEquals(sample[2], store.stats().formatVersion(), (String) sample[0]);
+        assertEquals(sample[3], store.meta().recordCheckSalt(), (String) sample[0]);
       }
     }
   }
@@ -111,14 +115,16 @@ class GoldenStoreTest {
 
   static Stream<Arguments> checkedFixedSamples() {
     return Stream.of(
-        Arguments.of(GoldenStoreFiles.XXH3_CHECKED_FIXED, "XXH3"),
-        Arguments.of(GoldenStoreFiles.CHECKED_FIXED, "CRC32C"));
+        Arguments.of(GoldenStoreFiles.XXH3_CHECKED_FIXED, "XXH3", 0L),
+        Arguments.of(GoldenStoreFiles.CHECKED_FIXED, "CRC32C", 0L),
+        Arguments.of(GoldenStoreFiles.SALTED_FIXED, "CRC32C", GoldenStoreFiles.SALT));
   }
 
   static Stream<Arguments> pagedSamples() {
     return Stream.of(
-        Arguments.of(GoldenStoreFiles.XXH3_PAGED, "XXH3"),
-        Arguments.of(GoldenStoreFiles.PAGED, "CRC32C"));
+        Arguments.of(GoldenStoreFiles.XXH3_PAGED, "XXH3", 0L),
+        Arguments.of(GoldenStoreFiles.PAGED, "CRC32C", 0L),
+        Arguments.of(GoldenStoreFiles.SALTED_PAGED, "CRC32C", GoldenStoreFiles.SALT));
   }
 
   private static SpecHash specHash(String name) {
@@ -127,12 +133,14 @@ class GoldenStoreTest {
 
   /**
    * The checksums of the fixed-size checked samples, computed here from docs/FORMAT.md alone: the
-   * hash (XXH3-64 in meta version 4, CRC32C in 6) of the record's 24 bytes, XOR its payload offset
-   * times 0x9E3779B97F4A7C15, low 32 bits, little-endian.
+   * hash (XXH3-64 in meta version 4, CRC32C in 6 and 7) of the record's 24 bytes, XOR its payload
+   * offset plus the salt (meta version 7; 0 before) times 0x9E3779B97F4A7C15, low 32 bits,
+   * little-endian. The salt is read where FORMAT.md puts it: the 8 bytes after recordCheck.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("checkedFixedSamples")
-  void checkedSampleFollowsTheSpec(String sample, String hashName) throws IOException {
+  void checkedSampleFollowsTheSpec(String sample, String hashName, long salt) throws IOException {
+    assertEquals(salt, saltInMetaFile(GOLDEN.resolve(sample)));
     byte[] file = Files.readAllBytes(GOLDEN.resolve(sample).resolve(StoreFile.DATA.fileName()));
     SpecHash hash = specHash(hashName);
     java.nio.ByteBuffer payload =
@@ -143,20 +151,21 @@ class GoldenStoreTest {
       int start = (i / (4096 / 28)) * 4096 + (i % (4096 / 28)) * 28;
       byte[] record = new byte[24];
       payload.get(start, record);
-      int expected = (int) (hash.of(record) ^ start * 0x9E3779B97F4A7C15L);
+      int expected = (int) (hash.of(record) ^ (start + salt) * 0x9E3779B97F4A7C15L);
       assertEquals(expected, payload.getInt(start + 24), "checksum of record " + i);
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("pagedSamples")
-  void readsPagedSample(String sample, String hashName) throws IOException {
+  void readsPagedSample(String sample, String hashName, long salt) throws IOException {
     Path dir = GOLDEN.resolve(sample);
     check(dir, GoldenStoreFiles::variableKey, GoldenStoreFiles::pagedValue, false);
     try (Store store = Store.open(dir)) {
       assertTrue(store.meta().isPaged());
       assertEquals(RecordChecksum.valueOf(hashName), store.meta().recordChecksum());
-      assertEquals(hashName.equals("XXH3") ? 5 : 6, store.stats().formatVersion());
+      assertEquals(hashName.equals("XXH3") ? 5 : salt == 0 ? 6 : 7, store.stats().formatVersion());
+      assertEquals(salt, store.meta().recordCheckSalt());
       assertEquals(IndexKind.PAGED, store.stats().indexKind());
       assertEquals(512, store.meta().pageBytes());
     }
@@ -170,8 +179,9 @@ class GoldenStoreTest {
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("pagedSamples")
-  void pagedSampleFollowsTheSpec(String sample, String hashName) throws IOException {
+  void pagedSampleFollowsTheSpec(String sample, String hashName, long salt) throws IOException {
     Path dir = GOLDEN.resolve(sample);
+    assertEquals(salt, saltInMetaFile(dir));
     SpecHash check = specHash(hashName);
     byte[] dataFile = Files.readAllBytes(dir.resolve(StoreFile.DATA.fileName()));
     byte[] pagesFile = Files.readAllBytes(dir.resolve(StoreFile.PAGES.fileName()));
@@ -202,7 +212,7 @@ class GoldenStoreTest {
       assertEquals(Math.max(frame, previousEnd), head, "frame " + f + "'s head follows the tail");
       byte[] entries = new byte[4 * count];
       data.get(head + 4, entries);
-      assertEquals((int) (check.of(entries) ^ head * 0x9E3779B97F4A7C15L), data.getInt(head), "head check of frame " + f);
+      assertEquals((int) (check.of(entries) ^ (head + salt) * 0x9E3779B97F4A7C15L), data.getInt(head), "head check of frame " + f);
       int position = head + 4 + 4 * count;
       for (int i = 0; i < count; i++) {
         int fragment = data.getShort(head + 4 + 4 * i) & 0xFFFF;
@@ -227,7 +237,7 @@ class GoldenStoreTest {
         int length = at - position + keyLength + valueLength;
         byte[] record = new byte[length];
         data.get(position, record);
-        assertEquals((int) (check.of(record) ^ position * 0x9E3779B97F4A7C15L), data.getInt(position + length), "check of a record");
+        assertEquals((int) (check.of(record) ^ (position + salt) * 0x9E3779B97F4A7C15L), data.getInt(position + length), "check of a record");
         position += length + 4;
         records++;
       }
@@ -285,7 +295,8 @@ class GoldenStoreTest {
       {GoldenStoreFiles.VARIABLE, "1", "1"}, {GoldenStoreFiles.FIXED, "1", "1"}, {GoldenStoreFiles.SPARSE, "2", "1"},
       {GoldenStoreFiles.SIGNATURE, "2", "1"}, {GoldenStoreFiles.BLOCKED, "3", "1"},
       {GoldenStoreFiles.XXH3_CHECKED_VARIABLE, "4", "2"}, {GoldenStoreFiles.XXH3_CHECKED_FIXED, "4", "2"}, {GoldenStoreFiles.XXH3_PAGED, "5", "3"},
-      {GoldenStoreFiles.CHECKED_VARIABLE, "6", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "6", "2"}, {GoldenStoreFiles.PAGED, "6", "3"}
+      {GoldenStoreFiles.CHECKED_VARIABLE, "6", "2"}, {GoldenStoreFiles.CHECKED_FIXED, "6", "2"}, {GoldenStoreFiles.PAGED, "6", "3"},
+      {GoldenStoreFiles.SALTED_VARIABLE, "7", "2"}, {GoldenStoreFiles.SALTED_FIXED, "7", "2"}, {GoldenStoreFiles.SALTED_PAGED, "7", "3"}
     };
     for (String[] sample : expected) {
       Path meta = GOLDEN.resolve(sample[0]).resolve(StoreFile.META.fileName());
@@ -302,9 +313,21 @@ class GoldenStoreTest {
     GoldenStoreFiles.writeSparse(temp.resolve("sparse"));
     GoldenStoreFiles.writeSignature(temp.resolve("signature"));
     GoldenStoreFiles.writeBlocked(temp.resolve("blocked"));
-    GoldenStoreFiles.writeCheckedVariable(temp.resolve("checked-variable"));
-    GoldenStoreFiles.writeCheckedFixed(temp.resolve("checked-fixed"));
-    GoldenStoreFiles.writePaged(temp.resolve("paged"));
+    GoldenStoreFiles.writeCheckedVariable(temp.resolve("checked-variable"), 0);
+    GoldenStoreFiles.writeCheckedFixed(temp.resolve("checked-fixed"), 0);
+    GoldenStoreFiles.writePaged(temp.resolve("paged"), 0);
+    GoldenStoreFiles.writeCheckedVariable(temp.resolve("salted-variable"), GoldenStoreFiles.SALT);
+    GoldenStoreFiles.writeCheckedFixed(temp.resolve("salted-fixed"), GoldenStoreFiles.SALT);
+    GoldenStoreFiles.writePaged(temp.resolve("salted-paged"), GoldenStoreFiles.SALT);
+    for (String file : new String[] {"data", "pages"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SALTED_PAGED).resolve(file), temp.resolve("salted-paged").resolve(file));
+    }
+    for (String file : new String[] {"data", "offsets", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SALTED_VARIABLE).resolve(file), temp.resolve("salted-variable").resolve(file));
+    }
+    for (String file : new String[] {"data", "index"}) {
+      assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.SALTED_FIXED).resolve(file), temp.resolve("salted-fixed").resolve(file));
+    }
     for (String file : new String[] {"data", "pages"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.PAGED).resolve(file), temp.resolve("paged").resolve(file));
     }
@@ -329,6 +352,26 @@ class GoldenStoreTest {
     for (String file : new String[] {"data", "index"}) {
       assertSameBytes(GOLDEN.resolve(GoldenStoreFiles.FIXED).resolve(file), temp.resolve("fixed").resolve(file));
     }
+  }
+
+  /**
+   * The recordCheckSalt of a meta file, decoded as docs/FORMAT.md lays it out: in a version-7
+   * file, the int64 after recordCheck, which follows the index knobs, the key mode and three int32s.
+   */
+  private static long saltInMetaFile(Path dir) throws IOException {
+    byte[] file = Files.readAllBytes(dir.resolve(StoreFile.META.fileName()));
+    int version = StoreFile.META.checkHeader(file, dir.toString());
+    if (version < 7) {
+      return 0;
+    }
+    java.nio.ByteBuffer payload = java.nio.ByteBuffer.wrap(file, StoreFile.META.payloadOffset(), file.length - (int) StoreFile.META.envelopeLength()).slice();
+    payload.position(16); // recordCount, seed
+    int kind = payload.get();
+    payload.position(payload.position() + (kind == 0 ? 12 : kind == 1 ? 4 : 0)); // EctKnobs, BlockedKnobs, paged: none
+    int keyMode = payload.get();
+    payload.position(payload.position() + (keyMode == 1 ? 1 : 0) + 12); // signatureBits; keyLength, valueLength, pageBytes
+    assertEquals(RecordChecksum.CRC32C.code(), payload.get(), "recordCheck");
+    return payload.getLong();
   }
 
   private static void assertSameBytes(Path expected, Path actual) throws IOException {

@@ -57,7 +57,7 @@ class IndexKindTest {
     try (Store store = Store.open(dir)) {
       assertEquals(index, store.meta().indexParameters());
       assertEquals(index.kind(), store.stats().indexKind());
-      assertEquals(6, store.stats().formatVersion(), "CRC32C record checksums need meta version 6: " + store.stats().toJson());
+      assertEquals(7, store.stats().formatVersion(), "salted CRC32C record checksums need meta version 7: " + store.stats().toJson());
       assertEquals(records.size(), store.size());
       for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
         assertArrayEquals(e.getValue(), store.get(e.getKey().array()));

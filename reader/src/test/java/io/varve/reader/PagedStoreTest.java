@@ -96,7 +96,7 @@ class PagedStoreTest {
     try (Store store = Store.open(dir)) {
       assertTrue(store.meta().isPaged());
       assertEquals(IndexKind.PAGED, store.stats().indexKind());
-      assertEquals(checksums ? 6 : 5, store.stats().formatVersion(), "CRC32C record checks need meta version 6");
+      assertEquals(checksums ? 7 : 5, store.stats().formatVersion(), "salted CRC32C record checks need meta version 7");
       StoreRoundTripTest.checkAgainst(store, records, seed + 1, 2_000);
       store.verify();
     }

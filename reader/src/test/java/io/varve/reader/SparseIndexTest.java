@@ -110,10 +110,10 @@ class SparseIndexTest {
     assertTrue(Files.isSameFile(dense.resolve("data"), sparse.resolve("data")), "the data file is linked, not rewritten");
     assertArrayEquals(Files.readAllBytes(dense.resolve("offsets")), Files.readAllBytes(denseAgain.resolve("offsets")));
     assertArrayEquals(Files.readAllBytes(dense.resolve("index")), Files.readAllBytes(denseAgain.resolve("index")));
-    // CRC32C record checksums (the default) need meta version 6 whatever the index.
-    assertEquals(6, metaVersion(dense));
-    assertEquals(6, metaVersion(sparse));
-    assertEquals(6, metaVersion(denseAgain));
+    // Salted CRC32C record checksums (the default) need meta version 7 whatever the index.
+    assertEquals(7, metaVersion(dense));
+    assertEquals(7, metaVersion(sparse));
+    assertEquals(7, metaVersion(denseAgain));
     try (Store a = Store.open(dense);
         Store b = Store.open(sparse);
         Store c = Store.open(denseAgain)) {

@@ -1288,7 +1288,7 @@ class StoreCorruptionTest {
     Map<String, byte[]> files = new HashMap<>(f.files());
     files.remove("data");
     files.put("meta", writeMeta(new StoreMeta(1, meta.seed(), meta.indexParameters(), meta.keyMode(), validKey, validValue,
-        meta.pageBytes(), meta.recordChecksum(), meta.hashRange(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
+        meta.pageBytes(), meta.recordChecksum(), meta.recordCheckSalt(), meta.hashRange(), Integer.MAX_VALUE, meta.createdMillis(), entries, meta.userMetadata())));
     files = editMeta(files, p -> {
       p.putInt(f.metaKeyLengthAt(), keyLength);
       p.putInt(f.metaValueLengthAt(), valueLength);

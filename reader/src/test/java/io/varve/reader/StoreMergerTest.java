@@ -181,9 +181,12 @@ class StoreMergerTest {
     }
     Path small = temp.resolve("small");
     Path huge = temp.resolve("huge");
-    merge(base, small, batch);
+    try (StoreMerger merger = StoreMerger.create(small).base(base).memoryBudget(BUDGET).recordCheckSalt(0x2A1E7L)) {
+      feed(merger, batch);
+      merger.merge();
+    }
     try (StoreMerger merger =
-        StoreMerger.create(huge).base(base).memoryBudget(BUDGET).dataWrites(PageCacheWrites.HUGE_PAGES)) {
+        StoreMerger.create(huge).base(base).memoryBudget(BUDGET).recordCheckSalt(0x2A1E7L).dataWrites(PageCacheWrites.HUGE_PAGES)) {
       feed(merger, batch);
       merger.merge();
     }

@@ -11,17 +11,23 @@ import net.openhft.hashing.LongHashFunction;
  *
  * <pre>
  * Check := checksum:uint32 little-endian = low 32 bits of
- *          Hash(record bytes) XOR (payloadOffset * 0x9E3779B97F4A7C15)
- * Hash  := CRC32C(record bytes)          (recordCheck 2, meta version 6: what builders write)
+ *          Hash(record bytes) XOR ((payloadOffset + salt) * 0x9E3779B97F4A7C15)
+ * Hash  := CRC32C(record bytes)          (recordCheck 2, meta versions 6 and 7: what builders write)
  *        | XXH3-64(record bytes, seed 0) (recordCheck 1, meta versions 4 and 5)
+ * salt  := the meta's recordCheckSalt    (meta version 7: drawn for each data file; before: 0)
  * </pre>
  *
  * The record bytes are the record's header (none for fixed sizes), key and value; {@code
  * payloadOffset} is where the record starts in the data payload. Mixing in the offset makes a
  * record intact in itself but found at another place (a misdirected write, a page of the file
- * copied over another) fail its check too. CRC32C replaced XXH3 because lookups check a heap copy
- * of the record, which the JDK's CRC32C reads with the processor's CRC instruction: five times
- * faster than XXH3 on a record of 1 KiB. Immutable; thread-safe.
+ * copied over another) fail its check too. Mixing in the salt does the same for a record of
+ * another data file at the same place: two builds of the same keys with values of the same
+ * lengths lay their records out alike, and without a salt a page of one copied over the other
+ * (a copy interrupted and resumed from a newer build) was served, and even left the file's CRC32C
+ * unchanged, since a record followed by its own CRC32C adds nothing to a CRC32C over both. CRC32C
+ * replaced XXH3 because lookups check a heap copy of the record, which the JDK's CRC32C reads
+ * with the processor's CRC instruction: five times faster than XXH3 on a record of 1 KiB. The
+ * callers pass {@code payloadOffset + salt} as the offset. Immutable; thread-safe.
  */
 public enum RecordChecksum {
   /** Records carry no check. */
@@ -39,6 +45,8 @@ public enum RecordChecksum {
 
   private static final LongHashFunction XXH3_64 = LongHashFunction.xx3();
   private static final long OFFSET_MIX = 0x9E3779B97F4A7C15L;
+  /** Independent across processes and hosts, as Spark's executors building shards of one store are. */
+  private static final java.security.SecureRandom SALTS = new java.security.SecureRandom();
 
   private final int code;
 
@@ -59,6 +67,15 @@ public enum RecordChecksum {
       }
     }
     throw new CorruptStoreException("unknown record check " + code);
+  }
+
+  /** A salt for a new data file's checks ({@code recordCheckSalt}): random, never 0. */
+  public static long newSalt() {
+    long salt;
+    do {
+      salt = SALTS.nextLong();
+    } while (salt == 0);
+    return salt;
   }
 
   /** Bytes of the check after each record: {@link #BYTES}, or 0 for {@link #NONE}. */

@@ -61,7 +61,7 @@ public enum StoreFile {
    * index kind may be paged (a {@code pages} file, no {@code index}); version 6: the records'
    * checksum may be CRC32C. Each is written only when needed.
    */
-  META("meta", "varve-meta", 1, 6, 0);
+  META("meta", "varve-meta", 1, 7, 0);
 
   /** The first four bytes of every store file. */
   public static final int MAGIC = 0x56525645;

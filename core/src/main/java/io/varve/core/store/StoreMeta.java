@@ -36,6 +36,9 @@ import java.util.TreeMap;
  *                                                          1 = an XXH3 {@link RecordChecksum}, version
  *                                                          6: 2 = a CRC32C one; absent before version
  *                                                          4: none)
+ *                recordCheckSalt:int64                   (version 7, recordCheck 2 only: non-zero,
+ *                                                          drawn for each data file written, and mixed
+ *                                                          into every check; absent before: 0)
  *                hashRange:HashRange                     (version 4: the keys' hashes lie in it and
  *                                                          the index holds them mapped by it; before
  *                                                          version 4: the full range)
@@ -47,7 +50,7 @@ import java.util.TreeMap;
  *                entryCount:int32 UserEntry^entryCount   (sorted by key, keys distinct)
  * Index       := EctKnobs                               (versions 1 and 2: always an ECT index)
  *              | indexKind:uint8 (EctKnobs | BlockedKnobs) (version 3: 0 = ECT, 1 = blocked)
- *              | indexKind:uint8 = 2                    (versions 5 and 6: paged, no knobs; see {@link PagedLayout})
+ *              | indexKind:uint8 = 2                    (versions 5 to 7: paged, no knobs; see {@link PagedLayout})
  * EctKnobs    := bucketSize:int32 huffmanMax:int32 skipLevels:int32
  * BlockedKnobs:= keysPerBlock:int32
  * FileEntry   := name:String size:int64 checksum:int32   (the file's length and footer checksum)
@@ -62,7 +65,8 @@ import java.util.TreeMap;
  * readers of versions 1 and 2 do not know; 4 when records end with a checksum, which changes the
  * data layout, or the index holds hashes mapped by a range other than the full one; 5 when the
  * records are paged ({@link PagedLayout}, data version 3); 6 when the records' checksum is CRC32C,
- * which version-5 readers would check as XXH3. An immutable value; thread-safe.
+ * which version-5 readers would check as XXH3; 7 when the checks are salted, which version-6
+ * readers would check without the salt. An immutable value; thread-safe.
  *
  * @param recordCount the number of records
  * @param seed the seed of the key hash ({@code KeyHasher.withSeed})
@@ -74,6 +78,8 @@ import java.util.TreeMap;
  * @param pageBytes the page size records are aligned to ({@link RecordFormat}), or 0
  * @param recordChecksum the check after each record that lookups verify ({@link RecordChecksum#NONE}
  *     for none)
+ * @param recordCheckSalt mixed into every record's check ({@link RecordChecksum#of}), so that a
+ *     record of another data file, intact and at the same place, fails its check here; 0 for none
  * @param hashRange the range the keys' hashes lie in, which maps them for the index ({@link
  *     HashRange#FULL} for none)
  * @param dataBytes the data file's payload length
@@ -90,6 +96,7 @@ public record StoreMeta(
     int valueLength,
     int pageBytes,
     RecordChecksum recordChecksum,
+    long recordCheckSalt,
     HashRange hashRange,
     long dataBytes,
     long createdMillis,
@@ -114,6 +121,9 @@ public record StoreMeta(
   /** Validates the fields and copies the collections. */
   public StoreMeta {
     java.util.Objects.requireNonNull(recordChecksum, "recordChecksum");
+    if (recordCheckSalt != 0 && recordChecksum != RecordChecksum.CRC32C) {
+      throw new IllegalArgumentException("only CRC32C record checks are salted, not " + recordChecksum);
+    }
     if (recordCount < 0 || dataBytes < 0) {
       throw new IllegalArgumentException("negative record count or data size");
     }
@@ -183,7 +193,7 @@ public record StoreMeta(
    */
   public StoreMeta withFiles(IndexParameters indexParameters, long dataBytes, long createdMillis, List<FileEntry> files) {
     return new StoreMeta(recordCount, seed, indexParameters, keyMode, keyLength, valueLength, pageBytes, recordChecksum,
-        hashRange, dataBytes, createdMillis, files, userMetadata);
+        recordCheckSalt, hashRange, dataBytes, createdMillis, files, userMetadata);
   }
 
   /** Whether every record has the same size (and the store has no offsets file). */
@@ -225,11 +235,14 @@ public record StoreMeta(
   }
 
   /**
-   * The version of the meta format this meta needs: 6 with CRC32C record checksums, 5 when paged,
-   * 4 with record checksums, 3 with a blocked index, 2 for a sparse store or one without full keys,
-   * else 1.
+   * The version of the meta format this meta needs: 7 with salted record checksums, 6 with CRC32C
+   * ones, 5 when paged, 4 with record checksums, 3 with a blocked index, 2 for a sparse store or one
+   * without full keys, else 1.
    */
   public int formatVersion() {
+    if (recordCheckSalt != 0) {
+      return 7;
+    }
     if (recordChecksum == RecordChecksum.CRC32C) {
       return 6;
     }
@@ -293,6 +306,9 @@ public record StoreMeta(
     out.writeInt(pageBytes);
     if (formatVersion() >= 4) {
       out.writeByte(recordChecksum.code());
+      if (formatVersion() >= 7) {
+        out.writeLong(recordCheckSalt);
+      }
       out.writeLong(hashRange.minHi());
       out.writeLong(hashRange.minLo());
       out.writeLong(hashRange.maxHi());
@@ -370,12 +386,19 @@ public record StoreMeta(
     int valueLength = in.readInt();
     int pageBytes = in.readInt();
     RecordChecksum recordChecksum = RecordChecksum.NONE;
+    long recordCheckSalt = 0;
     HashRange hashRange = HashRange.FULL;
     if (version >= 4) {
       int recordCheck = in.readUnsignedByte();
       recordChecksum = RecordChecksum.ofCode(recordCheck);
       CorruptStoreException.check(
           recordChecksum != RecordChecksum.CRC32C || version >= 6, "record check " + recordCheck + " in a version-" + version + " meta file");
+      if (version >= 7) {
+        recordCheckSalt = in.readLong();
+        CorruptStoreException.check(
+            recordCheckSalt != 0 && recordChecksum == RecordChecksum.CRC32C, "a version-7 meta file with record check " + recordCheck
+                + " and salt " + recordCheckSalt);
+      }
       long minHi = in.readLong();
       long minLo = in.readLong();
       long maxHi = in.readLong();
@@ -418,6 +441,7 @@ public record StoreMeta(
           valueLength,
           pageBytes,
           recordChecksum,
+          recordCheckSalt,
           hashRange,
           dataBytes,
           createdMillis,

@@ -43,6 +43,8 @@ final class HostileMetaFiles {
     int valueLength = -1;
     int pageBytes = 4096;
     int recordCheck = 1;
+    /** Written in version 7 and later, after recordCheck. */
+    long recordCheckSalt = 0x5A17L;
     long[] hashRange = {0x1000L, 0, 0x7FFF_0000_0000_0000L, -1};
     long dataBytes = 30_000;
     long createdMillis = 1_764_000_000_000L;
@@ -72,6 +74,9 @@ final class HostileMetaFiles {
       out.writeInt(pageBytes);
       if (version >= 4) {
         out.writeByte(recordCheck);
+        if (version >= 7) {
+          out.writeLong(recordCheckSalt);
+        }
         for (long word : hashRange) {
           out.writeLong(word);
         }
@@ -151,7 +156,22 @@ final class HostileMetaFiles {
     files.put("footer-checksum-wrong", flipped);
     files.put("other-format-name", withFooter(nameReplaced(valid, "varve-data")));
     lie(files, "version-0", f -> f.headerVersion = 0);
-    lie(files, "version-7", f -> f.headerVersion = 7);
+    lie(files, "version-8", f -> f.headerVersion = 8);
+    // Version 7 salts CRC32C checks only, with a salt that is not 0.
+    lie(files, "version-7-header-on-version-4-payload", f -> f.headerVersion = 7);
+    lie(files, "version-7-salt-zero", f -> {
+      f.version = 7;
+      f.recordCheck = 2;
+      f.recordCheckSalt = 0;
+    });
+    lie(files, "version-7-salted-xxh3", f -> {
+      f.version = 7;
+      f.recordCheck = 1;
+    });
+    lie(files, "version-7-salted-no-check", f -> {
+      f.version = 7;
+      f.recordCheck = 0;
+    });
     // A header version other than the payload's layout.
     lie(files, "version-3-header-on-version-4-payload", f -> f.headerVersion = 3);
     lie(files, "version-1-header-on-version-3-payload", f -> {

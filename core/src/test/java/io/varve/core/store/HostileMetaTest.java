@@ -45,6 +45,22 @@ class HostileMetaTest {
     assertEquals(2, meta.dataFormatVersion());
   }
 
+  /** Version 7 adds the salt of the CRC32C record checks. */
+  @Test
+  void aVersion7MetaWithASaltReads() throws IOException {
+    HostileMetaFiles.Fields fields = new HostileMetaFiles.Fields();
+    fields.version = 7;
+    fields.recordCheck = 2;
+    fields.recordCheckSalt = -0x5A17L;
+    Path file = temp.resolve("meta");
+    Files.write(file, fields.file());
+    StoreMeta meta = StoreMeta.read(file);
+    assertEquals(RecordChecksum.CRC32C, meta.recordChecksum());
+    assertEquals(-0x5A17L, meta.recordCheckSalt());
+    assertEquals(7, meta.formatVersion());
+    assertEquals(2, meta.dataFormatVersion());
+  }
+
   /** The paged variants lie about one field of a valid paged meta, which reads. */
   @Test
   void theValidPagedOriginalReads() throws IOException {
