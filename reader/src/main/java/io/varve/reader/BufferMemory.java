@@ -81,15 +81,10 @@ final class BufferMemory extends RecordMemory {
 
   private static ByteBuffer copy(FileChannel channel, Path path, long start, int size) throws IOException {
     ByteBuffer chunk = ByteBuffer.allocateDirect(size);
-    try {
-      while (chunk.hasRemaining()) {
-        if (channel.read(chunk, start + chunk.position()) < 0) {
-          throw new EOFException(path + ": ended at byte " + (start + chunk.position()) + " while loading");
-        }
+    while (chunk.hasRemaining()) {
+      if (channel.read(chunk, start + chunk.position()) < 0) {
+        throw new EOFException(path + ": ended at byte " + (start + chunk.position()) + " while loading");
       }
-    } catch (IOException | RuntimeException | Error e) {
-      Cleaner.clean(chunk); // not yet among the chunks that open releases
-      throw e;
     }
     return chunk.clear();
   }

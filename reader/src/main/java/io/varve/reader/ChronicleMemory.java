@@ -3,10 +3,8 @@ package io.varve.reader;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.store.RecordChecksum;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -72,22 +70,8 @@ final class ChronicleMemory extends RecordMemory {
       try {
         long from = mapping.address() + region.offset();
         advise(from, length, MAdviseFlag.MADV_SEQUENTIAL.value());
-        try {
-          for (long copied = 0; copied < length; copied += LOAD_CHUNK) {
-            MEMORY.copyMemory(from + copied, address + copied, Math.min(LOAD_CHUNK, length - copied));
-          }
-          if (DataFaults.absorbLateFaults() > 0) {
-            throw truncatedWhileLoading(region, null);
-          }
-        } catch (InternalError fault) {
-          if (fault.getMessage() == null || !fault.getMessage().contains("unsafe memory access")) {
-            throw fault;
-          }
-          throw truncatedWhileLoading(region, fault);
-        }
-        // A cut inside the last page reads as zeros, without a fault.
-        if (Files.size(region.file()) < region.end()) {
-          throw truncatedWhileLoading(region, null);
+        for (long copied = 0; copied < length; copied += LOAD_CHUNK) {
+          MEMORY.copyMemory(from + copied, address + copied, Math.min(LOAD_CHUNK, length - copied));
         }
       } finally {
         mapping.close();
@@ -97,18 +81,6 @@ final class ChronicleMemory extends RecordMemory {
       throw e;
     }
     return new ChronicleMemory(address, length, () -> MEMORY.freeMemory(address, allocated));
-  }
-
-  /**
-   * A load that read past the end of the file: it was cut after the store's files were checked
-   * (the JVM reports the read of a mapped page the file no longer holds as an {@link InternalError},
-   * which must not escape as the JVM's own error).
-   */
-  private static EOFException truncatedWhileLoading(FileRegion region, InternalError fault) {
-    EOFException e = new EOFException(region.file() + ": shorter than the " + region.end()
-        + " bytes checked when the store was opened (truncated while loading)");
-    e.initCause(fault);
-    return e;
   }
 
   /**
