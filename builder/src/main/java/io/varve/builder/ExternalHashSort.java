@@ -228,6 +228,8 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         failure = failure == null ? new IOException("interrupted while spilling", e) : failure;
+      } catch (CancellationException e) {
+        failure = failure == null ? new IOException("the sort was stopped before a spill ran (closed from another thread)", e) : failure;
       } catch (ExecutionException e) {
         if (failure == null) {
           failure = rethrow(e.getCause());
@@ -472,14 +474,27 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
   void stop() {
     ExecutorService threads = background;
     if (threads != null) {
-      threads.shutdownNow();
+      cancelUnstarted(threads.shutdownNow());
+    }
+  }
+
+  /**
+   * Cancels the tasks a shutdown took off the queue before they ran: their futures would never
+   * complete, and a build waiting on one (a spill handed over just before a close from another
+   * thread) waited for ever.
+   */
+  private static void cancelUnstarted(List<Runnable> neverRun) {
+    for (Runnable task : neverRun) {
+      if (task instanceof Future<?> future) {
+        future.cancel(false);
+      }
     }
   }
 
   /** Stops the background thread, closes the partitions and frees the buffers; the workspace is the caller's. */
   void close() {
     if (background != null) {
-      background.shutdownNow();
+      cancelUnstarted(background.shutdownNow());
       try {
         background.awaitTermination(1, TimeUnit.MINUTES);
       } catch (InterruptedException e) {

@@ -277,9 +277,7 @@ public final class StoreMerger implements Closeable {
   public StoreMerger delete(byte[] key, int keyOffset, int keyLength) throws IOException {
     checkOpen();
     Objects.checkFromIndexSize(keyOffset, keyLength, key.length);
-    if (keyLength > RecordFormat.MAX_LENGTH) {
-      throw new IllegalArgumentException("keys are limited to " + RecordFormat.MAX_LENGTH + " bytes");
-    }
+    RecordLimit.check(keyLength, 0); // the key alone, with a header and checksum: as a put of an empty value
     batch().delete(key, keyOffset, keyLength);
     counted();
     return this;

@@ -47,4 +47,13 @@ class RecordLimitTest {
     StoreFiles.assertNoLeftovers(parent);
     assertTrue(StoreFiles.read(parent.resolve("merged")).keys().size() == 2);
   }
+
+  /** The limit in lengths alone: a delete's key within a few bytes of it overflowed as a put's record did. */
+  @Test
+  void theLimitCountsTheHeaderAndTheChecksum() {
+    int largestKey = RecordFormat.MAX_LENGTH - RecordFormat.headerLength(RecordFormat.MAX_LENGTH, 0) - RecordChecksum.BYTES;
+    RecordLimit.check(largestKey, 0);
+    assertThrows(IllegalArgumentException.class, () -> RecordLimit.check(largestKey + 1, 0));
+    assertThrows(IllegalArgumentException.class, () -> RecordLimit.check(RecordFormat.MAX_LENGTH, 0));
+  }
 }
