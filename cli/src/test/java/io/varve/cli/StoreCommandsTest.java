@@ -41,7 +41,7 @@ class StoreCommandsTest extends CommandTestSupport {
     assertTrue(stderr().contains("nope: not found"), stderr());
 
     assertEquals(0, run("stats", store.toString(), "--json"));
-    for (String field : new String[] {"\"records\":5", "\"dataBytes\":", "\"indexBitsPerKey\":", "\"offsetsBitsPerKey\":", "\"memoryBitsPerKey\":", "\"formatVersion\":6", "\"indexKind\":\"paged\""}) {
+    for (String field : new String[] {"\"records\":5", "\"dataBytes\":", "\"indexBitsPerKey\":", "\"offsetsBitsPerKey\":", "\"memoryBitsPerKey\":", "\"formatVersion\":7", "\"indexKind\":\"paged\""}) {
       assertTrue(stdout().contains(field), stdout());
     }
     assertEquals(0, run("stats", store.toString()));
