@@ -54,17 +54,7 @@ class CloseDuringBuildTest {
       CountDownLatch reached = new CountDownLatch(1);
       StoreBuilder builder = StoreBuilder.create(target)
           .memoryBudget(spills ? 2 << 20 : 64 << 20)
-          .listener((p, done, total) -> {
-            if (p == phase && reached.getCount() > 0) {
-              reached.countDown();
-              // Let the close come while this thread still works.
-              try {
-                Thread.sleep(50);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }
-          });
+          .listener(pauseAt(phase, reached));
       for (int i = 0; i < RECORDS; i++) {
         builder.put(key(i), new byte[4]);
       }
@@ -93,16 +83,7 @@ class CloseDuringBuildTest {
       CountDownLatch reached = new CountDownLatch(1);
       StoreMerger merger = StoreMerger.create(target).base(base)
           .memoryBudget(spills ? 2 << 20 : 64 << 20)
-          .listener((p, done, total) -> {
-            if (p == BuildListener.Phase.SORT && reached.getCount() > 0) {
-              reached.countDown();
-              try {
-                Thread.sleep(50);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }
-          });
+          .listener(pauseAt(BuildListener.Phase.SORT, reached));
       for (int i = 0; i < RECORDS; i++) {
         merger.put(key(i), new byte[4]);
       }
@@ -188,5 +169,19 @@ class CloseDuringBuildTest {
     } catch (IOException e) {
       return e.toString();
     }
+  }
+
+  /** Counts {@code reached} down when {@code phase} starts, then lets the close come while the building thread still works. */
+  private static BuildListener pauseAt(BuildListener.Phase phase, CountDownLatch reached) {
+    return (p, done, total) -> {
+      if (p == phase && reached.getCount() > 0) {
+        reached.countDown();
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
   }
 }
