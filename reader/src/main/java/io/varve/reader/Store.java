@@ -333,8 +333,13 @@ public final class Store implements Closeable {
 
     private Cursor() {}
 
-    /** Moves to the next record; false after the last. */
+    /**
+     * Moves to the next record; false after the last.
+     *
+     * @throws StoreClosedException once the store is closed, as every call of the cursor
+     */
     public boolean next() {
+      guard.checkOpen();
       if (next == size()) {
         current = -1;
         return false;
@@ -345,6 +350,7 @@ public final class Store implements Closeable {
 
     /** The current record's position in hash order. */
     public long index() {
+      guard.checkOpen();
       checkCurrent();
       return current;
     }

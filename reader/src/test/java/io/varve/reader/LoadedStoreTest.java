@@ -113,6 +113,8 @@ class LoadedStoreTest {
     Path dir = build(records, temp.resolve("store"));
     Path data = dir.resolve(StoreFile.DATA.fileName()).toRealPath();
     Store store = Store.load(dir);
+    Store.Cursor cursor = store.cursor();
+    assertTrue(cursor.next());
     assertFalse(mapsOf(data), "a loaded store unmaps its data file");
     assertFalse(holdsOpen(data), "a loaded store closes its data file");
     byte[] key = records.keySet().iterator().next().array();
@@ -123,6 +125,10 @@ class LoadedStoreTest {
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> store.get(key));
     assertTrue(e.getMessage().contains("closed"), e.getMessage());
     assertThrows(IllegalStateException.class, store::stats);
+    // A cursor's every call too (next() and index() answered after close).
+    assertThrows(StoreClosedException.class, cursor::next);
+    assertThrows(StoreClosedException.class, cursor::index);
+    assertThrows(StoreClosedException.class, cursor::value);
 
     try (Store mapped = Store.open(dir)) {
       assertTrue(mapsOf(data), "a mapped store maps its data file (the check above can fail)");
