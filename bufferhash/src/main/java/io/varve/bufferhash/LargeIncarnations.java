@@ -48,8 +48,7 @@ final class LargeIncarnations {
       CorruptStoreException.check(
           runPages >= 1 && unitPage + (long) runPages <= header.pages, where + ": unit at page " + unitPage + " of " + runPages + " pages");
       long footer = (long) (unitPage + runPages) * PAGE_BYTES - UNIT_FOOTER_BYTES;
-      CRC32C crc = new CRC32C();
-      crc.update(ByteBuffer.allocate(12).putLong(header.sequence).putInt(unitPage).flip());
+      CRC32C crc = LogFormat.unitCrcStart(header.sequence, unitPage);
       for (long at = start; at < footer; ) {
         int length = (int) Math.min(CHUNK_BYTES, footer - at);
         read(log, chunk.clear().limit(length), base + at, where);

@@ -143,11 +143,16 @@ final class LogFormat {
 
   /** CRC32C of a unit: bound to the incarnation's sequence and the unit's first page. */
   static int unitCrc(long sequence, int firstPage, byte[] bytes, int offset, int length) {
-    CRC32C crc = new CRC32C();
-    ByteBuffer binding = ByteBuffer.allocate(12).putLong(sequence).putInt(firstPage).flip();
-    crc.update(binding);
+    CRC32C crc = unitCrcStart(sequence, firstPage);
     crc.update(bytes, offset, length);
     return (int) crc.getValue();
+  }
+
+  /** A unit's CRC32C before its bytes: bound to the incarnation's sequence and the unit's first page. */
+  static CRC32C unitCrcStart(long sequence, int firstPage) {
+    CRC32C crc = new CRC32C();
+    crc.update(ByteBuffer.allocate(12).putLong(sequence).putInt(firstPage).flip());
+    return crc;
   }
 
   static void putInt(byte[] to, int at, int value) {
