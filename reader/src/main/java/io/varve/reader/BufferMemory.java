@@ -81,10 +81,15 @@ final class BufferMemory extends RecordMemory {
 
   private static ByteBuffer copy(FileChannel channel, Path path, long start, int size) throws IOException {
     ByteBuffer chunk = ByteBuffer.allocateDirect(size);
-    while (chunk.hasRemaining()) {
-      if (channel.read(chunk, start + chunk.position()) < 0) {
-        throw new EOFException(path + ": ended at byte " + (start + chunk.position()) + " while loading");
+    try {
+      while (chunk.hasRemaining()) {
+        if (channel.read(chunk, start + chunk.position()) < 0) {
+          throw new EOFException(path + ": ended at byte " + (start + chunk.position()) + " while loading");
+        }
       }
+    } catch (IOException | RuntimeException | Error e) {
+      free(chunk); // not yet among the chunks that open releases
+      throw e;
     }
     return chunk.clear();
   }
@@ -152,10 +157,17 @@ final class BufferMemory extends RecordMemory {
    */
   private static void release(ByteBuffer[] chunks) {
     for (int i = 0; i < chunks.length; i++) {
-      if (chunks[i] != null && chunks[i].isDirect()) {
-        Cleaner.clean(chunks[i]);
+      if (chunks[i] != null) {
+        free(chunks[i]);
       }
       chunks[i] = null;
+    }
+  }
+
+  /** Frees a direct buffer (or unmaps a mapped one) now where the JVM allows; a heap buffer is left alone. */
+  static void free(ByteBuffer buffer) {
+    if (buffer.isDirect()) {
+      Cleaner.clean(buffer);
     }
   }
 

@@ -3,11 +3,16 @@ package io.varve.reader;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.store.RecordChecksum;
+import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
+import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.core.io.IORuntimeException;
@@ -27,11 +32,8 @@ final class ChronicleMemory extends RecordMemory {
   private static final UnsafeMemory MEMORY = UnsafeMemory.MEMORY;
   /** The size of a transparent huge page on x86-64 and (with 4 KiB base pages) on AArch64. */
   static final long HUGE_PAGE = 2L << 20;
-  /**
-   * Bytes copied per call while loading: bounds the time one native copy runs without a safepoint
-   * check.
-   */
-  private static final long LOAD_CHUNK = 16L << 20;
+  /** Bytes read per call while loading: the direct buffer a load reads through. */
+  private static final long LOAD_CHUNK = 1L << 20;
 
   private final long address;
   private final long length;
@@ -57,8 +59,12 @@ final class ChronicleMemory extends RecordMemory {
   }
 
   /**
-   * Copies the bytes of {@code region} into memory allocated outside the heap, advised
-   * to be backed by transparent huge pages, and unmaps the file.
+   * Copies the bytes of {@code region} into memory allocated outside the heap, advised to be
+   * backed by transparent huge pages. The file is read, not mapped: a file cut while it is copied
+   * then ends the read early, where a mapped copy's fault would reach the caller as the JVM's
+   * {@code InternalError}, perhaps only after the load returned.
+   *
+   * @throws EOFException naming the file when it holds fewer bytes than the region
    */
   static RecordMemory load(FileRegion region) throws IOException {
     long length = region.length();
@@ -66,21 +72,34 @@ final class ChronicleMemory extends RecordMemory {
     long address = MEMORY.allocate(allocated);
     try {
       adviseHugePages(address, allocated);
-      Mapping mapping = Mapping.of(region.file(), region.end());
-      try {
-        long from = mapping.address() + region.offset();
-        advise(from, length, MAdviseFlag.MADV_SEQUENTIAL.value());
-        for (long copied = 0; copied < length; copied += LOAD_CHUNK) {
-          MEMORY.copyMemory(from + copied, address + copied, Math.min(LOAD_CHUNK, length - copied));
-        }
-      } finally {
-        mapping.close();
-      }
+      readInto(region, address);
     } catch (IOException | RuntimeException | Error e) {
       MEMORY.freeMemory(address, allocated);
       throw e;
     }
     return new ChronicleMemory(address, length, () -> MEMORY.freeMemory(address, allocated));
+  }
+
+  /** Reads the bytes of {@code region} into the native memory at {@code address}, through one direct buffer. */
+  private static void readInto(FileRegion region, long address) throws IOException {
+    ByteBuffer piece = ByteBuffer.allocateDirect((int) Math.min(LOAD_CHUNK, Math.max(1, region.length())));
+    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+      long pieceAddress = Jvm.address(piece);
+      for (long copied = 0; copied < region.length(); ) {
+        piece.clear().limit((int) Math.min(piece.capacity(), region.length() - copied));
+        while (piece.hasRemaining()) {
+          if (channel.read(piece, region.offset() + copied + piece.position()) < 0) {
+            throw new EOFException(
+                region.file() + ": ended at byte " + (region.offset() + copied + piece.position())
+                    + ", short of the " + region.end() + " bytes checked when the store was opened (cut while loading)");
+          }
+        }
+        MEMORY.copyMemory(pieceAddress, address + copied, piece.limit());
+        copied += piece.limit();
+      }
+    } finally {
+      BufferMemory.free(piece);
+    }
   }
 
   /**
