@@ -1,5 +1,6 @@
 package io.varve.core.artifact;
 
+import io.varve.core.format.RegularFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.store.StoreFile;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * Where a store's files lie: the files of a store directory, or the entries of a one-file artifact
@@ -73,15 +73,11 @@ public final class StoreFiles {
       return artifact.region(name);
     }
     Path file = origin.resolve(name);
-    BasicFileAttributes attributes;
     try {
-      attributes = Files.readAttributes(file, BasicFileAttributes.class);
+      return FileRegion.whole(file, RegularFiles.attributes(file, "damaged or hostile store").size());
     } catch (NoSuchFileException missing) {
       return null;
     }
-    // A FIFO would block the open that reads it for good, and a device reads as anything.
-    CorruptStoreException.check(attributes.isRegularFile(), file + ": not a regular file (damaged or hostile store)");
-    return FileRegion.whole(file, attributes.size());
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.varve.core.shard;
 
+import io.varve.core.format.RegularFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import io.varve.core.format.EnvelopeOutput;
@@ -18,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -207,10 +207,7 @@ public record ShardManifest(long seed, KeyMode keyMode, long createdMillis, List
    * @throws java.nio.file.NoSuchFileException when it does not exist
    */
   public static ShardManifest read(Path path) throws IOException {
-    BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
-    // A FIFO would block the read for good.
-    CorruptStoreException.check(attributes.isRegularFile(), path + ": not a regular file (damaged or hostile store)");
-    long size = attributes.size();
+    long size = RegularFiles.attributes(path, "damaged or hostile store").size();
     CorruptStoreException.check(size <= MAX_FILE_BYTES, path + ": " + size + " bytes is longer than any manifest (" + MAX_FILE_BYTES + ")");
     return parse(Files.readAllBytes(path), path.toString());
   }

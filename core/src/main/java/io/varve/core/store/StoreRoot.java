@@ -1,5 +1,6 @@
 package io.varve.core.store;
 
+import io.varve.core.format.RegularFiles;
 import io.varve.core.files.DirectoryEntries;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
@@ -13,7 +14,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -123,14 +123,11 @@ public final class StoreRoot {
    */
   public Optional<String> current() throws IOException {
     Path pointer = root.resolve(CURRENT);
-    BasicFileAttributes attributes;
     try {
-      attributes = Files.readAttributes(pointer, BasicFileAttributes.class);
+      RegularFiles.attributes(pointer, "so no pointer");
     } catch (NoSuchFileException none) {
       return Optional.empty();
     }
-    // A FIFO would block the open below for good (and a refresh with it, and a close waiting on it).
-    CorruptStoreException.check(attributes.isRegularFile(), pointer + ": not a regular file, so no pointer");
     byte[] bytes;
     try (InputStream in = Files.newInputStream(pointer)) {
       bytes = in.readNBytes(POINTER_BYTES + 1);
