@@ -303,6 +303,8 @@ public final class StoreMerger implements Closeable {
    *     (nothing is done; the options can be corrected and {@code merge} called again)
    * @throws io.varve.core.format.CorruptStoreException if an old store turns out damaged (nothing is
    *     published)
+   * @throws java.nio.file.NoSuchFileException if an old store was deleted since {@link #base} read
+   *     its meta, naming it (nothing is published)
    * @throws FileAlreadyExistsException if the target appeared meanwhile
    */
   public MergeSummary merge() throws IOException {

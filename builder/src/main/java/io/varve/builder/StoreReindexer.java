@@ -71,6 +71,8 @@ public final class StoreReindexer {
    *     parameters are given for a sparse index
    * @throws io.varve.core.format.CorruptStoreException if the store turns out damaged (nothing is
    *     published)
+   * @throws java.nio.file.NoSuchFileException if the store is gone, also when it is deleted while
+   *     it is read (nothing is published)
    */
   public static StoreMeta reindex(Path source, Path target, int blockBytes, IndexParameters parameters) throws IOException {
     BuildOptions.Builder options = BuildOptions.builder().sparseIndex(blockBytes);
@@ -92,6 +94,8 @@ public final class StoreReindexer {
    * @throws IllegalArgumentException if the block size does not suit the store
    * @throws io.varve.core.format.CorruptStoreException if the store turns out damaged (nothing is
    *     published)
+   * @throws java.nio.file.NoSuchFileException if the store is gone, also when it is deleted while
+   *     it is read (nothing is published)
    */
   public static StoreMeta reindex(Path source, Path target, BuildOptions options) throws IOException {
     Path from = source.toAbsolutePath().normalize();
@@ -133,7 +137,13 @@ public final class StoreReindexer {
             meta.pageBytes());
     Path staging = StoreDirectory.staging(to);
     try {
-      StoreMeta written = writeIndexed(files, meta, staging, blockBytes, knobs, options.listener());
+      StoreMeta written;
+      try {
+        written = writeIndexed(files, meta, staging, blockBytes, knobs, options.listener());
+      } catch (IOException | RuntimeException e) {
+        GoneStores.throwIfGone(files, e); // its files are linked or copied before they are scanned
+        throw e;
+      }
       options.listener().progress(BuildListener.Phase.PUBLISH, written.recordCount(), written.recordCount());
       StoreDirectory.publish(staging, to);
       staging = null;

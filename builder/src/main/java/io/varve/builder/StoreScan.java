@@ -71,8 +71,18 @@ final class StoreScan extends DataFileCursor {
    * store's: its seed orders the records).
    *
    * @throws CorruptStoreException naming the file on a defect found before the first record
+   * @throws java.nio.file.NoSuchFileException naming the store when it was deleted ({@link GoneStores})
    */
   static StoreScan open(StoreFiles files, StoreMeta meta, RecordHasher hasher) throws IOException {
+    try {
+      return openChecked(files, meta, hasher);
+    } catch (IOException | RuntimeException e) {
+      GoneStores.throwIfGone(files, e);
+      throw e;
+    }
+  }
+
+  private static StoreScan openChecked(StoreFiles files, StoreMeta meta, RecordHasher hasher) throws IOException {
     for (StoreMeta.FileEntry entry : meta.files()) {
       files.listed(entry);
     }

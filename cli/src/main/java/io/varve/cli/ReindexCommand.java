@@ -4,9 +4,11 @@ import io.varve.builder.StoreBuilder;
 import io.varve.builder.StoreReindexer;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.index.IndexParameters;
+import io.varve.core.store.StoreFile;
 import io.varve.reader.Store;
 import io.varve.reader.StoreStats;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -68,10 +70,12 @@ final class ReindexCommand implements Callable<Integer> {
       progress.ticking("reindex");
       StoreReindexer.reindex(source, target, blockBytes, knobs);
     } catch (NoSuchFileException e) {
-      // The store's directory and meta file are there (checked above), so a missing file is one
-      // that its meta lists: the store is damaged, as Store.open says of such a store.
+      // The store's directory and meta file were there (checked above), so a missing file is one
+      // that its meta lists: the store is damaged, as Store.open says of such a store. Unless its
+      // meta file is gone too: then the store was deleted meanwhile, as the library says.
       Path missing = e.getFile() == null ? null : Path.of(e.getFile()).toAbsolutePath();
-      if (missing != null && source.toAbsolutePath().equals(missing.getParent())) {
+      if (missing != null && source.toAbsolutePath().equals(missing.getParent())
+          && Files.exists(source.resolve(StoreFile.META.fileName()))) {
         throw new CorruptStoreException(e.getFile() + ": missing, but the meta file lists it (damaged store)", e);
       }
       throw e;

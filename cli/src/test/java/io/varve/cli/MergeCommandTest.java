@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.reader.Store;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -186,6 +188,38 @@ class MergeCommandTest extends CommandTestSupport {
     }
     assertEquals(1, run("merge", store.toString(), "--out", merged.toString(), "--upserts", write("up.tsv", "d\t4\n").toString()));
     assertTrue(stderr().contains("damaged store"), stderr());
+    assertFalse(Files.exists(merged));
+    assertNoLeftovers();
+  }
+
+  /**
+   * A base deleted while the batch is read (an old version removed meanwhile): the merge says the
+   * base is gone (exit 2), not that it is damaged and must be rebuilt (exit 1), as it did until
+   * 2026-11-28.
+   */
+  @Test
+  void aBaseDeletedWhileTheBatchIsReadIsGoneNotDamaged() throws IOException {
+    Path store = build("base", Map.of("a", "1", "b", "2", "c", "3"));
+    Path merged = temp.resolve("merged");
+    InputStream deletingBase = new SequenceInputStream(new InputStream() {
+      @Override
+      public int read() throws IOException {
+        try (var files = Files.walk(store)) {
+          for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.delete(file);
+          }
+        }
+        return -1;
+      }
+    }, new ByteArrayInputStream(bytes("d\t4\n")));
+    out.reset();
+    err.reset();
+    int status = Varve.run(new String[] {"merge", store.toString(), "--out", merged.toString(), "--upserts", "-", "--format", "tsv"},
+        deletingBase, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertFalse(Files.exists(store));
+    assertEquals(2, status, stderr());
+    assertTrue(stderr().contains("varve merge: no such file or directory: " + store + ": the store is gone"), stderr());
+    assertFalse(stderr().contains("damaged"), stderr());
     assertFalse(Files.exists(merged));
     assertNoLeftovers();
   }
