@@ -121,22 +121,27 @@ final class BuildAttempt {
     KeyMode keyMode = plan.keyMode();
     BuildOptions options = plan.options();
     IndexParameters index = plan.firstIndex(shape.isFixed(keyMode));
-    StoreWriter writer =
-        new StoreWriter(
-            staging,
-            temporaryDirectory(),
-            records,
-            true,
-            shape.isFixed(keyMode),
-            keyMode.keepsKeys() ? shape.minKeyLength() : keyMode.storedKeyLength(),
-            shape.minValueLength(),
-            plan.pageBytes(),
-            index,
-            keyMode,
-            options.dataWrites(),
-            options.recordChecksums(),
-            options.recordCheckSaltForNewFile(),
-            hashes.mapping());
+    StoreWriter writer;
+    try {
+      writer =
+          new StoreWriter(
+              staging,
+              temporaryDirectory(),
+              records,
+              true,
+              shape.isFixed(keyMode),
+              keyMode.keepsKeys() ? shape.minKeyLength() : keyMode.storedKeyLength(),
+              shape.minValueLength(),
+              plan.pageBytes(),
+              index,
+              keyMode,
+              options.dataWrites(),
+              options.recordChecksums(),
+              options.recordCheckSaltForNewFile(),
+              hashes.mapping());
+    } catch (IOException e) {
+      throw FullDisk.named(e, staging);
+    }
     try {
       ChunkWriter chunkWriter = new ChunkWriter(writer, plan.duplicates(), listener, records);
       try {
@@ -173,6 +178,9 @@ final class BuildAttempt {
         writer.abandon();
       } catch (IOException | RuntimeException suppressed) {
         e.addSuppressed(suppressed); // closing fails too on a full disk: report the first failure
+      }
+      if (e instanceof IOException io) {
+        throw FullDisk.named(io, staging); // spills name their own full disk: one unnamed here is the store's
       }
       throw e;
     }

@@ -26,7 +26,11 @@ final class HashPartitions implements Closeable {
     if (sharedPrefixBits > 128 - BITS) {
       throw new IllegalArgumentException("no hash bits left to partition by");
     }
-    this.directory = Files.createDirectories(directory);
+    try {
+      this.directory = Files.createDirectories(directory);
+    } catch (IOException e) {
+      throw FullDisk.named(e, directory);
+    }
     this.sharedPrefixBits = sharedPrefixBits;
     this.bufferBytes = bufferBytes;
   }

@@ -172,6 +172,7 @@ public final class ShardedStoreBuilder implements Closeable {
       return buildShardsAndPublish();
     } catch (IOException | RuntimeException | Error e) {
       // Nothing was published: remove the shards built so far now, not only when closed.
+      Path written = staging;
       order.close();
       try {
         discard();
@@ -181,6 +182,9 @@ public final class ShardedStoreBuilder implements Closeable {
       IllegalStateException closed = finishing.closedFailure(e);
       if (closed != null) {
         throw closed;
+      }
+      if (e instanceof IOException io) {
+        throw FullDisk.named(io, written); // the shards' builds name their spills' and their own
       }
       throw e;
     } finally {

@@ -34,7 +34,11 @@ final class SpillFile {
 
     Writer(Path path, int bufferBytes) throws IOException {
       this.path = path;
-      this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      try {
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        throw FullDisk.named(e, path);
+      }
       this.buffer = new byte[bufferBytes];
     }
 
@@ -63,8 +67,12 @@ final class SpillFile {
 
     void flush() throws IOException {
       ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, used);
-      while (bytes.hasRemaining()) {
-        channel.write(bytes);
+      try {
+        while (bytes.hasRemaining()) {
+          channel.write(bytes);
+        }
+      } catch (IOException e) {
+        throw FullDisk.named(e, path); // a full disk names no file: say which directory
       }
       used = 0;
     }
@@ -78,7 +86,11 @@ final class SpillFile {
       try {
         flush();
       } finally {
-        channel.close();
+        try {
+          channel.close();
+        } catch (IOException e) {
+          throw FullDisk.named(e, path);
+        }
       }
     }
   }

@@ -77,7 +77,11 @@ final class StoreDirectory {
    *     target}, but its name may not survive a power loss, and the message says so
    */
   static void publish(Path staging, Path target) throws IOException {
-    force(staging);
+    try {
+      force(staging);
+    } catch (IOException e) {
+      throw FullDisk.named(e, staging); // some file systems report a full disk only when forced
+    }
     // rename(2) silently replaces an empty directory and fails on a file with a generic error:
     // check just before it (Java offers no atomic no-replace rename; this narrows the window).
     if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {

@@ -409,6 +409,9 @@ public final class StoreMerger implements Closeable {
       if (e instanceof CrowdedHashesException crowded) {
         throw CrowdedHashes.explain(crowded, seed());
       }
+      if (e instanceof IOException io) {
+        throw FullDisk.named(io, staging); // the batch's spills name their own full disk
+      }
       throw e;
     } finally {
       try {

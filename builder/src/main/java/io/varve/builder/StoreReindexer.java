@@ -142,6 +142,9 @@ public final class StoreReindexer {
         written = writeIndexed(files, meta, staging, blockBytes, knobs, options.listener());
       } catch (IOException | RuntimeException e) {
         GoneStores.throwIfGone(files, e); // its files are linked or copied before they are scanned
+        if (e instanceof IOException io) {
+          throw FullDisk.named(io, staging);
+        }
         throw e;
       }
       options.listener().progress(BuildListener.Phase.PUBLISH, written.recordCount(), written.recordCount());
@@ -221,6 +224,9 @@ public final class StoreReindexer {
         } catch (IOException | RuntimeException suppressed) {
           e.addSuppressed(suppressed);
         }
+      }
+      if (e instanceof IOException io) {
+        throw FullDisk.named(io, staging);
       }
       throw e;
     } finally {

@@ -130,8 +130,12 @@ final class StoreWriter {
         pagedLayout
             ? null
             : hashRange.adapt(exactCount ? parameters.builder(expectedRecords) : parameters.builderUpTo(expectedRecords));
-    this.startsPath = fixedSize ? null : Files.createTempFile(scratch, "starts", ".tmp");
-    this.starts = fixedSize ? null : new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(startsPath), 1 << 16));
+    this.startsPath = fixedSize ? null : createScratch(scratch);
+    // The starts go to the scratch directory, the build's temporary one: its full disk is named as such.
+    this.starts =
+        fixedSize
+            ? null
+            : new DataOutputStream(new BufferedOutputStream(FullDisk.naming(Files.newOutputStream(startsPath), startsPath), 1 << 16));
     int dataVersion = pagedLayout ? 3 : recordChecksums ? 2 : 1;
     this.data = StoreFileWriter.create(directory.resolve(StoreFile.DATA.fileName()), StoreFile.DATA, dataVersion, dataWrites);
     this.paged = pagedLayout ? new PagedDataWriter(data, pageBytes, checksum, salt, starts::writeLong) : null;
@@ -143,6 +147,14 @@ final class StoreWriter {
    * PagedLayout#holds}): then {@link StoreBuilder#DEFAULT_INDEX}, so that fixed-size records keep
    * their computed places and records without full keys get a rank index.
    */
+  private static Path createScratch(Path scratch) throws IOException {
+    try {
+      return Files.createTempFile(scratch, "starts", ".tmp");
+    } catch (IOException e) {
+      throw FullDisk.named(e, scratch);
+    }
+  }
+
   static IndexParameters suited(IndexParameters wanted, boolean fixedSize, KeyMode keyMode, int pageBytes) {
     return wanted.kind() == IndexKind.PAGED && !PagedLayout.holds(fixedSize, keyMode, pageBytes) ? StoreBuilder.DEFAULT_INDEX : wanted;
   }

@@ -53,7 +53,19 @@ final class TemporaryDirectories {
   /** The locks this copy of the class holds, by the directory they guard. */
   private static final Map<Path, Owned> OWNED = new ConcurrentHashMap<>();
 
+  private static final Pattern WORKSPACE = Pattern.compile("\\.varve-(build|merge)-[0-9a-f]+");
+
   private TemporaryDirectories() {}
+
+  /** Whether {@code name} is that of a build's or merge's temporary directory (its spills). */
+  static boolean isWorkspace(String name) {
+    return WORKSPACE.matcher(name).matches();
+  }
+
+  /** Whether {@code name} is that of a staging directory (a store being written). */
+  static boolean isStaging(String name) {
+    return OURS.matcher(name).matches() && !isWorkspace(name);
+  }
 
   /**
    * Creates directory {@code parent/prefix<random hex>} ({@code prefix} must be one of the names
@@ -83,6 +95,9 @@ final class TemporaryDirectories {
         if (e instanceof FileAlreadyExistsException) {
           continue;
         }
+        if (e instanceof IOException io) {
+          throw FullDisk.named(io, directory);
+        }
         throw e;
       }
       OWNED.put(key(directory), new Owned(lock, lockFile, token));
@@ -98,6 +113,9 @@ final class TemporaryDirectories {
         return directory;
       } catch (IOException | RuntimeException e) {
         release(directory);
+        if (e instanceof IOException io) {
+          throw FullDisk.named(io, directory);
+        }
         throw e;
       }
     }
