@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -35,7 +37,10 @@ import java.util.stream.Stream;
  * is deleted once nothing in it has changed for {@link #ORPHAN_AGE}. Locks taken by this process are
  * never probed: on Linux closing any channel of a file drops every lock the process holds on it.
  * This process's locks are known by {@link HeldFiles}, the JVM's register, so that a copy of this
- * class in another class loader does not probe them either.
+ * class in another class loader does not probe them either. A lock file is unlocked for a moment
+ * after its creation, when another process's sweep may take it for a dead run's: its creator checks
+ * after locking that the file is still in place, else starts again under another name, so that no
+ * directory is made without its lock.
  *
  * <p>Names: {@code .varve-build-*}, {@code .varve-merge-*} and {@code .NAME.staging-*}, nothing
  * else is ever touched. Thread-safe.
@@ -49,6 +54,12 @@ final class TemporaryDirectories {
 
   /** A lock this class holds: its channel, and its entry in {@link HeldFiles}. */
   private record Owned(FileChannel channel, Path lockFile, String token) {}
+
+  /**
+   * Called with a new lock file between its creation and its locking: a seam for tests, which
+   * run another process's sweep there.
+   */
+  static volatile Consumer<Path> lockFileCreated = lockFile -> {};
 
   /** The locks this copy of the class holds, by the directory they guard. */
   private static final Map<Path, Owned> OWNED = new ConcurrentHashMap<>();
@@ -102,8 +113,16 @@ final class TemporaryDirectories {
       }
       OWNED.put(key(directory), new Owned(lock, lockFile, token));
       try {
-        if (lock.tryLock() == null) {
-          throw new IOException("could not lock " + lockFile);
+        if (!lockedInPlace(lock, lockFile)) {
+          // Another process's sweep took the new lock file, not locked yet, for a dead run's and
+          // deleted it (or is about to): a directory made now would lie there without its lock.
+          OWNED.remove(key(directory));
+          try {
+            lock.close();
+          } finally {
+            HeldFiles.release(lockFile, token);
+          }
+          continue;
         }
         if (private_ && parent.getFileSystem().supportedFileAttributeViews().contains("posix")) {
           Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -118,6 +137,33 @@ final class TemporaryDirectories {
         }
         throw e;
       }
+    }
+  }
+
+  /**
+   * Locks the lock file just created as {@code lockFile} through {@code lock}, and tells whether
+   * {@code lockFile} still names the file locked. Between its creation and its lock, the file is
+   * unlocked for all to see: a sweep in another process may take the lock first (it then deletes
+   * the file), or take it, delete the file and let go before this lock, which then holds a file
+   * no longer there. A sweep can delete a lock file only while holding its lock, so once this lock
+   * is held and the file is still in place, it stays.
+   */
+  private static boolean lockedInPlace(FileChannel lock, Path lockFile) throws IOException {
+    Object created;
+    try {
+      created = Files.readAttributes(lockFile, BasicFileAttributes.class).fileKey();
+    } catch (NoSuchFileException deleted) {
+      return false;
+    }
+    lockFileCreated.accept(lockFile);
+    if (lock.tryLock() == null) {
+      return false; // held by a sweep, which deletes it
+    }
+    try {
+      Object locked = Files.readAttributes(lockFile, BasicFileAttributes.class).fileKey();
+      return created == null || created.equals(locked); // no file keys (Windows): its being there has to do
+    } catch (NoSuchFileException deleted) {
+      return false;
     }
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.files.HeldFiles;
 import io.varve.core.files.LockProbeChild;
+import io.varve.core.testing.ChildJvm;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -107,6 +109,51 @@ class TemporaryDirectoriesTest {
     deadRun(".sparse.staging-8b");
     StoreReindexer.reindex(base, parent.resolve("sparse"), 4096, null);
     assertEquals(List.of("base", "merged", "sparse"), names());
+  }
+
+  /**
+   * Another process sweeps the parent just after a lock file is created, before it is locked: the
+   * sweep takes it for a dead run's and deletes it. Until 2026-11-28 the creator then locked the
+   * deleted file and made its directory without a lock file, guarded only by the hour a lockless
+   * directory is kept; now it starts again under another name, and its directory keeps its lock.
+   */
+  @Test
+  void aSweepByAnotherProcessBeforeTheLockIsTakenLeavesNoDirectoryUnguarded() throws Exception {
+    List<Path> swept = new ArrayList<>();
+    TemporaryDirectories.lockFileCreated = lockFile -> {
+      if (swept.isEmpty()) {
+        swept.add(lockFile);
+        assertEquals("removed 0", sweepInAnotherProcess()); // only the lock file, not yet a directory
+        assertFalse(Files.exists(lockFile), "the other process's sweep deleted the unlocked lock file");
+      }
+    };
+    Path mine;
+    try {
+      mine = TemporaryDirectories.create(parent, ".varve-build-", true);
+    } finally {
+      TemporaryDirectories.lockFileCreated = lockFile -> {};
+    }
+    assertEquals(1, swept.size());
+    try {
+      Path lockFile = parent.resolve(mine.getFileName() + ".lock");
+      assertTrue(Files.exists(lockFile), "the directory made has its lock file: " + names());
+      assertEquals("held", LockProbeChild.probe(lockFile));
+      assertEquals("removed 0", sweepInAnotherProcess());
+      assertEquals(List.of(mine.getFileName().toString(), mine.getFileName() + ".lock"), names());
+    } finally {
+      TemporaryDirectories.delete(mine);
+    }
+    assertEquals(List.of(), names());
+  }
+
+  private String sweepInAnotherProcess() {
+    try {
+      ChildJvm.Result child = ChildJvm.run("64m", SweepChild.class, parent.toString());
+      assertEquals(0, child.exitCode(), child.output());
+      return child.output().strip();
+    } catch (IOException | InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   /**
