@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * keys, under the {@link DuplicatePolicy}. Input that never spilled is sorted in memory.
  *
  * <p>Not thread-safe: one thread adds and reads the chunks; the sort's own background threads
- * spill and load.
+ * spill and load. {@link #close} and {@link #stop} may come from another thread (a builder closed
+ * by a shutdown hook while its input is read): a spill that would start after the close fails
+ * before it creates a file, so that nothing is left for the next run to remove.
  */
 final class ExternalHashSort {
   /**
@@ -78,6 +80,13 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
    * input is incomplete and every later call is refused.
    */
   private Throwable spillFailure;
+  /**
+   * Guards {@link #closed}: a spill creates its directories and hands its tasks over holding it,
+   * so that a close from another thread comes either before (the spill then fails) or after (the
+   * close then stops the spill's tasks, and the caller deletes the files they wrote).
+   */
+  private final Object spillStart = new Object();
+  private boolean closed;
 
   /**
    * @param memoryBudget bytes of the two record buffers together
@@ -166,6 +175,15 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
    */
   private void spill() throws IOException {
     awaitSpill();
+    synchronized (spillStart) {
+      if (closed) {
+        throw new IOException("the sort was closed (from another thread) before a spill: nothing was written to disk");
+      }
+      startSpill();
+    }
+  }
+
+  private void startSpill() throws IOException {
     if (partitions == null) {
       partitions = new HashPartitions(workspace.get().resolve("partitions"), 0, spillBufferBytes());
     }
@@ -493,6 +511,9 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   /** Stops the background thread, closes the partitions and frees the buffers; the workspace is the caller's. */
   void close() {
+    synchronized (spillStart) {
+      closed = true; // after a spill that started, if one did: its tasks are stopped below
+    }
     if (background != null) {
       cancelUnstarted(background.shutdownNow());
       try {

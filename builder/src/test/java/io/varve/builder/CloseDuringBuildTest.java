@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -137,6 +138,54 @@ class CloseDuringBuildTest {
     assertEquals("the builder was closed while build() ran: nothing was published", e.getMessage());
     closing.get(30, TimeUnit.SECONDS);
     StoreFiles.assertCleanFailure(root);
+  }
+
+  /**
+   * A close from another thread while {@code put} starts the first spill (the CLI's shutdown hook
+   * on Ctrl-C while the input is read): here it comes while the spill creates its temporary
+   * directory (the seam {@link TemporaryDirectories#lockFileCreated}). Until 2026-11-28 the close
+   * found no directory to delete and returned, and the spill then made its directory and wrote its
+   * partitions: left until the next run beside it. Now the close waits for the spill's start and
+   * stops it, or the spill fails before it creates a file, and nothing is left.
+   */
+  @Test
+  void closeWhileASpillStartsLeavesNoSpillDirectory() throws Exception {
+    Path temporary = Files.createDirectory(parent.resolve("tmp"));
+    StoreBuilder builder = StoreBuilder.create(parent.resolve("store")).memoryBudget(2 << 20).temporaryDirectory(temporary);
+    Thread[] closing = new Thread[1];
+    TemporaryDirectories.lockFileCreated = lockFile -> {
+      if (closing[0] == null && lockFile.getFileName().toString().startsWith(".varve-build-")) {
+        closing[0] = new Thread(() -> {
+          try {
+            builder.close();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }, "closer");
+        closing[0].start();
+        // Until the close is done, or waits for the spill's start to end.
+        while (closing[0].isAlive() && closing[0].getState() != Thread.State.BLOCKED) {
+          Thread.onSpinWait();
+        }
+      }
+    };
+    try {
+      for (int i = 0; closing[0] == null; i++) {
+        try {
+          builder.put(key(i), new byte[4]);
+        } catch (IOException | RuntimeException spillRefused) {
+          break; // the close came first: the spill failed before it wrote anything
+        }
+      }
+    } finally {
+      TemporaryDirectories.lockFileCreated = lockFile -> {};
+    }
+    closing[0].join();
+    assertThrows(IllegalStateException.class, () -> builder.put(key(-1), new byte[4]));
+    try (var left = Files.list(temporary)) {
+      assertEquals(List.of(), left.map(p -> p.getFileName().toString()).toList(), "left in " + temporary);
+    }
+    StoreFiles.assertCleanFailure(parent.resolve("store"));
   }
 
   /** A listener closing its own builder: build() fails at once, without waiting for itself. */
