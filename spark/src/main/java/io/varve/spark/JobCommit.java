@@ -127,8 +127,14 @@ final class JobCommit {
     FileStatus[] children = fs.listStatus(root);
     if (children.length > 0) {
       List<String> names = Arrays.stream(children).limit(3).map(child -> child.getPath().getName()).toList();
+      boolean leftovers = Arrays.stream(children).map(child -> child.getPath().getName())
+          .anyMatch(name -> name.equals(TEMPORARY) || name.startsWith("shard-"));
       throw new FileAlreadyExistsException(root + " is not empty (it holds " + String.join(", ", names)
-          + (children.length > 3 ? ", ..." : "") + "): " + instead);
+          + (children.length > 3 ? ", ..." : "") + ")"
+          + (leftovers
+              ? ": what an unfinished job left (no " + ShardManifest.FILE_NAME + ", so no store), or one still writing there:"
+                  + " delete it once no job writes there, or write to a path of its own"
+              : ": " + instead));
     }
   }
 

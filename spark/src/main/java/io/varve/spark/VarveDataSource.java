@@ -1,5 +1,6 @@
 package io.varve.spark;
 
+import io.varve.core.shard.ShardManifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.hadoop.fs.FileStatus;
@@ -36,9 +37,13 @@ import scala.jdk.javaapi.CollectionConverters;
  * {@link VarveWriteOptions}. An unknown option is refused.
  *
  * <p>Save modes: {@code ErrorIfExists} (the default) refuses an output that holds anything, and
- * {@code Ignore} leaves it as it is; {@code Overwrite} and {@code Append} are refused, since a
- * published store is immutable and serving hosts may be reading it: write each version to a new
- * path. Reading ({@code spark.read().format("varve")}) is not offered: stores are served by {@code
+ * {@code Ignore} leaves a published store as it is (an output with its {@code _MANIFEST}, which a
+ * job writes last) and writes where there is none, as {@code ErrorIfExists} does: what a killed or
+ * failed job left (its {@code _temporary}, shards without {@code _MANIFEST}) is no store, so it is
+ * not taken for one and skipped without a word, but refused, named, like anything else in the
+ * output, since another job may still be writing it. {@code Overwrite} and {@code Append} are
+ * refused, since a published store is immutable and serving hosts may be reading it: write each
+ * version to a new path. Reading ({@code spark.read().format("varve")}) is not offered: stores are served by {@code
  * ShardedStore}, not scanned.
  *
  * <p>Spark creates one instance per use through {@link java.util.ServiceLoader}; stateless and
@@ -62,7 +67,7 @@ public final class VarveDataSource implements CreatableRelationProvider, DataSou
             + ": a published store is immutable and may be served; write each version to a new path ("
             + options.path() + " is " + (holdsAnything(data, options.path()) ? "not empty" : "empty") + ")");
         case Ignore -> {
-          if (holdsAnything(data, options.path())) {
+          if (holdsPublishedStore(data, options.path())) {
             return new WrittenRelation(sqlContext, data.schema());
           }
         }
@@ -73,6 +78,16 @@ public final class VarveDataSource implements CreatableRelationProvider, DataSou
       throw new UncheckedIOException("writing " + options.path() + ": " + e.getMessage(), e);
     }
     return new WrittenRelation(sqlContext, data.schema());
+  }
+
+  /**
+   * Whether {@code path} holds a published store: its {@code _MANIFEST}, written last by the job
+   * that wrote it. A killed job's leftovers have none.
+   */
+  private static boolean holdsPublishedStore(Dataset<Row> data, String path) throws IOException {
+    Path manifest = new Path(path, ShardManifest.FILE_NAME);
+    FileSystem fileSystem = manifest.getFileSystem(data.sparkSession().sparkContext().hadoopConfiguration());
+    return fileSystem.exists(manifest) && fileSystem.getFileStatus(manifest).isFile();
   }
 
   /** Whether {@code path} exists as a file or as a directory that is not empty. */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.files.FileTrees;
 import io.varve.core.shard.ShardManifest;
 import io.varve.core.store.KeyMode;
 import io.varve.reader.ShardedStore;
@@ -159,6 +160,42 @@ class VarveDataSourceTest {
     rows(60).write().format("varve").mode(SaveMode.Ignore).option("shards", 2).save(output("v2"));
     try (ShardedStore store = ShardedStore.open(temp.resolve("v2"))) {
       assertEquals(60, store.size());
+    }
+  }
+
+  /**
+   * {@code Ignore} over what a killed job left (its {@code _temporary} and a shard renamed, no
+   * {@code _MANIFEST}): no store, so not skipped. Until 2026-11-28 it was taken for existing data
+   * and the save wrote nothing without a word, leaving the output without a store; now the save is
+   * refused, naming the leftovers (another job may still be writing them), and once they are
+   * deleted, {@code Ignore} writes the store.
+   */
+  @Test
+  void ignoreSkipsOnlyAPublishedStoreNotAKilledJobsLeftovers() throws IOException {
+    Path output = temp.resolve("v3");
+    Files.createDirectories(output.resolve("_temporary/20261127T235900-1a2b3c4d/shard-00001.attempt-7"));
+    Files.writeString(output.resolve("_temporary/20261127T235900-1a2b3c4d/_RUNNING"), "");
+    Files.createDirectories(output.resolve("shard-00000"));
+    Files.write(output.resolve("shard-00000/data"), new byte[100]);
+    UncheckedIOException refused = assertThrows(UncheckedIOException.class,
+        () -> rows(40).write().format("varve").mode(SaveMode.Ignore).option("shards", 2).save(output.toUri().toString()));
+    assertTrue(refused.getCause() instanceof FileAlreadyExistsException, String.valueOf(refused.getCause()));
+    assertTrue(refused.getMessage().contains("what an unfinished job left (no _MANIFEST, so no store)")
+        && refused.getMessage().contains("_temporary") && refused.getMessage().contains("shard-00000"), refused.getMessage());
+    assertFalse(Files.exists(output.resolve(ShardManifest.FILE_NAME)));
+    assertTrue(Files.exists(output.resolve("_temporary/20261127T235900-1a2b3c4d/_RUNNING")), "the leftovers are not touched");
+
+    // Another directory's contents are no store either: refused, not skipped.
+    Path other = Files.createDirectories(temp.resolve("other"));
+    Files.writeString(other.resolve("notes.txt"), "hello");
+    UncheckedIOException notEmpty = assertThrows(UncheckedIOException.class,
+        () -> rows(40).write().format("varve").mode(SaveMode.Ignore).option("shards", 2).save(other.toUri().toString()));
+    assertTrue(notEmpty.getMessage().contains("is not empty (it holds notes.txt)"), notEmpty.getMessage());
+
+    FileTrees.deleteTree(output);
+    rows(40).write().format("varve").mode(SaveMode.Ignore).option("shards", 2).save(output.toUri().toString());
+    try (ShardedStore store = ShardedStore.open(output)) {
+      assertEquals(40, store.size());
     }
   }
 }
