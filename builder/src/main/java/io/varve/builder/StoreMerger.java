@@ -81,8 +81,15 @@ public final class StoreMerger implements Closeable {
   private final BuildOptions.Builder settings;
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
 
-  private Path temporary;
-  private MergeBatch batch;
+  /**
+   * Guards {@link #discarded}: the batch's temporary directory is created holding it, so that a
+   * close from another thread (a shutdown hook) comes either before (the first put then fails) or
+   * after (the close then deletes the directory), never between, leaving it behind.
+   */
+  private final Object workspace = new Object();
+  private boolean discarded;
+  private volatile Path temporary;
+  private volatile MergeBatch batch;
   private long operations;
   private long startNanos;
   private final UseOrder order = new UseOrder("merger", "merge()", "put or delete");
@@ -453,9 +460,14 @@ public final class StoreMerger implements Closeable {
       }
       startNanos = System.nanoTime();
       Path parent = settings.temporaryDirectory() != null ? settings.temporaryDirectory() : target.getParent();
-      temporary = TemporaryDirectories.create(parent, ".varve-merge-", true);
-      Path workspace = temporary;
-      batch = new MergeBatch(settings.memoryBudget(), hashers.apply(seed()), seed(), () -> workspace);
+      synchronized (workspace) {
+        if (discarded) {
+          throw new IllegalStateException("the merger is closed");
+        }
+        Path created = TemporaryDirectories.create(parent, ".varve-merge-", true);
+        temporary = created;
+        batch = new MergeBatch(settings.memoryBudget(), hashers.apply(seed()), seed(), () -> created);
+      }
     }
     return batch;
   }
@@ -515,13 +527,20 @@ public final class StoreMerger implements Closeable {
   }
 
   private void discardTemporary() throws IOException {
+    MergeBatch discardedBatch;
+    Path discardedDirectory;
+    synchronized (workspace) {
+      discarded = true;
+      discardedBatch = batch;
+      discardedDirectory = temporary;
+      temporary = null;
+    }
     try {
-      if (batch != null) {
-        batch.close();
+      if (discardedBatch != null) {
+        discardedBatch.close();
       }
     } finally {
-      TemporaryDirectories.delete(temporary);
-      temporary = null;
+      TemporaryDirectories.delete(discardedDirectory);
     }
   }
 

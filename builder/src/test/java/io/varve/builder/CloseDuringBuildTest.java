@@ -152,25 +152,9 @@ class CloseDuringBuildTest {
   void closeWhileASpillStartsLeavesNoSpillDirectory() throws Exception {
     Path temporary = Files.createDirectory(parent.resolve("tmp"));
     StoreBuilder builder = StoreBuilder.create(parent.resolve("store")).memoryBudget(2 << 20).temporaryDirectory(temporary);
-    Thread[] closing = new Thread[1];
-    TemporaryDirectories.lockFileCreated = lockFile -> {
-      if (closing[0] == null && lockFile.getFileName().toString().startsWith(".varve-build-")) {
-        closing[0] = new Thread(() -> {
-          try {
-            builder.close();
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        }, "closer");
-        closing[0].start();
-        // Until the close is done, or waits for the spill's start to end.
-        while (closing[0].isAlive() && closing[0].getState() != Thread.State.BLOCKED) {
-          Thread.onSpinWait();
-        }
-      }
-    };
+    Thread closing = closeWhenCreating(".varve-build-", builder);
     try {
-      for (int i = 0; closing[0] == null; i++) {
+      for (int i = 0; closing.getState() == Thread.State.NEW; i++) {
         try {
           builder.put(key(i), new byte[4]);
         } catch (IOException | RuntimeException spillRefused) {
@@ -180,12 +164,65 @@ class CloseDuringBuildTest {
     } finally {
       TemporaryDirectories.lockFileCreated = lockFile -> {};
     }
-    closing[0].join();
+    closing.join();
     assertThrows(IllegalStateException.class, () -> builder.put(key(-1), new byte[4]));
     try (var left = Files.list(temporary)) {
       assertEquals(List.of(), left.map(p -> p.getFileName().toString()).toList(), "left in " + temporary);
     }
     StoreFiles.assertCleanFailure(parent.resolve("store"));
+  }
+
+  /**
+   * The same for a merger, whose first put creates its temporary directory: a close from another
+   * thread while it does used to find none, and the directory stayed. Now the close waits for the
+   * creation, then deletes it, or the put fails before it creates anything.
+   */
+  @Test
+  void closeWhileAMergeCreatesItsTemporaryDirectoryLeavesNothing() throws Exception {
+    Path base = parent.resolve("base");
+    try (StoreBuilder builder = StoreBuilder.create(base)) {
+      builder.put(key(-1), new byte[] {1}).build();
+    }
+    Path temporary = Files.createDirectory(parent.resolve("tmp"));
+    StoreMerger merger = StoreMerger.create(parent.resolve("merged")).base(base).temporaryDirectory(temporary);
+    Thread closing = closeWhenCreating(".varve-merge-", merger);
+    try {
+      merger.put(key(1), new byte[4]);
+    } catch (IllegalStateException closedFirst) {
+      // the close came first: nothing was created
+    } finally {
+      TemporaryDirectories.lockFileCreated = lockFile -> {};
+    }
+    closing.join();
+    assertThrows(IllegalStateException.class, () -> merger.put(key(2), new byte[4]));
+    try (var left = Files.list(temporary)) {
+      assertEquals(List.of(), left.map(p -> p.getFileName().toString()).toList(), "left in " + temporary);
+    }
+    assertFalse(Files.exists(parent.resolve("merged")));
+  }
+
+  /**
+   * Makes the creation of the next temporary directory of {@code prefix} start a close of {@code
+   * work} on another thread, and wait until that close is done or blocked (on the creation);
+   * returns the closing thread, which exists once the creation started.
+   */
+  private static Thread closeWhenCreating(String prefix, java.io.Closeable work) {
+    Thread closing = new Thread(() -> {
+      try {
+        work.close();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }, "closer");
+    TemporaryDirectories.lockFileCreated = lockFile -> {
+      if (closing.getState() == Thread.State.NEW && lockFile.getFileName().toString().startsWith(prefix)) {
+        closing.start();
+        while (closing.isAlive() && closing.getState() != Thread.State.BLOCKED) {
+          Thread.onSpinWait();
+        }
+      }
+    };
+    return closing;
   }
 
   /** A listener closing its own builder: build() fails at once, without waiting for itself. */
