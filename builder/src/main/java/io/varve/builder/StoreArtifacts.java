@@ -73,6 +73,8 @@ public final class StoreArtifacts {
       long size = Files.size(written);
       publish(written, artifact);
       return size;
+    } catch (IOException e) {
+      throw FullDisk.named(e, staging);
     } finally {
       TemporaryDirectories.delete(staging);
     }

@@ -167,6 +167,26 @@ class FullDiskTest {
     }
   }
 
+  /** As root: an artifact packed onto a small tmpfs that fills up. */
+  @Test
+  void aFullDiskWhilePackingNamesTheArtifactsDirectory() throws Exception {
+    Path store = parent.resolve("store");
+    try (StoreBuilder builder = StoreBuilder.create(store)) {
+      for (int i = 0; i < 200_000; i++) {
+        builder.put(key(i), new byte[40]);
+      }
+      builder.build();
+    }
+    Path small = mountSmall();
+    try {
+      IOException e = assertThrows(IOException.class, () -> StoreArtifacts.pack(store, small.resolve("store.varve")));
+      assertTrue(e.getMessage().startsWith(FULL + " in the store's directory " + small + " (writing "), e.getMessage());
+      assertEquals(List.of(), list(small));
+    } finally {
+      unmount(small);
+    }
+  }
+
   /** As root: the spills' disk, a small tmpfs, fills up; the store's directory has room. */
   @Test
   void aFullTemporaryDiskNamesTheTemporaryDirectory() throws Exception {
