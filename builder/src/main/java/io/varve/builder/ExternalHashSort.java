@@ -1,6 +1,5 @@
 package io.varve.builder;
 
-import io.varve.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,8 +48,8 @@ final class ExternalHashSort {
     Path get() throws IOException;
   }
 
-/** One range of hash order that fits in memory: a spill file and the hash bits its records share. */
-private record Leaf(Path path, int sharedPrefixBits) {}
+/** One range of hash order: a spill file and the hash bits its records share. */
+record Leaf(Path path, int sharedPrefixBits) {}
 
 /** What the chunk producer hands to the writing thread: a sorted buffer, the end, or a failure. */
 private record Chunk(RecordBuffer buffer, Throwable failure) {
@@ -59,7 +58,6 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
 
   private final long memoryBudget;
   private final RecordHasher hasher;
-  private final DuplicatePolicy duplicatePolicy;
   private final Workspace workspace;
   private RecordBuffer filling;
   private RecordBuffer spare;
@@ -69,12 +67,7 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
   private final List<Future<?>> pendingSpill = new ArrayList<>();
   private HashPartitions partitions;
   private int spills;
-  /**
-   * Records dropped before the chunks reach the caller: repeats of a key whose records, all of one
-   * hash, were too many for memory (see {@code reduceSingleHash}). Written by the background thread
-   * before the last chunk is handed over.
-   */
-  private volatile long reducedDuplicates;
+  private final OversizedPartitions oversized;
   /**
    * The failure of a spill, or null: its buffer's records went to the partitions in part, so the
    * input is incomplete and every later call is refused.
@@ -95,10 +88,10 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
   ExternalHashSort(long memoryBudget, RecordHasher hasher, DuplicatePolicy duplicatePolicy, Workspace workspace) {
     this.memoryBudget = memoryBudget;
     this.hasher = hasher;
-    this.duplicatePolicy = duplicatePolicy;
     this.workspace = workspace;
     this.filling = new RecordBuffer(memoryBudget / 2);
     this.spare = new RecordBuffer(memoryBudget / 2);
+    this.oversized = new OversizedPartitions(memoryBudget, hasher, duplicatePolicy, spillBufferBytes());
   }
 
   /** Adds a record whose key hashes to {@code hi, lo}. */
@@ -117,9 +110,9 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
     return spills;
   }
 
-  /** Repeats of a key dropped inside the sort (see {@link #reducedDuplicates}); final once the chunks ended. */
+  /** Repeats of a key dropped inside the sort ({@link OversizedPartitions#reducedDuplicates}); final once the chunks ended. */
   long reducedDuplicates() {
-    return reducedDuplicates;
+    return oversized.reducedDuplicates();
   }
 
   /** Ends the input: the records as sorted chunks, in hash order. Call once. */
@@ -336,102 +329,9 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
       }
       buffer.clear();
       free.put(buffer);
-      for (Leaf part : split(leaf)) {
+      for (Leaf part : oversized.split(leaf)) {
         produce(part);
       }
-    }
-
-    /** Splits a leaf by the next 8 hash bits into files beside it; deletes the leaf. */
-    private List<Leaf> split(Leaf leaf) throws IOException {
-      if (leaf.sharedPrefixBits() + HashPartitions.BITS > 128) {
-        throw new IOException(
-            "more records share one 128-bit hash than the memory budget holds: raise the memory budget");
-      }
-      Path directory = leaf.path().resolveSibling(leaf.path().getFileName() + ".split");
-      HashPartitions parts = new HashPartitions(directory, leaf.sharedPrefixBits(), spillBufferBytes());
-      boolean oneHash = true;
-      try (parts;
-          RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
-        boolean first = true;
-        long firstHi = 0;
-        long firstLo = 0;
-        while (cursor.next()) {
-          if (first) {
-            first = false;
-            firstHi = cursor.hi;
-            firstLo = cursor.lo;
-          } else if (cursor.hi != firstHi || cursor.lo != firstLo) {
-            oneHash = false;
-          }
-          parts.append(cursor.hi, cursor.lo, cursor.record);
-        }
-      }
-      if (oneHash) {
-        // No split can divide records of one hash: resolve their repeated keys instead.
-        FileTrees.deleteTree(directory);
-        return List.of(reduceSingleHash(leaf));
-      }
-      Files.delete(leaf.path());
-      List<Leaf> result = new ArrayList<>();
-      for (int p = 0; p < HashPartitions.COUNT; p++) {
-        if (parts.path(p) != null) {
-          result.add(new Leaf(parts.path(p), parts.partitionPrefixBits()));
-        }
-      }
-      return result;
-    }
-
-    /**
-     * Replaces a leaf whose records all have one hash by its distinct keys, each with its last
-     * record (under FAIL a repeated key throws): a key put more often than memory holds.
-     * Distinct keys with one hash are a collision; they are all kept for the rehash.
-     */
-    private Leaf reduceSingleHash(Leaf leaf) throws IOException {
-      List<RecordSlice> survivors = new ArrayList<>();
-      long survivorBytes = 0;
-      long dropped = 0;
-      long hi = 0;
-      long lo = 0;
-      try (RecordCursor cursor = SpillFile.read(leaf.path(), 1 << 16, hasher)) {
-        while (cursor.next()) {
-          hi = cursor.hi;
-          lo = cursor.lo;
-          RecordSlice r = cursor.record;
-          RecordSlice same = null;
-          for (RecordSlice s : survivors) {
-            if (s.sameKey(r)) {
-              same = s;
-              break;
-            }
-          }
-          if (same != null) {
-            if (duplicatePolicy == DuplicatePolicy.FAIL) {
-              throw new DuplicateKeyException(r.key());
-            }
-            survivorBytes += r.length() - same.length();
-            r.copyTo(same);
-            dropped++;
-          } else {
-            RecordSlice copy = new RecordSlice();
-            r.copyTo(copy);
-            survivors.add(copy);
-            survivorBytes += r.length() + 64;
-          }
-          if (survivors.size() > 1 && survivorBytes > memoryBudget / 4) {
-            throw new IOException(
-                "more distinct keys share one 128-bit hash than the memory budget holds: is the hash function broken?");
-          }
-        }
-      }
-      Path reduced = leaf.path().resolveSibling(leaf.path().getFileName() + ".reduced");
-      try (SpillFile.Writer writer = new SpillFile.Writer(reduced, spillBufferBytes())) {
-        for (RecordSlice s : survivors) {
-          writer.append(hi, lo, s);
-        }
-      }
-      Files.delete(leaf.path());
-      reducedDuplicates += dropped;
-      return new Leaf(reduced, 128);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.varve.builder;
 
-import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.blocked.CrowdedHashesException;
 import io.varve.core.hash.HashRange;
@@ -12,13 +11,11 @@ import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.function.LongFunction;
 
 /**
@@ -76,8 +73,7 @@ import java.util.function.LongFunction;
  */
 public final class StoreMerger implements Closeable {
   private final Path target;
-  private final List<StoreFiles> bases = new ArrayList<>();
-  private final List<StoreMeta> baseMetas = new ArrayList<>();
+  private final MergeBases bases = new MergeBases();
   private final BuildOptions.Builder settings;
   private LongFunction<RecordHasher> hashers = RecordHasher::xxh3;
 
@@ -137,21 +133,7 @@ public final class StoreMerger implements Closeable {
    */
   public StoreMerger base(Path store) throws IOException {
     checkConfigurable();
-    Path directory = store.toAbsolutePath().normalize();
-    StoreFiles files = StoreFiles.of(directory);
-    StoreMeta meta = files.readMeta();
-    if (!baseMetas.isEmpty() && meta.seed() != baseMetas.get(0).seed()) {
-      throw new IllegalArgumentException(
-          directory + " was built with hash seed " + meta.seed() + ", " + bases.get(0) + " with " + baseMetas.get(0).seed()
-              + ": stores of different seeds cannot be merged in hash order (rebuild one of them)");
-    }
-    if (!baseMetas.isEmpty() && !meta.keyMode().equals(baseMetas.get(0).keyMode())) {
-      throw new IllegalArgumentException(
-          directory + " keeps keys as " + meta.keyMode() + ", " + bases.get(0) + " as " + baseMetas.get(0).keyMode()
-              + ": stores merged into one must keep keys alike");
-    }
-    bases.add(files);
-    baseMetas.add(meta);
+    bases.add(store.toAbsolutePath().normalize());
     return this;
   }
 
@@ -320,13 +302,13 @@ public final class StoreMerger implements Closeable {
       throw new IllegalStateException("no store to merge into: call base(...) first");
     }
     BuildOptions options = settings.build();
-    KeyMode keyMode = options.keyMode().orElse(oldKeyMode());
-    if (!oldKeyMode().keepsKeys() && !keyMode.equals(oldKeyMode())) {
+    KeyMode keyMode = options.keyMode().orElse(bases.keyMode());
+    if (!bases.keyMode().keepsKeys() && !keyMode.equals(bases.keyMode())) {
       throw new IllegalArgumentException(
-          "the old stores keep keys as " + oldKeyMode() + ": a merge cannot make them " + keyMode + " (option keyMode)");
+          "the old stores keep keys as " + bases.keyMode() + ": a merge cannot make them " + keyMode + " (option keyMode)");
     }
     options.checkKeysSuit(keyMode);
-    int pageBytes = options.pageAlignment().orElse(newestBase().pageBytes());
+    int pageBytes = options.pageAlignment().orElse(bases.newest().pageBytes());
     options.checkBlocksSuit(pageBytes);
     MergeBatch batch = batch();
     order.finish();
@@ -337,26 +319,22 @@ public final class StoreMerger implements Closeable {
     List<RecordCursor> sources = new ArrayList<>();
     try {
       StoreDirectory.checkNew(target);
-      long seed = seed();
+      long seed = bases.seed();
       RecordHasher hasher = hashers.apply(seed);
-      for (int i = 0; i < bases.size(); i++) {
-        sources.add(StoreScan.open(bases.get(i), baseMetas.get(i), hasher));
+      for (int i = 0; i < bases.files().size(); i++) {
+        sources.add(StoreScan.open(bases.files().get(i), bases.metas().get(i), hasher));
       }
       listener.progress(BuildListener.Phase.INPUT, operations, operations);
       listener.progress(BuildListener.Phase.SORT, 0, operations);
       // The batch is sorted partition by partition on the sort's thread while the merge reads it.
       sources.add(batch.sorted());
       listener.progress(BuildListener.Phase.SORT, operations, operations);
-      long upperBound = batch.records();
-      long baseRecords = 0;
-      for (StoreMeta meta : baseMetas) {
-        baseRecords += meta.recordCount();
-      }
-      upperBound += baseRecords;
+      long baseRecords = bases.records();
+      long upperBound = batch.records() + baseRecords;
       IndexParameters parameters =
           options.isSparse()
               ? StoreBuilder.DEFAULT_INDEX
-              : options.indexParameters().orElse(newestBase().isSparse() ? StoreBuilder.DEFAULT_INDEX : newestBase().indexParameters());
+              : options.indexParameters().orElse(bases.newest().isSparse() ? StoreBuilder.DEFAULT_INDEX : bases.newest().indexParameters());
       boolean fixed = fixedOutput(keyMode);
       parameters = StoreWriter.suited(parameters, fixed, keyMode, pageBytes);
       staging = StoreDirectory.staging(target);
@@ -367,8 +345,8 @@ public final class StoreMerger implements Closeable {
               upperBound,
               false,
               fixed,
-              fixed ? (keyMode.keepsKeys() ? newestBase().keyLength() : keyMode.storedKeyLength()) : -1,
-              fixed ? newestBase().valueLength() : -1,
+              fixed ? (keyMode.keepsKeys() ? bases.newest().keyLength() : keyMode.storedKeyLength()) : -1,
+              fixed ? bases.newest().valueLength() : -1,
               pageBytes,
               parameters,
               keyMode,
@@ -376,7 +354,7 @@ public final class StoreMerger implements Closeable {
               options.recordChecksums(),
               options.recordCheckSaltForNewFile(),
               mergedHashRange());
-      MergeWalk walk = new MergeWalk(sources, bases, baseMetas, seed, writer, listener, upperBound);
+      MergeWalk walk = new MergeWalk(sources, bases.files(), bases.metas(), seed, writer, listener, upperBound);
       try (IndexFeeder index = new IndexFeeder(writer.index())) {
         walk.run(index);
         index.finish();
@@ -414,7 +392,7 @@ public final class StoreMerger implements Closeable {
         throw closed;
       }
       if (e instanceof CrowdedHashesException crowded) {
-        throw CrowdedHashes.explain(crowded, seed());
+        throw CrowdedHashes.explain(crowded, bases.seed());
       }
       if (e instanceof IOException io) {
         throw FullDisk.named(io, staging); // the batch's spills name their own full disk
@@ -466,14 +444,10 @@ public final class StoreMerger implements Closeable {
         }
         Path created = TemporaryDirectories.create(parent, ".varve-merge-", true);
         temporary = created;
-        batch = new MergeBatch(settings.memoryBudget(), hashers.apply(seed()), seed(), () -> created);
+        batch = new MergeBatch(settings.memoryBudget(), hashers.apply(bases.seed()), bases.seed(), () -> created);
       }
     }
     return batch;
-  }
-
-  private long seed() {
-    return baseMetas.get(0).seed();
   }
 
   /**
@@ -482,11 +456,7 @@ public final class StoreMerger implements Closeable {
    */
   private HashRange mergedHashRange() {
     HashRange.Tracker range = new HashRange.Tracker();
-    for (StoreMeta meta : baseMetas) {
-      if (meta.recordCount() > 0) {
-        range.add(meta.hashRange());
-      }
-    }
+    bases.addHashRanges(range);
     HashRange batchRange = batch.hashRange();
     if (batchRange != null) {
       range.add(batchRange);
@@ -494,34 +464,14 @@ public final class StoreMerger implements Closeable {
     return range.mapping();
   }
 
-  /** What the old stores keep of their keys (all alike). */
-  private KeyMode oldKeyMode() {
-    return baseMetas.get(0).keyMode();
-  }
-
-  private StoreMeta newestBase() {
-    return baseMetas.get(baseMetas.size() - 1);
-  }
-
   /** Whether every old record and every upsert has one key size and one value size. */
   private boolean fixedOutput(KeyMode keyMode) {
-    StoreMeta first = baseMetas.get(0);
-    if (!first.isFixedSize()) {
-      return false;
-    }
-    for (StoreMeta meta : baseMetas) {
-      if (meta.keyLength() != first.keyLength() || meta.valueLength() != first.valueLength()) {
-        return false;
-      }
-    }
-    return batch.upserts().allHave(first.keyLength(), first.valueLength(), keyMode.keepsKeys());
+    StoreMeta newest = bases.newest();
+    return bases.shareOneFixedSize() && batch.upserts().allHave(newest.keyLength(), newest.valueLength(), keyMode.keepsKeys());
   }
 
   private SortedMap<String, String> mergedMetadata(BuildOptions options) {
-    SortedMap<String, String> result = new TreeMap<>();
-    for (StoreMeta meta : baseMetas) {
-      result.putAll(meta.userMetadata());
-    }
+    SortedMap<String, String> result = bases.userMetadata();
     result.putAll(options.metadata());
     return result;
   }
