@@ -206,14 +206,29 @@ public final class CountMinSketch extends HashedSketch {
    * @throws IllegalArgumentException if the parameters differ
    */
   public void merge(CountMinSketch other) {
-    ensureOpen();
-    other.ensureOpen();
+    if (other == this) {
+      ensureOpen();
+      throw new IllegalArgumentException("cannot merge a sketch into itself");
+    }
+    // Both mappings are counted in use, so that a close of either on another thread leaves them
+    // mapped until the merge is done (it crashed the JVM: CloseDuringMergeTest).
+    enter();
+    try {
+      other.enter();
+      try {
+        mergeOpen(other);
+      } finally {
+        other.inFlight.decrementAndGet();
+      }
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private void mergeOpen(CountMinSketch other) {
     if (!parameters.equals(other.parameters)) {
       throw new IllegalArgumentException("cannot merge sketches with different parameters: " + parameters
           + " and " + other.parameters);
-    }
-    if (other == this) {
-      throw new IllegalArgumentException("cannot merge a sketch into itself");
     }
     if (file != null) {
       file.beforeFirstChange();
@@ -234,7 +249,15 @@ public final class CountMinSketch extends HashedSketch {
    */
   @Override
   public void flush() {
-    ensureOpen();
+    enter(); // a close on another thread waits until the force and the header are written
+    try {
+      finishFile();
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private void finishFile() {
     if (file != null && file.changed()) {
       file.checkWritable();
       try {
@@ -281,24 +304,37 @@ public final class CountMinSketch extends HashedSketch {
   }
 
   /**
-   * Flushes a file sketch (see {@link #flush}), unmaps and closes it. Idempotent.
+   * Flushes a file sketch (see {@link #flush}), unmaps and closes it. Idempotent. A call racing
+   * the close on another thread (which the contract forbids) is refused, or finishes before the
+   * file is flushed and its mapping released; one still inside the sketch after a second (a thread
+   * stopped there) leaves the file unflushed, to be opened by {@link #openAfterCrash}, and its
+   * mapping to the collector.
    *
    * @throws java.io.UncheckedIOException if the file cannot be written; the mapping is released
+   * @throws IllegalStateException if a call on another thread was still inside the sketch
    */
   @Override
-  public void close() {
+  public synchronized void close() { // one close at a time: a second waits, then finds it closed
     if (closed) {
       return;
     }
-    flushThenRelease(() -> {
-      closed = true;
-      if (callsDrained()) {
+    closed = true; // calls that count themselves from now on are refused
+    boolean drained = callsDrained();
+    try {
+      if (!drained) {
+        throw new IllegalStateException("count-min sketch " + (file == null ? "(in memory)" : file.path().toString())
+            + " closed while a call on another thread was still inside it: its file is left unflushed"
+            + " (see openAfterCrash)");
+      }
+      finishFile();
+    } finally {
+      if (drained) {
         counters.release();
       } // else the collector unmaps it once the last call lets go
       if (file != null) {
         file.close();
       }
-    });
+    }
   }
 
   /**
@@ -318,6 +354,18 @@ public final class CountMinSketch extends HashedSketch {
   }
 
   private static final long GIVE_UP_NANOS = 1_000_000_000L;
+
+  /**
+   * Counts a call as inside the mapping, then checks that the sketch is open (in this order, which
+   * close's wait pairs with); the caller decrements {@link #inFlight} when done.
+   */
+  private void enter() {
+    inFlight.incrementAndGet();
+    if (closed) {
+      inFlight.decrementAndGet();
+      ensureOpen();
+    }
+  }
 
   private void ensureOpen() {
     if (closed) {
