@@ -126,7 +126,8 @@ final class Recovery {
    * recovery has taken it in: such a file is loaded (a state written by a recovery that died, or
    * failed, before it finished still names it); a valid file written for a newer state than the
    * one read is loaded too (the state write that named it was lost: the process died there, or
-   * the newest state slot was damaged); an older one that no state names is stale.
+   * the newest state slot was damaged), but only one newer by that one write; an older one that
+   * no state names is stale.
    */
   private void loadBuffers(Target target) throws IOException {
     long expected = log.expectedBuffersChecksum();
@@ -139,6 +140,13 @@ final class Recovery {
     CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
     CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
     long stateGeneration = log.generationAtOpen(); // the state that named it, or not; recovery's own state writes aside
+    // Every state write is forced before the next, and close writes the file for the very next
+    // one: only that one write can be missing. A file newer by more is not this state's: the state
+    // (or the file) comes from another copy of the table, and the writes between them are lost.
+    CorruptStoreException.check(generation <= stateGeneration + 1,
+        buffers + ": written for state generation " + generation + ", but the state is of generation " + stateGeneration
+            + ": the state is older than the buffers file by more than the one write a crash can lose"
+            + " (a state or buffers file from another copy of the table?)");
     boolean named = expected >= 0 && generation <= stateGeneration;
     if (named || generation > stateGeneration) {
       BufferSnapshot.read(
