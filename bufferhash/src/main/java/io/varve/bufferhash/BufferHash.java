@@ -52,7 +52,8 @@ import java.util.function.Supplier;
  * other super tables; writes to one super table are serialized by its lock, and flushes to the
  * log by one log lock (inserts that do not fill a buffer never wait for it). Use after {@link
  * #close} throws {@link IllegalStateException} ({@link #tuning} aside: it describes the table);
- * close waits for operations in flight.
+ * close waits for operations in flight. A call from the eviction listener or a priority policy's
+ * predicate, which run inside an eviction, throws {@link IllegalStateException} too.
  */
 public final class BufferHash implements Closeable {
   private static final String BUFFERS_FILE = "buffers";
@@ -115,6 +116,7 @@ public final class BufferHash implements Closeable {
   /** The newest value of {@code key}, or null when it is absent, deleted or evicted. */
   public byte[] get(byte[] key) {
     Objects.requireNonNull(key, "key");
+    writer.checkNotCallingBack();
     ReadContext context = contexts.get();
     long[] hash = context.hash;
     hasher.hash(key, hash);
@@ -161,6 +163,7 @@ public final class BufferHash implements Closeable {
   }
 
   private void write(byte[] key, byte[] value, boolean tombstone) {
+    writer.checkNotCallingBack();
     writeFailure.checkUnchecked();
     try {
       long sequence = apply(key, value, tombstone, -1);
@@ -250,6 +253,7 @@ public final class BufferHash implements Closeable {
    *     then refuses every later write and sync (reads go on; reopen it to recover what it holds)
    */
   public void sync() {
+    writer.checkNotCallingBack();
     if (wal != null) {
       ensureOpen();
       writeFailure.checkUnchecked();
@@ -294,6 +298,7 @@ public final class BufferHash implements Closeable {
    */
   public void forEach(BiConsumer<byte[], byte[]> action) {
     Objects.requireNonNull(action, "action");
+    writer.checkNotCallingBack();
     for (SuperTable table : tables) {
       List<byte[][]> current = new ArrayList<>();
       table.lock.readLock().lock();
@@ -314,6 +319,7 @@ public final class BufferHash implements Closeable {
    * counts versions not yet evicted and tombstones too.
    */
   public long sizeEstimate() {
+    writer.checkNotCallingBack();
     ensureOpen();
     long n = 0;
     for (SuperTable table : tables) {
@@ -329,6 +335,7 @@ public final class BufferHash implements Closeable {
 
   /** Bytes of RAM this table holds: buffers, Bloom filters, what it keeps of each incarnation. */
   public long ramBytesUsed() {
+    writer.checkNotCallingBack();
     ensureOpen();
     long bytes = 1024 + tables.length * 16L;
     for (SuperTable table : tables) {
@@ -349,6 +356,7 @@ public final class BufferHash implements Closeable {
 
   /** The counters since this table was opened. */
   public BufferHashStats stats() {
+    writer.checkNotCallingBack();
     ensureOpen();
     long[] histogram = new long[readsPerLookup.length];
     for (int i = 0; i < histogram.length; i++) {
@@ -372,6 +380,7 @@ public final class BufferHash implements Closeable {
 
   /** Pages of the log that hold live incarnations, and the log's size in pages. */
   public long[] logPages() {
+    writer.checkNotCallingBack();
     ensureOpen();
     logLock.lock();
     try {
@@ -419,6 +428,7 @@ public final class BufferHash implements Closeable {
    */
   @Override
   public void close() {
+    writer.checkNotCallingBack();
     logLock.lock();
     if (closed) {
       logLock.unlock();

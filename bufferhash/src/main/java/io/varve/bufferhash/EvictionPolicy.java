@@ -68,8 +68,9 @@ public final class EvictionPolicy {
    * Priority-based: partial discard that keeps each current entry for which {@code keep} returns
    * true at eviction time (the threshold may change over time). Costs as {@link #updateBased}
    * plus one call of {@code keep} per current entry. {@code keep} runs under the table's lock: it
-   * must be quick and must not call back into the table. An entry for which it throws is not kept
-   * (the exception is logged, WARNING).
+   * must be quick and must not call back into the table (such a call throws {@link
+   * IllegalStateException}). An entry for which it throws is not kept (the exception is logged,
+   * WARNING).
    */
   public static EvictionPolicy priority(BiPredicate<byte[], byte[]> keep) {
     return new EvictionPolicy(Kind.PRIORITY, Objects.requireNonNull(keep, "keep"));

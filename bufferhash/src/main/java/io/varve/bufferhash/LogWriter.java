@@ -43,6 +43,11 @@ final class LogWriter {
   long evictedIncarnations;
   long keptEntries;
   long droppedCurrentEntries;
+  /**
+   * The thread running the user's code (the listener, a priority policy's predicate) now, or null:
+   * its calls back into the table would run a flush inside this one (see {@link #callingBack}).
+   */
+  private volatile Thread inUserCode;
 
   LogWriter(IncarnationLog log, SuperTable[] tables, KeyHasher hasher, EvictionPolicy policy, EvictionListener listener, boolean syncWrites) {
     this.log = log;
@@ -202,10 +207,13 @@ final class LogWriter {
           } else {
             droppedCurrentEntries++;
             if (listener != null) {
+              inUserCode = Thread.currentThread();
               try {
                 listener.evicted(entry[0], entry[1]);
               } catch (RuntimeException e) {
                 failures.add("the eviction listener", e);
+              } finally {
+                inUserCode = null;
               }
             }
           }
@@ -222,11 +230,27 @@ final class LogWriter {
 
   /** Whether the policy keeps {@code entry}; a policy that throws keeps nothing (noted in {@code failures}). */
   private boolean keeps(byte[][] entry, UserCodeFailures failures) {
+    inUserCode = Thread.currentThread();
     try {
       return policy.keeps(entry[0], entry[1]);
     } catch (RuntimeException e) {
       failures.add("the eviction policy", e);
       return false;
+    } finally {
+      inUserCode = null;
+    }
+  }
+
+  /**
+   * Refuses a call into the table from the eviction listener or a priority policy's predicate,
+   * which run in the middle of an eviction under the table's locks. Such a call ran a flush inside
+   * the one evicting (a put, a delete, an LRU get: the log then refused its own incarnations and
+   * the table stopped taking writes), recursed until the stack overflowed (sync), or closed the
+   * table under the eviction.
+   */
+  void checkNotCallingBack() {
+    if (inUserCode == Thread.currentThread()) {
+      throw new IllegalStateException("an eviction listener or eviction policy must not call back into the BufferHash");
     }
   }
 
