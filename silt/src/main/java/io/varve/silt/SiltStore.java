@@ -232,7 +232,14 @@ public final class SiltStore implements Closeable {
    */
   public void convertNow() throws IOException {
     state.checkOpen();
-    work.convertNow();
+    boolean interrupted = Thread.interrupted(); // see mergeNow
+    try {
+      work.convertNow();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /**
@@ -244,8 +251,18 @@ public final class SiltStore implements Closeable {
    */
   public void mergeNow() throws IOException {
     state.checkOpen();
-    work.convertNow();
-    work.mergeNow();
+    // Conversions and merges write their new files through plain channels, which an interrupted
+    // thread's first write closes, failing the work: an interrupt set before the call waits
+    // until it returns (one that comes during the work may still fail it, leaving the store as it was).
+    boolean interrupted = Thread.interrupted();
+    try {
+      work.convertNow();
+      work.mergeNow();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /**

@@ -132,4 +132,35 @@ class SiltInterruptTest {
       assertArrayEquals(bytes("v6"), store.get(bytes("k6")));
     }
   }
+
+  /**
+   * convertNow and mergeNow on an interrupted thread: they wrote their new hash store or sorted
+   * store through plain channels, which the interrupt closed at the first write, and failed with
+   * ClosedByInterruptException, where every other call of the store works on such a thread.
+   */
+  @Test
+  void anInterruptedThreadConvertsAndMerges() throws IOException {
+    try (SiltStore store = filled(temp.resolve("work"))) {
+      store.freezeLog();
+      Thread.currentThread().interrupt();
+      try {
+        store.convertNow();
+        assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+        assertEquals(1, store.stats().logStores(), "converted: only the log taking writes is left");
+        store.put(bytes("k7"), bytes("newer"));
+        store.freezeLog();
+        store.mergeNow();
+        assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays set");
+        assertEquals(0, store.stats().hashStores(), "merged");
+      } finally {
+        Thread.interrupted();
+      }
+      assertArrayEquals(bytes("newer"), store.get(bytes("k7")));
+      for (int i = 0; i < 200; i++) {
+        if (i != 7) {
+          assertArrayEquals(bytes("v" + i), store.get(bytes("k" + i)), "k" + i);
+        }
+      }
+    }
+  }
 }
