@@ -3,6 +3,7 @@ package io.varve.bufferhash;
 import static io.varve.bufferhash.LogFormat.HEADER_BYTES;
 import static io.varve.bufferhash.LogFormat.PAGE_BYTES;
 
+import io.varve.core.files.FileIdentity;
 import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
@@ -55,8 +56,11 @@ final class IncarnationLog implements AutoCloseable {
   private boolean skipUnrecorded;
   private final int superTables;
   private final long seed;
+  /** The log file its path named on open: a sync checks that it still does (see {@link #checkInPlace}). */
+  private final FileIdentity logIdentity;
 
-  private IncarnationLog(Path logFile, Path stateFile, InterruptSafeFile log, InterruptSafeFile state, int totalPages, int superTables, long seed) {
+  private IncarnationLog(Path logFile, Path stateFile, InterruptSafeFile log, InterruptSafeFile state, int totalPages, int superTables, long seed)
+      throws IOException {
     this.logFile = logFile;
     this.stateFile = stateFile;
     this.log = log;
@@ -64,6 +68,7 @@ final class IncarnationLog implements AutoCloseable {
     this.totalPages = totalPages;
     this.superTables = superTables;
     this.seed = seed;
+    this.logIdentity = FileIdentity.of(logFile);
   }
 
   /** Creates a new, empty log of {@code totalPages} pages (the file is sparse until written). */
@@ -450,10 +455,23 @@ final class IncarnationLog implements AutoCloseable {
     readFully(log, into, position, logFile);
   }
 
-  /** Forces the log, then the state naming every incarnation written so far. */
+  /**
+   * Forces the log, then the state naming every incarnation written so far, and checks that the
+   * directory still holds them ({@link #checkInPlace}).
+   */
   void sync() throws IOException {
     forceLog();
     writeState();
+    checkInPlace();
+  }
+
+  /**
+   * Throws unless the table's log is still the file its path names: a log deleted while open (its
+   * directory with it) or replaced takes every write and force, and a sync that vouched for them
+   * would lose them all at the next open.
+   */
+  void checkInPlace() throws IOException {
+    logIdentity.check();
   }
 
   /** Forces the log: from now on the state may name every incarnation written so far. */

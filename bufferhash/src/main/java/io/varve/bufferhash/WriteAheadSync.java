@@ -70,6 +70,11 @@ final class WriteAheadSync {
     } else {
       wal.syncThrough(through);
     }
+    try {
+      log.checkInPlace(); // the segments are in the same directory: deleted with it
+    } catch (IOException e) {
+      throw new UncheckedIOException("syncing the write-ahead log in " + directory, e);
+    }
     if (wal.segmentCount() > MAX_SEGMENTS) {
       retireSegments(wal);
     }

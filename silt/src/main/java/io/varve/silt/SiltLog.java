@@ -1,5 +1,6 @@
 package io.varve.silt;
 
+import io.varve.core.files.FileIdentity;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.io.IOException;
@@ -50,15 +51,18 @@ final class SiltLog implements AutoCloseable {
 
   private final Path file;
   private final FileAccess channel;
+  /** The file {@code file} named on open: a force checks that it still does. */
+  private final FileIdentity identity;
   private final long number;
   private final int buckets;
   /** Bytes written (the next record's offset); written only by the appending thread. */
   private long end;
   private byte[] scratch = new byte[256];
 
-  private SiltLog(Path file, FileAccess channel, long number, int buckets, long end) {
+  private SiltLog(Path file, FileAccess channel, long number, int buckets, long end) throws IOException {
     this.file = file;
     this.channel = channel;
+    this.identity = FileIdentity.of(file);
     this.number = number;
     this.buckets = buckets;
     this.end = end;
@@ -271,9 +275,14 @@ final class SiltLog implements AutoCloseable {
     return SiltRecords.valueIfKey(channel, offset, Long.MAX_VALUE, key, file);
   }
 
-  /** Forces the records written so far to the device. */
+  /**
+   * Forces the records written so far to the device, and checks that the directory still holds
+   * them: a log deleted while open (its directory with it) or replaced takes every write and
+   * force, and a sync that vouched for them would lose them all at the next open.
+   */
   void force() throws IOException {
     channel.force(false);
+    identity.check();
   }
 
   @Override
