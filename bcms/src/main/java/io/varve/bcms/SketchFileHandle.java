@@ -2,6 +2,7 @@ package io.varve.bcms;
 
 import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.ExclusiveUse;
+import io.varve.core.files.FileIdentity;
 import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
@@ -55,6 +56,11 @@ final class SketchFileHandle {
    * openAfterCrash}, not be marked closed with a checksum of counts it may not hold.
    */
   private final WriteFailure writeFailure;
+  /**
+   * The file {@code path} named when the sketch opened it: a flush checks that it still does, as a
+   * force of a file deleted (or replaced) under the open sketch succeeds and makes nothing durable.
+   */
+  private FileIdentity identity;
 
   private SketchFileHandle(Path path, InterruptSafeFile channel, ExclusiveUse use, SketchFile.Header header, boolean markedOpen) {
     this.path = path;
@@ -92,6 +98,7 @@ final class SketchFileHandle {
     channel.onReopen(use::renew);
     SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, true);
     try {
+      handle.identity = FileIdentity.of(path);
       handle.writeHeader();
       if (layout == SketchFile.Layout.ROWS) {
         handle.writeZeroBody();
@@ -175,6 +182,7 @@ final class SketchFileHandle {
             + "(openAfterCrash takes it as it is: estimates at least the counts of its last flush)");
       }
       SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, false);
+      handle.identity = FileIdentity.of(path);
       if (header.state() != SketchFile.STATE_CLOSED) {
         handle.markRecovered();
       } else if (verifyBody) {
@@ -334,6 +342,7 @@ final class SketchFileHandle {
       header = header.withState(SketchFile.STATE_CLOSED, totalWeight, checksum);
       writeHeader();
       channel.force(false);
+      identity.check();
     } catch (IOException e) {
       throw writeFailed("cannot finish sketch file " + path, e);
     }
