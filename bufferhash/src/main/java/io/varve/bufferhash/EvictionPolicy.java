@@ -88,9 +88,14 @@ public final class EvictionPolicy {
     return kind == Kind.LRU;
   }
 
-  /** Whether a current entry of an evicted incarnation is kept. */
+  /**
+   * Whether a current entry of an evicted incarnation is kept. A priority predicate is given
+   * copies: the arrays are re-inserted as they are when it keeps them, and a predicate that changed
+   * them (a key masked in place, say) filed the entry under its old hash with another key, which
+   * the next open refused as damage ('an entry of another super table'), or kept another value.
+   */
   boolean keeps(byte[] key, byte[] value) {
-    return kind == Kind.UPDATE_BASED || (kind == Kind.PRIORITY && keep.test(key, value));
+    return kind == Kind.UPDATE_BASED || (kind == Kind.PRIORITY && keep.test(key.clone(), value.clone()));
   }
 
   @Override
