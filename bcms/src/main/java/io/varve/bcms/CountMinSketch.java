@@ -58,9 +58,25 @@ public final class CountMinSketch extends HashedSketch {
     this.totalWeight = totalWeight;
   }
 
-  /** A sketch whose counters are heap arrays ({@code width * depth * counterBytes} bytes). */
+  /**
+   * A sketch whose counters are heap arrays ({@code width * depth * counterBytes} bytes).
+   *
+   * @throws IllegalArgumentException if the counters need more than the heap's maximum size
+   *     ({@link Runtime#maxMemory}): such a sketch can never be allocated; {@link #create} one in a file
+   */
   public static CountMinSketch inMemory(SketchParameters parameters) {
     parameters = withoutPageSize(parameters);
+    // Bounded by SketchParameters (at most Long.MAX_VALUE / 2 bytes): no overflow. Larger than the
+    // heap, the chunk arrays were allocated one by one until the heap ran out (an OutOfMemoryError
+    // that any other thread could meet first), or their count overflowed an int
+    // (NegativeArraySizeException).
+    long bytes = parameters.width() * parameters.depth() * parameters.counterBytes();
+    long heap = Runtime.getRuntime().maxMemory();
+    if (bytes > heap) {
+      throw new IllegalArgumentException("an in-memory sketch of " + parameters.width() + " x " + parameters.depth()
+          + " counters needs " + bytes + " bytes, more than the heap can hold (" + heap + " bytes at most):"
+          + " create it in a file");
+    }
     return new CountMinSketch(parameters,
         Counters.onHeap(parameters.width() * parameters.depth(), parameters.counterBytes()), null, 0);
   }

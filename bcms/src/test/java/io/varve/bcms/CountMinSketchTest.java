@@ -402,4 +402,22 @@ class CountMinSketchTest {
       assertNull(s.path());
     }
   }
+
+  /**
+   * An in-memory sketch larger than the heap can ever be is refused with its size named. Before,
+   * one of 2^58 + 12345 counters failed with NegativeArraySizeException (the count of its chunk
+   * arrays overflowed an int), and one of 2^40 allocated 512 MiB chunks until the heap ran out.
+   */
+  @Test
+  void anInMemorySketchLargerThanTheHeapIsRefused() {
+    for (long width : new long[] {(1L << 58) + 12345, 1L << 40}) {
+      IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+          () -> CountMinSketch.inMemory(SketchParameters.ofDimensions(width, 1)), "width " + width);
+      assertTrue(refused.getMessage().contains("more than the heap can hold"), refused.getMessage());
+    }
+    try (CountMinSketch small = CountMinSketch.inMemory(SketchParameters.ofDimensions(1 << 20, 4))) {
+      small.update(5L, 1);
+      assertEquals(1, small.estimate(5L));
+    }
+  }
 }
