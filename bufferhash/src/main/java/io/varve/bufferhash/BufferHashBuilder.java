@@ -121,8 +121,9 @@ public final class BufferHashBuilder {
   /**
    * Creates or opens the table.
    *
-   * @throws IllegalArgumentException if the budgets cannot work (the message names the knob), or
-   *     if a new table's directory holds other files
+   * @throws IllegalArgumentException if the budgets cannot work (the message names the knob), the
+   *     RAM budget is larger than the heap's maximum ({@link Runtime#maxMemory}), or a new table's
+   *     directory holds other files
    * @throws IllegalStateException if another BufferHash, in this process or another, holds the
    *     directory open
    * @throws CorruptStoreException if a file of an existing table is damaged
@@ -132,6 +133,12 @@ public final class BufferHashBuilder {
   public BufferHash open() throws IOException {
     if (memoryBytes <= 0) {
       throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
+    }
+    long heap = Runtime.getRuntime().maxMemory();
+    if (memoryBytes > heap) {
+      // The Bloom filters are sized to the budget: they were allocated until the heap ran out.
+      throw new IllegalArgumentException("memoryBytes " + memoryBytes + " is more than the heap can hold (" + heap
+          + " bytes at most, -Xmx): the RAM budget of buffers and Bloom filters must fit in it");
     }
     Channels.createDirectories(directory); // a new table's name survives a power loss
     if (!Files.exists(directory.resolve("state")) && !Files.exists(directory.resolve("log"))) {

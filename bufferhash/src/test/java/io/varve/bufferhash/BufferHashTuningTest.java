@@ -155,9 +155,24 @@ class BufferHashTuningTest {
     }
     Path dir = temp.resolve("huge");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> BufferHash.builder(dir).logBytes(Long.MAX_VALUE).memoryBytes(Long.MAX_VALUE).open());
+        () -> BufferHash.builder(dir).logBytes(Long.MAX_VALUE).memoryBytes(1L << 30).open());
     assertTrue(e.getMessage().contains("logBytes must be at most"), e.getMessage());
     assertTrue(!java.nio.file.Files.exists(dir.resolve("log")) && !java.nio.file.Files.exists(dir.resolve("state")), "nothing created");
     assertEquals(BufferHashTuning.MAX_LOG_BYTES, BufferHashTuning.forBudgets(BufferHashTuning.MAX_LOG_BYTES, Long.MAX_VALUE, 28).logBytes());
+  }
+
+  /**
+   * A RAM budget larger than the heap can ever hold is refused before anything is created. Before,
+   * a table with twice the heap's maximum as its budget allocated Bloom filters until the heap ran
+   * out (OutOfMemoryError after 2.3 s, with a 3 GiB heap), any other thread of the process at risk.
+   */
+  @Test
+  void aMemoryBudgetLargerThanTheHeapIsRefused() {
+    Path dir = temp.resolve("too-much-memory");
+    long budget = 2 * Runtime.getRuntime().maxMemory();
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> BufferHash.builder(dir).logBytes(64L << 30).memoryBytes(budget).entryBytes(28).open().close());
+    assertTrue(refused.getMessage().contains("memoryBytes " + budget + " is more than the heap can hold"), refused.getMessage());
+    assertTrue(!java.nio.file.Files.exists(dir), "nothing is created");
   }
 }
