@@ -103,7 +103,9 @@ public final class BufferedCountMinSketch extends HashedSketch {
    * @param ramBudgetBytes RAM for the update buffers and two page images; below about 12 bytes per
    *     page nothing is buffered and every update reads and writes its page
    * @throws IllegalStateException if {@code path} exists
-   * @throws IllegalArgumentException if a page cannot hold one column of {@code depth} counters
+   * @throws IllegalArgumentException if a page cannot hold one column of {@code depth} counters, or
+   *     the update buffers the budget gives are larger than the heap's maximum ({@link
+   *     Runtime#maxMemory}); nothing is created
    */
   public static BufferedCountMinSketch create(Path path, SketchParameters parameters, long ramBudgetBytes) {
     checkBudget(ramBudgetBytes);

@@ -30,6 +30,8 @@ final class PageBuffers {
    * Buffers for {@code pageCount} pages within {@code ramBudgetBytes}: the largest equal capacity per
    * page that fits, or none (capacity 0: every update goes to its page at once) if not even one entry
    * per page fits.
+   *
+   * @throws IllegalArgumentException if those buffers are larger than the heap's maximum
    */
   static PageBuffers withinBudget(long pageCount, long ramBudgetBytes) {
     if (pageCount > Integer.MAX_VALUE) {
@@ -37,6 +39,13 @@ final class PageBuffers {
     }
     long perPage = ramBudgetBytes / pageCount - BYTES_PER_PAGE;
     long capacity = Math.max(0, Math.min(perPage / BYTES_PER_ENTRY, (Integer.MAX_VALUE - 8) / pageCount));
+    long bytes = pageCount * capacity * BYTES_PER_ENTRY;
+    long heap = Runtime.getRuntime().maxMemory();
+    if (bytes > heap) {
+      // Allocated at once: the heap would run out (an OutOfMemoryError any thread could meet).
+      throw new IllegalArgumentException("a RAM budget of " + ramBudgetBytes + " bytes gives " + bytes
+          + " bytes of update buffers, more than the heap can hold (" + heap + " bytes at most, -Xmx)");
+    }
     return new PageBuffers((int) pageCount, (int) capacity);
   }
 

@@ -579,4 +579,18 @@ class BufferedCountMinSketchTest {
       }
     }
   }
+
+  /**
+   * A RAM budget whose update buffers the heap cannot hold is refused, and no file is left. Before,
+   * a one-page sketch given 64 GiB allocated 16 GiB of buffers at once: OutOfMemoryError (with a
+   * 3 GiB heap), which any other thread of the process could have met instead.
+   */
+  @Test
+  void aBudgetWhoseBuffersTheHeapCannotHoldIsRefused() throws Exception {
+    Path path = dir.resolve("too-much-memory.cms");
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> BufferedCountMinSketch.create(path, SketchParameters.ofDimensions(100, 4), 64L << 30).close());
+    assertTrue(refused.getMessage().contains("more than the heap can hold"), refused.getMessage());
+    assertFalse(Files.exists(path), "nothing is created");
+  }
 }
