@@ -53,7 +53,8 @@ public final class FollowingShardedStore implements Closeable {
             rootDirectory,
             ShardedStore::open,
             ShardedStore::close,
-            (store, version) -> ShardManifest.read(version.resolve(ShardManifest.FILE_NAME)).equals(store.manifest())));
+            (store, version) -> ShardManifest.read(version.resolve(ShardManifest.FILE_NAME)).equals(store.manifest()),
+            ShardedStore::failure));
   }
 
   /** The value of {@code key} in the current version, or null. */
@@ -107,9 +108,11 @@ public final class FollowingShardedStore implements Closeable {
   /**
    * Opens the version {@code CURRENT} names if it is not the one served, swaps it in and closes the
    * old one (after its lookups in flight). A version of the served one's name whose manifest differs
-   * is another build (a name used again after a rollback and a delete) and is swapped in too.
+   * is another build (a name used again after a rollback and a delete) and is swapped in too. A
+   * served version with a shard whose data file was cut or rewritten under it refuses that shard's
+   * lookups; it is opened anew, so that once its files are whole again it serves again.
    *
-   * @return whether the version changed
+   * @return whether the version changed (or a failed one was opened anew)
    * @throws NoSuchFileException when the new version has no manifest; the old one is still served
    * @throws CorruptStoreException when the new version's manifest or a shard is damaged or missing
    *     (the message names it); the old one is still served

@@ -60,7 +60,8 @@ public final class FollowingStore implements Closeable {
             rootDirectory,
             version -> Store.open(version, access),
             Store::close,
-            (store, version) -> StoreFiles.of(version).readMeta().equals(store.meta())));
+            (store, version) -> StoreFiles.of(version).readMeta().equals(store.meta()),
+            Store::failure));
   }
 
   /** The value of {@code key} in the current version, or null. */
@@ -98,9 +99,11 @@ public final class FollowingStore implements Closeable {
   /**
    * Opens the version {@code CURRENT} names if it is not the one served, swaps it in and closes the
    * old one (after its lookups in flight). A version of the served one's name whose meta file differs
-   * is another build (a name used again after a rollback and a delete) and is swapped in too.
+   * is another build (a name used again after a rollback and a delete) and is swapped in too. A
+   * served version whose data file was cut or rewritten under it refuses every lookup; it is opened
+   * anew, so that once its files are whole again (repaired, or published again) it serves again.
    *
-   * @return whether the version changed
+   * @return whether the version changed (or a failed one was opened anew)
    * @throws IOException when the new version cannot be opened (a {@code CorruptStoreException} when
    *     it is damaged); the old one is still served
    */

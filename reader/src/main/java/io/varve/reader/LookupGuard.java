@@ -113,6 +113,11 @@ final class LookupGuard {
     }
   }
 
+  /** Why the guard {@link #fail failed}, or null if it never did (kept after {@link #close()}). */
+  RuntimeException failure() {
+    return failure;
+  }
+
   /** Whether {@link #close()} has begun. */
   boolean isClosed() {
     return state == CLOSED;

@@ -329,6 +329,17 @@ public final class ShardedStore implements Closeable {
     return closed;
   }
 
+  /** Why a shard refuses every lookup ({@link Store#failure}), naming the first such shard, or null while all serve. */
+  RuntimeException failure() {
+    for (int i = 0; i < shards.length; i++) {
+      RuntimeException failure = shards[i].failure();
+      if (failure != null) {
+        return new CorruptStoreException(root + ": shard " + i + " (" + manifest.shards().get(i).name() + ") failed: " + failure.getMessage(), failure);
+      }
+    }
+    return null;
+  }
+
   private void checkOpen() {
     if (closed) {
       throw closedException();

@@ -465,9 +465,19 @@ public final class Store implements Closeable {
    */
   @Override
   public synchronized void close() {
-    if (guard.close(faults::fileShrank) == LookupGuard.Closing.DRAINED) {
+    // A store failed by a cut may hold broken counts even once its file is whole again (a follower
+    // closes it when it opens the repaired version).
+    if (guard.close(() -> guard.failure() != null || faults.fileShrank()) == LookupGuard.Closing.DRAINED) {
       data.close();
     }
+  }
+
+  /**
+   * Why this store refuses every lookup (its mapped data file was cut or rewritten under it), or
+   * null while it serves: such a store never serves again, a new one must be opened.
+   */
+  RuntimeException failure() {
+    return guard.failure();
   }
 
   /** How this store reaches its records: mapped ({@link #open}) or loaded ({@link #load}). */

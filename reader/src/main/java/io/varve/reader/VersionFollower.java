@@ -17,6 +17,11 @@ import java.util.function.Function;
  * that meets a reader closed under it ({@link StoreClosedException}) runs again on the new one, so
  * it answers from one whole version, never from two.
  *
+ * <p>A reader that failed for good (its mapped data file was cut or rewritten under it, so that it
+ * refuses every lookup) is opened anew by the next refresh even when its version's name and build
+ * are unchanged: once the files are whole again (repaired in place, or the same build published
+ * again) the follower serves again; until then the refresh throws and says which reader is kept.
+ *
  * <p>The readers' own {@code close} must wait for their lookups in flight and make later calls
  * throw {@link StoreClosedException}, as {@link Store} and {@link ShardedStore} do.
  *
@@ -42,6 +47,12 @@ final class VersionFollower<S> {
     boolean test(S reader, Path version) throws IOException;
   }
 
+  /** Why a reader refuses every lookup for good, or null while it serves. */
+  @FunctionalInterface
+  interface Failure<S> {
+    RuntimeException of(S reader);
+  }
+
   /** A reader and the version name it was opened from. */
   private record Version<S>(String name, S reader) {}
 
@@ -49,33 +60,38 @@ final class VersionFollower<S> {
   private final Opener<S> opener;
   private final Consumer<S> closer;
   private final SameBuild<S> sameBuild;
+  private final Failure<S> failure;
   private volatile Version<S> current;
   private volatile boolean closed;
 
-  private VersionFollower(StoreRoot root, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Version<S> first) {
+  private VersionFollower(
+      StoreRoot root, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Failure<S> failure, Version<S> first) {
     this.root = root;
     this.opener = opener;
     this.closer = closer;
     this.sameBuild = sameBuild;
+    this.failure = failure;
     this.current = first;
   }
 
   /**
    * Opens the version {@code CURRENT} names under {@code rootDirectory} with {@code opener};
    * {@code closer} closes a version's reader; {@code sameBuild} tells whether a reader still
-   * serves what a version's directory holds, for a refresh that finds the version's name unchanged.
+   * serves what a version's directory holds, for a refresh that finds the version's name unchanged;
+   * {@code failure} tells whether a reader failed for good, so that a refresh opens its version anew.
    *
    * @throws NoSuchFileException when {@code rootDirectory} does not exist (it is not created) or
    *     nothing is published yet
    */
-  static <S> VersionFollower<S> open(Path rootDirectory, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild)
-      throws IOException {
+  static <S> VersionFollower<S> open(
+      Path rootDirectory, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Failure<S> failure) throws IOException {
     Objects.requireNonNull(opener, "opener");
     Objects.requireNonNull(closer, "closer");
     Objects.requireNonNull(sameBuild, "sameBuild");
+    Objects.requireNonNull(failure, "failure");
     StoreRoot root = StoreRoot.existing(rootDirectory);
     String name = currentName(root);
-    return new VersionFollower<>(root, opener, closer, sameBuild, new Version<>(name, opener.open(root.path(name))));
+    return new VersionFollower<>(root, opener, closer, sameBuild, failure, new Version<>(name, opener.open(root.path(name))));
   }
 
   private static String currentName(StoreRoot root) throws IOException {
@@ -120,8 +136,9 @@ final class VersionFollower<S> {
 
   /**
    * Opens the version {@code CURRENT} names if it is not the one served (another name, or the same
-   * name holding another build), swaps it in and closes the old one (after its lookups in flight).
-   * When the new version cannot be opened, the old one is still served and the exception says so.
+   * name holding another build) or the one served failed for good, swaps it in and closes the old
+   * one (after its lookups in flight). When the new version cannot be opened, the old one is still
+   * served and the exception says so (and why it refuses its lookups, if it failed).
    *
    * @return whether the version changed
    * @throws StoreClosedException after {@link #close()}
@@ -130,16 +147,18 @@ final class VersionFollower<S> {
     checkOpen();
     String name = currentName(root);
     Version<S> old = current;
-    if (name.equals(old.name()) && isSameBuild(old, name)) {
+    RuntimeException failed = failure.of(old.reader());
+    if (failed == null && name.equals(old.name()) && isSameBuild(old, name)) {
       return false;
     }
     S reader;
     try {
       reader = opener.open(root.path(name));
     } catch (CorruptStoreException e) {
-      throw new CorruptStoreException(notSwapped(name, old) + e.getMessage(), e);
+      throw new CorruptStoreException(notSwapped(name, old, failed) + e.getMessage(), e);
     } catch (NoSuchFileException e) {
-      NoSuchFileException wrapped = new NoSuchFileException(e.getFile(), e.getOtherFile(), notSwapped(name, old) + e.getReason());
+      NoSuchFileException wrapped =
+          new NoSuchFileException(e.getFile(), e.getOtherFile(), notSwapped(name, old, failed) + e.getReason());
       wrapped.initCause(e);
       throw wrapped;
     }
@@ -160,8 +179,9 @@ final class VersionFollower<S> {
     }
   }
 
-  private String notSwapped(String name, Version<S> old) {
-    return root.directory() + ": version " + name + " cannot be opened, still serving " + old.name() + ": ";
+  private String notSwapped(String name, Version<S> old, RuntimeException failed) {
+    return root.directory() + ": version " + name + " cannot be opened, still serving " + old.name()
+        + (failed == null ? "" : ", which refuses every lookup (" + failed.getMessage() + ")") + ": ";
   }
 
   /** Closes the version being served (after its lookups in flight); later calls throw {@link StoreClosedException}. */

@@ -284,6 +284,40 @@ class TruncatedUnderReaderTest {
     assertThrows(StoreClosedException.class, () -> store.get(keys.get(0)));
   }
 
+  /**
+   * As above, for a store that failed on the cut and whose file was then repaired (a follower
+   * closes such a store when it opens the repaired version): its counts are no more trustworthy
+   * than before the repair, and close waited forever, since the file no longer looked cut.
+   */
+  @Test
+  void closeReturnsWhenAFaultBrokeALookupCountOfAFailedStoreWhoseFileWasRepaired() throws Exception {
+    byte[] intact = java.nio.file.Files.readAllBytes(dir.resolve("data"));
+    Store store = Store.open(dir);
+    List<byte[]> inRecordOrder = new ArrayList<>();
+    for (long id = 0; id < store.size(); id++) {
+      inRecordOrder.add(store.keyAt(id));
+    }
+    LookupGuard guard = guardOf(store);
+    int slot = guard.slot();
+    guard.enter(slot); // a lookup whose exit the JVM's late error skipped
+    try (FileChannel channel = FileChannel.open(dir.resolve("data"), StandardOpenOption.WRITE)) {
+      channel.truncate(8 * 4096 + 100);
+    }
+    for (int id = 0; id < inRecordOrder.size() && store.failure() == null; id++) {
+      try {
+        store.get(inRecordOrder.get(id));
+      } catch (CorruptStoreException expected) {
+        // The store failed.
+      }
+    }
+    assertTrue(store.failure() != null, "the cut did not fail the store");
+    try (FileChannel channel = FileChannel.open(dir.resolve("data"), StandardOpenOption.WRITE)) {
+      channel.write(ByteBuffer.wrap(intact), 0);
+    }
+    assertTimeoutPreemptively(Duration.ofSeconds(20), store::close, "close waited forever on a broken count");
+    assertTrue(store.isClosed());
+  }
+
   @Test
   void closeOfAnIntactStoreWaitsForEveryCount() throws Exception {
     Store store = Store.open(dir);
