@@ -68,8 +68,14 @@ public final class ShardedStore implements Closeable {
    *     that did not finish)
    * @throws CorruptStoreException when the manifest or a shard is damaged, a shard is missing, or a
    *     shard is not the one the manifest names
+   * @throws java.io.InterruptedIOException naming the store when the calling thread is interrupted
+   *     (its interrupt flag stays set; nothing stays open)
    */
   public static ShardedStore open(Path root) throws IOException {
+    return Interrupted.of(root, "opening the sharded store", () -> openUninterrupted(root));
+  }
+
+  private static ShardedStore openUninterrupted(Path root) throws IOException {
     Path manifestFile = root.resolve(ShardManifest.FILE_NAME);
     if (!Files.exists(manifestFile)) {
       throw new NoSuchFileException(manifestFile.toString(), null, "no manifest: not a sharded store, or its build did not finish");
@@ -293,9 +299,18 @@ public final class ShardedStore implements Closeable {
    * the store is intact.
    *
    * @throws CorruptStoreException naming the shard and the damage found
+   * @throws java.io.InterruptedIOException naming the store when the calling thread is interrupted
+   *     (its interrupt flag stays set)
    */
   public void verify() throws IOException {
     checkOpen();
+    Interrupted.of(root, "verifying the sharded store", () -> {
+      verifyUninterrupted();
+      return null;
+    });
+  }
+
+  private void verifyUninterrupted() throws IOException {
     Path manifestFile = root.resolve(ShardManifest.FILE_NAME);
     CorruptStoreException.check(ShardManifest.read(manifestFile).equals(manifest),
         manifestFile + ": the manifest changed since the store was opened");

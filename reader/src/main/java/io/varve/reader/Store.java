@@ -111,6 +111,8 @@ public final class Store implements Closeable {
    *     unsupported version, or missing although the meta file lists it; when an artifact is
    *     damaged or a file that is no Varve artifact
    * @throws NoSuchFileException when the directory (or file) or its meta file does not exist
+   * @throws java.io.InterruptedIOException naming the store when the calling thread is interrupted
+   *     (its interrupt flag stays set; nothing stays open), as every opening method here
    */
   public static Store open(Path directory) throws IOException {
     return StoreOpener.open(directory, true, DataAccess.MAPPED);
@@ -409,10 +411,15 @@ public final class Store implements Closeable {
    * key. Returns normally if the store is intact.
    *
    * @throws CorruptStoreException naming the file and the damage found
+   * @throws java.io.InterruptedIOException naming the store when the calling thread is interrupted
+   *     (its interrupt flag stays set)
    */
   public void verify() throws IOException {
     guard.checkOpen();
-    new StoreVerifier(this, records, finder, blocks, guard).verify();
+    Interrupted.of(directory, "verifying the store", () -> {
+      new StoreVerifier(this, records, finder, blocks, guard).verify();
+      return null;
+    });
   }
 
   /** Sizes of the store's parts. */

@@ -29,8 +29,18 @@ final class StoreOpener {
     return open(path, withIndex, access, RecordMemory::open);
   }
 
-  /** {@link #open(Path, boolean, DataAccess)} with the data file opened by {@code memory}. */
+  /**
+   * {@link #open(Path, boolean, DataAccess)} with the data file opened by {@code memory}. On a
+   * thread whose interrupt flag is set it fails with an {@code InterruptedIOException} naming the
+   * store, and holds nothing open.
+   */
   static Store open(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory) throws IOException {
+    return Interrupted.of(path, access == DataAccess.LOADED ? "loading the store" : "opening the store",
+        () -> openUninterrupted(path, withIndex, access, memory));
+  }
+
+  private static Store openUninterrupted(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory)
+      throws IOException {
     StoreFiles files = StoreFiles.of(path);
     FileRegion metaRegion = files.metaRegion();
     StoreMeta meta = StoreMeta.read(metaRegion);

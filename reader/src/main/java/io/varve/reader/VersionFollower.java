@@ -89,9 +89,11 @@ final class VersionFollower<S> {
     Objects.requireNonNull(closer, "closer");
     Objects.requireNonNull(sameBuild, "sameBuild");
     Objects.requireNonNull(failure, "failure");
-    StoreRoot root = StoreRoot.existing(rootDirectory);
-    String name = currentName(root);
-    return new VersionFollower<>(root, opener, closer, sameBuild, failure, new Version<>(name, opener.open(root.path(name))));
+    return Interrupted.of(rootDirectory, "opening the version it follows", () -> {
+      StoreRoot root = StoreRoot.existing(rootDirectory);
+      String name = currentName(root);
+      return new VersionFollower<>(root, opener, closer, sameBuild, failure, new Version<>(name, opener.open(root.path(name))));
+    });
   }
 
   private static String currentName(StoreRoot root) throws IOException {
@@ -145,6 +147,10 @@ final class VersionFollower<S> {
    */
   synchronized boolean refresh() throws IOException {
     checkOpen();
+    return Interrupted.of(root.directory(), "refreshing", this::refreshUninterrupted);
+  }
+
+  private boolean refreshUninterrupted() throws IOException {
     String name = currentName(root);
     Version<S> old = current;
     RuntimeException failed = failure.of(old.reader());
