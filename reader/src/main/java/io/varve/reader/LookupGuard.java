@@ -176,6 +176,11 @@ final class LookupGuard {
     return Closing.DRAINED;
   }
 
+  /** The heap bytes of the slots: {@code 128 * 8 * processors}, rounded up to a power of two. */
+  long ramBytesUsed() {
+    return (long) counts.length() * Long.BYTES;
+  }
+
   /** The lookups in flight now (a moment's count, for tests and diagnostics). */
   long inFlight() {
     long sum = 0;

@@ -34,9 +34,11 @@ import java.util.List;
  * CorruptStoreException} naming it, and nothing stays open.
  *
  * <p>Thread-safe: any number of threads may read at once. Routing reads only what never changes
- * after opening; each shard's {@link Store} guards its own memory, so {@link #close()} waits for
- * every lookup in flight on every shard, and a call that begins after close (or races it) throws
- * {@link StoreClosedException}, never reads freed memory.
+ * after opening; the shards share one {@link LookupGuard} (one per shard took {@code 128 * 8 *
+ * processors} bytes each: 4 GiB for 65,536 shards on a 64-core host), so {@link #close()} waits
+ * for every lookup in flight on every shard, and a call that begins after close (or races it)
+ * throws {@link StoreClosedException}, never reads freed memory. A shard whose data file is cut
+ * under it fails the whole store (every lookup refused), as a cut store does.
  */
 public final class ShardedStore implements Closeable {
   private final Path root;
@@ -46,12 +48,15 @@ public final class ShardedStore implements Closeable {
   private final KeyHasher hasher;
   /** Whether shard i's keys are hashed with the routing seed (all, unless a collision made one rehash). */
   private final boolean[] hashedWithRoutingSeed;
+  /** The shards' guard, shared: it counts the lookups of every shard. */
+  private final LookupGuard guard;
   private volatile boolean closed;
 
   private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
 
-  private ShardedStore(Path root, ShardManifest manifest, Store[] shards) {
+  private ShardedStore(Path root, ShardManifest manifest, Store[] shards, LookupGuard guard) {
     this.root = root;
+    this.guard = guard;
     this.manifest = manifest;
     this.shards = shards;
     this.hasher = KeyHasher.withSeed(manifest.seed());
@@ -82,22 +87,24 @@ public final class ShardedStore implements Closeable {
     }
     ShardManifest manifest = ShardManifest.read(manifestFile);
     Store[] shards = new Store[manifest.shardCount()];
+    LookupGuard guard = new LookupGuard(root.toString());
     try {
       for (int i = 0; i < shards.length; i++) {
-        shards[i] = openShard(root, manifest, i);
+        shards[i] = openShard(root, manifest, i, guard);
       }
     } catch (IOException | RuntimeException | Error e) {
+      guard.close(); // no lookup ever ran
       for (Store shard : shards) {
         if (shard != null) {
-          shard.close();
+          shard.closeData();
         }
       }
       throw e;
     }
-    return new ShardedStore(root, manifest, shards);
+    return new ShardedStore(root, manifest, shards, guard);
   }
 
-  private static Store openShard(Path root, ShardManifest manifest, int i) throws IOException {
+  private static Store openShard(Path root, ShardManifest manifest, int i, LookupGuard guard) throws IOException {
     ShardManifest.Shard entry = manifest.shards().get(i);
     String what = root + ": shard " + i + " of " + manifest.shardCount() + " (" + entry.name() + ")";
     Path directory = root.resolve(entry.name());
@@ -110,7 +117,7 @@ public final class ShardedStore implements Closeable {
     }
     Store store;
     try {
-      store = Store.open(directory);
+      store = StoreOpener.open(directory, true, DataAccess.MAPPED, RecordMemory::open, guard);
     } catch (NoSuchFileException e) {
       throw new CorruptStoreException(what + " is not a complete store: " + e.getMessage(), e);
     } catch (CorruptStoreException e) {
@@ -120,7 +127,7 @@ public final class ShardedStore implements Closeable {
       checkAgainstManifest(store, manifest, i);
       return store;
     } catch (IOException | RuntimeException e) {
-      store.close();
+      store.closeData(); // not yet among the shards that open closes
       throw e;
     }
   }
@@ -328,15 +335,29 @@ public final class ShardedStore implements Closeable {
   }
 
   /**
-   * Refuses new calls and closes every shard, each waiting for its lookups in flight. Idempotent;
-   * calls that begin after this one throw {@link StoreClosedException}.
+   * Refuses new calls, waits for the lookups in flight on every shard, then unmaps every shard.
+   * Idempotent; a concurrent second call returns once the first is done. Calls that begin after
+   * this one throw {@link StoreClosedException}. As {@link Store#close()}, when a shard's data file
+   * was cut under it and the counts no longer drain, it returns after a second and leaves the
+   * shards mapped.
    */
   @Override
-  public void close() {
+  public synchronized void close() {
     closed = true;
-    for (Store shard : shards) {
-      shard.close();
+    if (guard.close(this::countsMayBeBroken) == LookupGuard.Closing.DRAINED) {
+      for (Store shard : shards) {
+        shard.closeData();
+      }
     }
+  }
+
+  private boolean countsMayBeBroken() {
+    for (Store shard : shards) {
+      if (shard.countsMayBeBroken()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether {@link #close()} was called. */
@@ -344,15 +365,10 @@ public final class ShardedStore implements Closeable {
     return closed;
   }
 
-  /** Why a shard refuses every lookup ({@link Store#failure}), naming the first such shard, or null while all serve. */
+  /** Why every lookup is refused (a shard's data file was cut: {@link Store#failure}), or null while the store serves. */
   RuntimeException failure() {
-    for (int i = 0; i < shards.length; i++) {
-      RuntimeException failure = shards[i].failure();
-      if (failure != null) {
-        return new CorruptStoreException(root + ": shard " + i + " (" + manifest.shards().get(i).name() + ") failed: " + failure.getMessage(), failure);
-      }
-    }
-    return null;
+    RuntimeException failure = guard.failure();
+    return failure == null ? null : new CorruptStoreException(root + ": a shard failed: " + failure.getMessage(), failure);
   }
 
   private void checkOpen() {
@@ -368,6 +384,11 @@ public final class ShardedStore implements Closeable {
   @Override
   public String toString() {
     return "ShardedStore[" + root + ", " + shards.length + " shards, " + size() + " records" + (closed ? ", closed" : "") + "]";
+  }
+
+  /** The shards, in shard order; for tests. */
+  List<Store> shards() {
+    return List.of(shards);
   }
 
   /** The shards' directories, in shard order; for tests and tools. */

@@ -72,6 +72,8 @@ public final class Store implements Closeable {
   private final DataAccess access;
   private final long fileBytes;
   private final LookupGuard guard;
+  /** False for a shard, whose guard its sharded store shares among its shards, closes and drains. */
+  private final boolean ownsGuard;
   private final DataFaults faults;
   private final Records records;
   private final RecordFinder finder;
@@ -86,7 +88,8 @@ public final class Store implements Closeable {
       PageTable pages,
       RecordMemory data,
       DataAccess access,
-      long fileBytes) {
+      long fileBytes,
+      LookupGuard sharedGuard) {
     this.directory = files.origin();
     this.files = files;
     this.meta = meta;
@@ -97,7 +100,8 @@ public final class Store implements Closeable {
     this.data = data;
     this.access = access;
     this.fileBytes = fileBytes;
-    this.guard = new LookupGuard(directory.toString());
+    this.ownsGuard = sharedGuard == null;
+    this.guard = ownsGuard ? new LookupGuard(directory.toString()) : sharedGuard;
     this.faults = new DataFaults(directory, dataRegion, access, guard);
     this.records = Records.of(data, faults, StoreFile.DATA.payloadOffset(), meta, offsets, blocks, pages);
     this.finder = RecordFinder.of(KeyHasher.withSeed(meta.seed()), records, KeyMatch.of(meta.keyMode()), index, meta.hashRange(), blocks);
@@ -472,11 +476,29 @@ public final class Store implements Closeable {
    */
   @Override
   public synchronized void close() {
-    // A store failed by a cut may hold broken counts even once its file is whole again (a follower
-    // closes it when it opens the repaired version).
-    if (guard.close(() -> guard.failure() != null || faults.fileShrank()) == LookupGuard.Closing.DRAINED) {
+    if (!ownsGuard) {
+      throw new IllegalStateException(directory + " is a shard: its sharded store closes it");
+    }
+    if (guard.close(this::countsMayBeBroken) == LookupGuard.Closing.DRAINED) {
       data.close();
     }
+  }
+
+  /**
+   * Whether the JVM's faults may have broken the counts of lookups in flight: the mapped data file
+   * is cut now, or was when the store failed (a follower closes such a store once the file is whole
+   * again and the version opened anew).
+   */
+  boolean countsMayBeBroken() {
+    return guard.failure() != null || faults.fileShrank();
+  }
+
+  /**
+   * Unmaps or frees the data of a shard, once its sharded store closed their shared guard and every
+   * lookup in flight ended. Call it once.
+   */
+  void closeData() {
+    data.close();
   }
 
   /**
@@ -503,6 +525,11 @@ public final class Store implements Closeable {
    */
   public boolean hasIndex() {
     return index != null || pages != null;
+  }
+
+  /** The guard of this store's lookups; for tests. */
+  LookupGuard guard() {
+    return guard;
   }
 
   /** What lookups of this store read ahead; for tests. */

@@ -29,18 +29,25 @@ final class StoreOpener {
     return open(path, withIndex, access, RecordMemory::open);
   }
 
-  /**
-   * {@link #open(Path, boolean, DataAccess)} with the data file opened by {@code memory}. On a
-   * thread whose interrupt flag is set it fails with an {@code InterruptedIOException} naming the
-   * store, and holds nothing open.
-   */
+  /** {@link #open(Path, boolean, DataAccess, RecordMemory.Opener, LookupGuard)} with a guard of the store's own. */
   static Store open(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory) throws IOException {
-    return Interrupted.of(path, access == DataAccess.LOADED ? "loading the store" : "opening the store",
-        () -> openUninterrupted(path, withIndex, access, memory));
+    return open(path, withIndex, access, memory, null);
   }
 
-  private static Store openUninterrupted(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory)
+  /**
+   * {@link #open(Path, boolean, DataAccess)} with the data file opened by {@code memory}, its
+   * lookups counted by {@code sharedGuard} (a sharded store's, shared by its shards; null: a guard
+   * of the store's own). On a thread whose interrupt flag is set it fails with an {@code
+   * InterruptedIOException} naming the store, and holds nothing open.
+   */
+  static Store open(Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory, LookupGuard sharedGuard)
       throws IOException {
+    return Interrupted.of(path, access == DataAccess.LOADED ? "loading the store" : "opening the store",
+        () -> openUninterrupted(path, withIndex, access, memory, sharedGuard));
+  }
+
+  private static Store openUninterrupted(
+      Path path, boolean withIndex, DataAccess access, RecordMemory.Opener memory, LookupGuard sharedGuard) throws IOException {
     StoreFiles files = StoreFiles.of(path);
     FileRegion metaRegion = files.metaRegion();
     StoreMeta meta = StoreMeta.read(metaRegion);
@@ -88,7 +95,7 @@ final class StoreOpener {
       CorruptStoreException.check(footer == meta.file(StoreFile.DATA).checksum(), data + ": checksum differs from the meta file's");
     }
     RecordMemory memoryOfData = memory.open(data, access);
-    return new Store(files, data, meta, index, offsets, blocks, pages, memoryOfData, access, fileBytes);
+    return new Store(files, data, meta, index, offsets, blocks, pages, memoryOfData, access, fileBytes, sharedGuard);
   }
 
   private static RankIndex readIndex(StoreFiles files, StoreMeta meta, RecordBlocks blocks) throws IOException {
