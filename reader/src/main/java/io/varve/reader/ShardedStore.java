@@ -77,10 +77,15 @@ public final class ShardedStore implements Closeable {
    *     (its interrupt flag stays set; nothing stays open)
    */
   public static ShardedStore open(Path root) throws IOException {
-    return Interrupted.of(root, "opening the sharded store", () -> openUninterrupted(root));
+    return open(root, RecordMemory::open);
   }
 
-  private static ShardedStore openUninterrupted(Path root) throws IOException {
+  /** {@link #open(Path)} with the shards' data files opened by {@code memory}; for tests. */
+  static ShardedStore open(Path root, RecordMemory.Opener memory) throws IOException {
+    return Interrupted.of(root, "opening the sharded store", () -> openUninterrupted(root, memory));
+  }
+
+  private static ShardedStore openUninterrupted(Path root, RecordMemory.Opener memory) throws IOException {
     Path manifestFile = root.resolve(ShardManifest.FILE_NAME);
     if (!Files.exists(manifestFile)) {
       throw new NoSuchFileException(manifestFile.toString(), null, "no manifest: not a sharded store, or its build did not finish");
@@ -90,13 +95,13 @@ public final class ShardedStore implements Closeable {
     LookupGuard guard = new LookupGuard(root.toString());
     try {
       for (int i = 0; i < shards.length; i++) {
-        shards[i] = openShard(root, manifest, i, guard);
+        shards[i] = openShard(root, manifest, i, guard, memory);
       }
     } catch (IOException | RuntimeException | Error e) {
       guard.close(); // no lookup ever ran
       for (Store shard : shards) {
         if (shard != null) {
-          shard.closeData();
+          closeData(shard, e);
         }
       }
       throw e;
@@ -104,7 +109,8 @@ public final class ShardedStore implements Closeable {
     return new ShardedStore(root, manifest, shards, guard);
   }
 
-  private static Store openShard(Path root, ShardManifest manifest, int i, LookupGuard guard) throws IOException {
+  private static Store openShard(Path root, ShardManifest manifest, int i, LookupGuard guard, RecordMemory.Opener memory)
+      throws IOException {
     ShardManifest.Shard entry = manifest.shards().get(i);
     String what = root + ": shard " + i + " of " + manifest.shardCount() + " (" + entry.name() + ")";
     Path directory = root.resolve(entry.name());
@@ -117,7 +123,7 @@ public final class ShardedStore implements Closeable {
     }
     Store store;
     try {
-      store = StoreOpener.open(directory, true, DataAccess.MAPPED, RecordMemory::open, guard);
+      store = StoreOpener.open(directory, true, DataAccess.MAPPED, memory, guard);
     } catch (NoSuchFileException e) {
       throw new CorruptStoreException(what + " is not a complete store: " + e.getMessage(), e);
     } catch (CorruptStoreException e) {
@@ -127,8 +133,20 @@ public final class ShardedStore implements Closeable {
       checkAgainstManifest(store, manifest, i);
       return store;
     } catch (IOException | RuntimeException e) {
-      store.closeData(); // not yet among the shards that open closes
+      closeData(store, e); // not yet among the shards that open closes
       throw e;
+    }
+  }
+
+  /**
+   * Closes {@code shard}'s data while {@code failure} is on its way out: a close that fails too is
+   * suppressed in it, so that the caller sees why the open failed and the other shards still close.
+   */
+  private static void closeData(Store shard, Throwable failure) {
+    try {
+      shard.closeData();
+    } catch (RuntimeException | Error e) {
+      failure.addSuppressed(e);
     }
   }
 
@@ -339,15 +357,32 @@ public final class ShardedStore implements Closeable {
    * Idempotent; a concurrent second call returns once the first is done. Calls that begin after
    * this one throw {@link StoreClosedException}. As {@link Store#close()}, when a shard's data file
    * was cut under it and the counts no longer drain, it returns after a second and leaves the
-   * shards mapped.
+   * shards mapped. A shard whose close fails does not keep the others open: they are closed, and
+   * the first failure is thrown with the later ones suppressed in it.
    */
   @Override
   public synchronized void close() {
     closed = true;
-    if (guard.close(this::countsMayBeBroken) == LookupGuard.Closing.DRAINED) {
-      for (Store shard : shards) {
+    if (guard.close(this::countsMayBeBroken) != LookupGuard.Closing.DRAINED) {
+      return;
+    }
+    Throwable first = null;
+    for (Store shard : shards) {
+      try {
         shard.closeData();
+      } catch (RuntimeException | Error e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
       }
+    }
+    if (first instanceof Error error) {
+      throw error;
+    }
+    if (first != null) {
+      throw (RuntimeException) first;
     }
   }
 
