@@ -441,7 +441,7 @@ public final class BufferHash implements Closeable {
         table.lock.writeLock().unlock();
       }
       log.sync();
-      int checksum = BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables, log.nextGeneration());
+      int checksum = BufferSnapshot.write(directory.resolve(BUFFERS_FILE), tables, log.nextGeneration(), log.tableId());
       log.recordBuffers(checksum & 0xFFFFFFFFL);
       if (wal != null) {
         wal.deleteAll(); // the buffers file holds what the write-ahead log held

@@ -11,8 +11,8 @@ import java.util.stream.Stream;
 
 /**
  * Configures and opens a BufferHash. A new directory needs {@link #logBytes} and {@link
- * #memoryBytes}; an existing one keeps its log size, partitioning and seed, and takes the RAM
- * budget given now. Not thread-safe.
+ * #memoryBytes}; an existing one keeps its log size, partitioning, seed and table id, and takes
+ * the RAM budget given now. Not thread-safe.
  */
 public final class BufferHashBuilder {
   final Path directory;
@@ -22,6 +22,8 @@ public final class BufferHashBuilder {
   int bufferBytes;
   int superTables;
   long seed = 0x5EEDB0FFL;
+  /** The id of a new table: null draws one at random ({@link #newTableId}). */
+  Long tableId;
   EvictionPolicy policy = EvictionPolicy.fifo();
   EvictionListener listener;
   boolean syncEveryFlush;
@@ -70,6 +72,30 @@ public final class BufferHashBuilder {
   public BufferHashBuilder seed(long seed) {
     this.seed = seed;
     return this;
+  }
+
+  /**
+   * The id of a new table, which salts every check it writes (docs/FORMAT.md, "BufferHash
+   * directory"), instead of a random one: for tests and golden files that must be the same byte
+   * for byte. 0 makes an unsalted table, as before state version 3 (state version 2, version-1
+   * structures). An existing table keeps its own.
+   */
+  BufferHashBuilder tableId(long tableId) {
+    this.tableId = tableId;
+    return this;
+  }
+
+  /**
+   * A random id, never 0: drawn by {@link java.security.SecureRandom}, so that two tables, even
+   * created with the same seed at the same moment, have different ids.
+   */
+  static long newTableId() {
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    long id;
+    do {
+      id = random.nextLong();
+    } while (id == 0);
+    return id;
   }
 
   /** What eviction keeps (default {@link EvictionPolicy#fifo()}). */
@@ -159,7 +185,8 @@ public final class BufferHashBuilder {
           throw new IllegalArgumentException("logBytes must be set for a new BufferHash: the SSD budget of its log");
         }
         BufferHashTuning tuning = BufferHashTuning.forBudgets(logBytes, memoryBytes, entryBytes, bufferBytes, superTables);
-        log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(), seed);
+        log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(), seed,
+            tableId != null ? tableId : newTableId());
       }
       long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
       BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());

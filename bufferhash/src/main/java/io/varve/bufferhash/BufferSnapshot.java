@@ -22,11 +22,15 @@ final class BufferSnapshot {
 
   private BufferSnapshot() {}
 
-  /** The state generation a buffers file was written for, or -1 if it is not a whole, valid buffers file. */
-  static long generationOf(Path file) throws IOException {
+  /**
+   * The state generation a buffers file was written for, or -1 if it is not a whole, valid buffers
+   * file of the table of id {@code tableId} (its version and salted check).
+   */
+  static long generationOf(Path file, long tableId) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     int end = bytes.length - 4;
-    if (end < HEADER_BYTES || !LogFormat.BUFFERS.isFooterOf(bytes, 0, end) || !LogFormat.BUFFERS.isHeader(java.nio.ByteBuffer.wrap(bytes))) {
+    if (end < HEADER_BYTES || !LogFormat.isSealed(tableId, bytes, 0, end) || !LogFormat.BUFFERS.isHeader(java.nio.ByteBuffer.wrap(bytes))
+        || bytes[4] != LogFormat.structureVersion(tableId)) {
       return -1;
     }
     return LogFormat.getLong(bytes, 8);
@@ -42,10 +46,10 @@ final class BufferSnapshot {
    * Writes the buffers of {@code tables}, for the state write of {@code generation} to record;
    * returns the file's checksum (its last four bytes).
    */
-  static int write(Path file, SuperTable[] tables, long generation) throws IOException {
+  static int write(Path file, SuperTable[] tables, long generation, long tableId) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] header = new byte[HEADER_BYTES];
-    LogFormat.BUFFERS.putHeader(header, 0, LogFormat.VERSION);
+    LogFormat.BUFFERS.putHeader(header, 0, LogFormat.structureVersion(tableId));
     LogFormat.putLong(header, 8, generation);
     LogFormat.putInt(header, 16, tables.length);
     out.write(header);
@@ -66,7 +70,7 @@ final class BufferSnapshot {
     }
     out.write(new byte[LogFormat.BUFFERS.footerLength()]);
     byte[] bytes = out.toByteArray();
-    int checksum = LogFormat.BUFFERS.putFooter(bytes, 0, bytes.length - LogFormat.BUFFERS.footerLength());
+    int checksum = LogFormat.seal(tableId, bytes, 0, bytes.length - LogFormat.BUFFERS.footerLength());
     Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
     // close() writes it, often on a thread being interrupted to shut down: its interrupt must not lose the buffers
     try (InterruptSafeFile channel = InterruptSafeFile.open(FileChannel::open, temporary,
@@ -79,16 +83,20 @@ final class BufferSnapshot {
     return checksum;
   }
 
-  /** Reads the file into {@code sink}; it must have checksum {@code expectedChecksum} unless that is -1. */
-  static void read(Path file, int superTables, long expectedChecksum, EntrySink sink) throws IOException {
+  /**
+   * Reads the file into {@code sink}; it must be of the table of id {@code tableId}, and have
+   * checksum {@code expectedChecksum} unless that is -1.
+   */
+  static void read(Path file, int superTables, long tableId, long expectedChecksum, EntrySink sink) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     CorruptStoreException.check(bytes.length >= HEADER_BYTES + 4, file + ": " + bytes.length + " bytes, too short for a buffers file");
     int end = bytes.length - 4;
-    LogFormat.BUFFERS.checkFooter(bytes, 0, end, file.toString());
+    int version = LogFormat.BUFFERS.checkHeader(bytes, file.toString());
+    LogFormat.checkVersion(LogFormat.BUFFERS, version, tableId, file.toString());
+    LogFormat.checkSealed(LogFormat.BUFFERS, tableId, bytes, 0, end, file.toString());
     CorruptStoreException.check(
         expectedChecksum < 0 || (LogFormat.getInt(bytes, end) & 0xFFFFFFFFL) == expectedChecksum,
         file + ": not the buffers file the state names (another checksum)");
-    LogFormat.BUFFERS.checkHeader(bytes, file.toString());
     int tables = LogFormat.getInt(bytes, 16);
     CorruptStoreException.check(tables == superTables, file + ": written for " + tables + " super tables, the log has " + superTables);
     int at = HEADER_BYTES;

@@ -24,7 +24,7 @@ final class CurrentEntries {
     }
     for (Incarnation incarnation : table.incarnationsNewestFirst()) {
       byte[] bytes = writer.readIncarnation(incarnation);
-      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, writer.where(incarnation));
+      IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, writer.tableId(), writer.where(incarnation));
       IncarnationCodec.decode(bytes, header, incarnation.startPage, hasher, new long[2][], (unit, at, size) -> offer(unit, at, seen, into), writer.where(incarnation));
     }
   }

@@ -46,7 +46,7 @@ final class IncarnationCodec {
   }
 
   /** The incarnation holding {@code buffer}'s live entries, ordered by hash prefix and packed into units. */
-  static Encoded encode(WriteBuffer buffer, int superTable, long sequence, KeyHasher hasher) {
+  static Encoded encode(WriteBuffer buffer, int superTable, long sequence, KeyHasher hasher, long tableId) {
     byte[] arena = buffer.arena();
     int[] offsets = buffer.entryOffsets();
     int n = offsets.length;
@@ -99,21 +99,22 @@ final class IncarnationCodec {
         at += sizes[i];
       }
       int footer = end - UNIT_FOOTER_BYTES;
-      LogFormat.putInt(bytes, footer, LogFormat.unitCrc(sequence, layout.firstPage[u], bytes, start, footer - start));
+      LogFormat.putInt(bytes, footer, LogFormat.unitCrc(tableId, sequence, layout.firstPage[u], bytes, start, footer - start));
       fences[u] = (int) (sortedLos[first] >>> 32);
     }
-    writeHeader(bytes, superTable, sequence, layout.pages, n);
+    writeHeader(bytes, tableId, superTable, sequence, layout.pages, n);
     return new Encoded(
         bytes, superTable, sequence, fences, onePagePerUnit ? null : Arrays.copyOf(layout.firstPage, layout.units), sortedHis, sortedLos);
   }
 
-  static void writeHeader(byte[] bytes, int superTable, long sequence, int pages, int entries) {
-    LogFormat.INCARNATION.putHeader(bytes, 0, LogFormat.VERSION);
+  /** Writes an incarnation header of the version the table's id calls for, its check salted with the id. */
+  static void writeHeader(byte[] bytes, long tableId, int superTable, long sequence, int pages, int entries) {
+    LogFormat.INCARNATION.putHeader(bytes, 0, LogFormat.structureVersion(tableId));
     LogFormat.putInt(bytes, 8, superTable);
     LogFormat.putLong(bytes, 12, sequence);
     LogFormat.putInt(bytes, 20, pages);
     LogFormat.putInt(bytes, 24, entries);
-    LogFormat.INCARNATION.putFooter(bytes, 0, 28);
+    LogFormat.seal(tableId, bytes, 0, 28);
   }
 
   /** How entries of the given sizes fill units: a unit per page, or a run of pages for one large entry. */
@@ -175,8 +176,8 @@ final class IncarnationCodec {
    *
    * @throws CorruptStoreException if the unit's checksum or structure is wrong
    */
-  static int findInUnit(byte[] bytes, int length, long sequence, int firstPage, byte[] key, String where) {
-    int footer = checkUnit(bytes, length, sequence, firstPage, where);
+  static int findInUnit(byte[] bytes, int length, long tableId, long sequence, int firstPage, byte[] key, String where) {
+    int footer = checkUnit(bytes, 0, length, tableId, sequence, firstPage, where);
     int count = LogFormat.getInt(bytes, 4);
     int at = UNIT_HEADER_BYTES;
     byte first = key.length == 0 ? 0 : key[0];
@@ -208,15 +209,15 @@ final class IncarnationCodec {
   }
 
   /** Checks a unit's checksum and header; returns the offset of its footer. */
-  static int checkUnit(byte[] bytes, int length, long sequence, int firstPage, String where) {
-    return checkUnit(bytes, 0, length, sequence, firstPage, where);
+  static int checkUnit(byte[] bytes, int length, long tableId, long sequence, int firstPage, String where) {
+    return checkUnit(bytes, 0, length, tableId, sequence, firstPage, where);
   }
 
   /** Checks the unit at {@code bytes[offset, offset + length)}; returns the offset of its footer in {@code bytes}. */
-  private static int checkUnit(byte[] bytes, int offset, int length, long sequence, int firstPage, String where) {
+  private static int checkUnit(byte[] bytes, int offset, int length, long tableId, long sequence, int firstPage, String where) {
     int footer = offset + length - UNIT_FOOTER_BYTES;
     if (footer < offset + UNIT_HEADER_BYTES
-        || LogFormat.getInt(bytes, footer) != LogFormat.unitCrc(sequence, firstPage, bytes, offset, footer - offset)) {
+        || LogFormat.getInt(bytes, footer) != LogFormat.unitCrc(tableId, sequence, firstPage, bytes, offset, footer - offset)) {
       throw new CorruptStoreException(where + ": unit checksum mismatch");
     }
     int count = LogFormat.getInt(bytes, offset + 4);
@@ -243,12 +244,15 @@ final class IncarnationCodec {
 
   /** A header read from the log: its fields, or an exception naming what is wrong. */
   static final class Header {
+    /** The id of the table it was read for, whose checks it passed. */
+    final long tableId;
     final int superTable;
     final long sequence;
     final int pages;
     final int entries;
 
-    Header(int superTable, long sequence, int pages, int entries) {
+    Header(long tableId, int superTable, long sequence, int pages, int entries) {
+      this.tableId = tableId;
       this.superTable = superTable;
       this.sequence = sequence;
       this.pages = pages;
@@ -267,11 +271,13 @@ final class IncarnationCodec {
   /** The fewest bytes of an entry: a key length and a value code of one byte each. */
   private static final int MIN_ENTRY_BYTES = 2;
 
-  static Header readHeader(byte[] bytes, String where) {
+  /** Reads and checks the header at the start of {@code bytes}, of an incarnation of the table of id {@code tableId}. */
+  static Header readHeader(byte[] bytes, long tableId, String where) {
     CorruptStoreException.check(
         LogFormat.getInt(bytes, 0) == LogFormat.INCARNATION_MAGIC, where + ": no incarnation header");
-    LogFormat.INCARNATION.checkFooter(bytes, 0, 28, where);
-    LogFormat.INCARNATION.checkHeader(bytes, where);
+    int version = LogFormat.INCARNATION.checkHeader(bytes, where);
+    LogFormat.checkVersion(LogFormat.INCARNATION, version, tableId, where);
+    LogFormat.checkSealed(LogFormat.INCARNATION, tableId, bytes, 0, 28, where);
     int pages = LogFormat.getInt(bytes, 20);
     int entries = LogFormat.getInt(bytes, 24);
     // Bounded before anything is sized by them: an incarnation is read into one array (so at most
@@ -279,7 +285,7 @@ final class IncarnationCodec {
     CorruptStoreException.check(
         pages >= 1 && pages <= MAX_PAGES && entries >= 0 && entries <= (long) pages * PAGE_BYTES / MIN_ENTRY_BYTES,
         where + ": header of " + pages + " pages and " + entries + " entries");
-    return new Header(LogFormat.getInt(bytes, 8), LogFormat.getLong(bytes, 12), pages, entries);
+    return new Header(tableId, LogFormat.getInt(bytes, 8), LogFormat.getLong(bytes, 12), pages, entries);
   }
 
   /** Visits the entries of a whole incarnation read back from the log. */
@@ -307,7 +313,7 @@ final class IncarnationCodec {
       CorruptStoreException.check(
           runPages >= 1 && unitPage + (long) runPages <= header.pages, where + ": unit at page " + unitPage + " of " + runPages + " pages");
       int end = (unitPage + runPages) * PAGE_BYTES;
-      int footer = checkUnit(bytes, start, end - start, header.sequence, unitPage, where + ", unit at page " + unitPage);
+      int footer = checkUnit(bytes, start, end - start, header.tableId, header.sequence, unitPage, where + ", unit at page " + unitPage);
       int count = LogFormat.getInt(bytes, start + 4);
       CorruptStoreException.check(count >= 1 && entry + (long) count <= header.entries, where + ": more entries than the header says");
       int at = start + UNIT_HEADER_BYTES;

@@ -56,11 +56,13 @@ final class IncarnationLog implements AutoCloseable {
   private boolean skipUnrecorded;
   private final int superTables;
   private final long seed;
+  /** The table's id, mixed into every check it writes ({@link LogFormat}); 0 for a table created before state version 3. */
+  private final long tableId;
   /** The log file its path named on open: a sync checks that it still does (see {@link #checkInPlace}). */
   private final FileIdentity logIdentity;
 
-  private IncarnationLog(Path logFile, Path stateFile, InterruptSafeFile log, InterruptSafeFile state, int totalPages, int superTables, long seed)
-      throws IOException {
+  private IncarnationLog(Path logFile, Path stateFile, InterruptSafeFile log, InterruptSafeFile state, int totalPages, int superTables, long seed,
+      long tableId) throws IOException {
     this.logFile = logFile;
     this.stateFile = stateFile;
     this.log = log;
@@ -68,11 +70,12 @@ final class IncarnationLog implements AutoCloseable {
     this.totalPages = totalPages;
     this.superTables = superTables;
     this.seed = seed;
+    this.tableId = tableId;
     this.logIdentity = FileIdentity.of(logFile);
   }
 
   /** Creates a new, empty log of {@code totalPages} pages (the file is sparse until written). */
-  static IncarnationLog create(Path directory, int totalPages, int superTables, long seed) throws IOException {
+  static IncarnationLog create(Path directory, int totalPages, int superTables, long seed, long tableId) throws IOException {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
     InterruptSafeFile log = Channels.openShared(logFile, StandardOpenOption.CREATE_NEW);
@@ -83,7 +86,7 @@ final class IncarnationLog implements AutoCloseable {
       // describes it, or a power loss could leave a state naming a shorter log.
       log.write(ByteBuffer.allocate(1), (long) totalPages * PAGE_BYTES - 1);
       log.force(true);
-      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed);
+      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed, tableId);
       result.scanTailSequence = 1;
       result.writeState();
       result.writeState();
@@ -130,7 +133,7 @@ final class IncarnationLog implements AutoCloseable {
       CorruptStoreException.check(
           logPages >= 1 && logPages <= Integer.MAX_VALUE && log.size() >= logPages * PAGE_BYTES,
           logFile + ": " + log.size() + " bytes, the state says " + logPages + " pages");
-      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, best.superTables(), best.seed());
+      IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, best.superTables(), best.seed(), best.tableId());
       result.buffersCheck = best.buffersCheck();
       result.generation = best.generation();
       result.generationAtOpen = best.generation();
@@ -221,7 +224,7 @@ final class IncarnationLog implements AutoCloseable {
           continue;
         }
         String where = logFile + " at page " + page;
-        IncarnationCodec.Header fields = IncarnationCodec.readHeader(header, where);
+        IncarnationCodec.Header fields = IncarnationCodec.readHeader(header, tableId, where);
         CorruptStoreException.check(
             walked == 0 ? fields.sequence == sequence : followsBySkips(sequence, fields.sequence) && fields.sequence < nextSequence,
             where + ": sequence " + fields.sequence + ", expected " + sequence + (walked == 0 ? "" : " (or after skips of " + (totalPages + 1L) + ")"));
@@ -303,7 +306,7 @@ final class IncarnationLog implements AutoCloseable {
       }
       IncarnationCodec.Header fields;
       try {
-        fields = IncarnationCodec.readHeader(header, logFile + " at page " + page);
+        fields = IncarnationCodec.readHeader(header, tableId, logFile + " at page " + page);
       } catch (CorruptStoreException notAnIncarnation) {
         return;
       }
@@ -347,6 +350,11 @@ final class IncarnationLog implements AutoCloseable {
 
   long seed() {
     return seed;
+  }
+
+  /** The table's id: salts the checks of its incarnations, buffers file and write-ahead segments (0: unsalted). */
+  long tableId() {
+    return tableId;
   }
 
   Path file() {
@@ -507,8 +515,8 @@ final class IncarnationLog implements AutoCloseable {
       forceLog(); // the tail has passed the recorded head: the state must name the incarnations between
     }
     generation++;
-    byte[] slot = new StateSlot(LogFormat.STATE_VERSION, generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence,
-            buffersCheck, superTables, seed)
+    byte[] slot = new StateSlot(LogFormat.stateVersion(tableId), generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence,
+            buffersCheck, superTables, seed, tableId)
         .encode();
     ByteBuffer buffer = ByteBuffer.wrap(slot);
     long position = (generation & 1) * StateSlot.BYTES;

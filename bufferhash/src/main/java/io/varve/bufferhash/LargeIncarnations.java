@@ -48,7 +48,7 @@ final class LargeIncarnations {
       CorruptStoreException.check(
           runPages >= 1 && unitPage + (long) runPages <= header.pages, where + ": unit at page " + unitPage + " of " + runPages + " pages");
       long footer = (long) (unitPage + runPages) * PAGE_BYTES - UNIT_FOOTER_BYTES;
-      CRC32C crc = LogFormat.unitCrcStart(header.sequence, unitPage);
+      CRC32C crc = LogFormat.unitCrcStart(header.tableId, header.sequence, unitPage);
       for (long at = start; at < footer; ) {
         int length = (int) Math.min(CHUNK_BYTES, footer - at);
         read(log, chunk.clear().limit(length), base + at, where);

@@ -21,15 +21,15 @@ import java.util.zip.CRC32C;
  *                                                     inside page 0, every other unit starts a page)
  * IncarnationHeader (HEADER_BYTES = 32)
  *   +0  magic:int32 = 0x56424849 ("VBHI")  (WRAP_MAGIC 0x56424857 "VBHW": the log continues at page 0)
- *   +4  version:uint8 = 1, reserved:uint8[3] = 0
+ *   +4  version:uint8 = 2 (1: an unsalted table's), reserved:uint8[3] = 0
  *   +8  superTable:int32
  *   +12 sequence:int64                     (rising in log order: +1 per incarnation, + a multiple of
  *                                           logPages + 1 where the log was opened; IncarnationLog#scan)
  *   +20 pages:int32                        (the incarnation's length in pages)
  *   +24 entries:int32
- *   +28 crc:int32                          CRC32C of bytes +0..+27
+ *   +28 crc:int32                          Check(bytes +0..+27)
  * Unit         := runPages:int32 entryCount:int32 Entry[entryCount] zero padding crc:int32
- *                 (fills its runPages pages, less the header in page 0; crc is the CRC32C of the
+ *                 (fills its runPages pages, less the header in page 0; crc is the Check of the
  *                 incarnation's sequence (int64), the unit's first page in the incarnation (int32)
  *                 and every unit byte before it, so a page left over from an older incarnation
  *                 fails the check)
@@ -38,18 +38,31 @@ import java.util.zip.CRC32C;
  *
  * state file   := StateSlot StateSlot              (STATE_SLOT_BYTES each; written alternately;
  *                                                  the valid slot of higher generation counts)
- * StateSlot    := magic:int32 = 0x56424853 ("VBHS") version:uint8 = 1 reserved:uint8[3]
+ * StateSlot    := magic:int32 = 0x56424853 ("VBHS") version:uint8 = 3 (1, 2: unsalted) reserved:uint8[3]
  *                 generation:int64 logPages:int64 tailPage:int64 headPage:int64
  *                 tailSequence:int64 nextSequence:int64
- *                 buffersCheck:int64               (0: no buffers file; else 2^32 | its CRC32C)
- *                 superTables:int32 seed:int64 crc:int32 (CRC32C of the slot's bytes before it)
+ *                 buffersCheck:int64               (0: no buffers file; else 2^32 | its Check)
+ *                 superTables:int32 seed:int64
+ *                 tableId:int64                    (version 3 only, never 0)
+ *                 crc:int32                        (CRC32C of the slot's bytes before it)
  *
- * buffers file := magic:int32 = 0x56424842 ("VBHB") version:uint8 = 1 reserved:uint8[3]
- *                 superTables:int32 Table* crc:int32  (CRC32C of all bytes before it)
+ * buffers file := magic:int32 = 0x56424842 ("VBHB") version:uint8 = 2 (1: unsalted) reserved:uint8[3]
+ *                 generation:int64 superTables:int32 Table* crc:int32  (Check of all bytes before it)
  * Table        := superTable:int32 entryCount:int32 Entry[entryCount]
+ *
+ * Check(bytes) := CRC32C(tableId:int64 bytes)      (incarnation, buffers, segment version 2)
+ *               | CRC32C(bytes)                     (version 1: a table of state version 1 or 2, id 0)
  * </pre>
  *
- * Stateless; thread-safe.
+ * <p>The table id is drawn at random when a table is created and kept in its state: mixed into
+ * every check the table writes, it makes a structure of another table (a log, a buffers file or a
+ * write-ahead segment copied in, even of the same seed and workload) fail its check instead of
+ * being served. A table created before state version 3 has id 0 and keeps writing the unsalted
+ * version-1 structures and state version 2: it is never converted, so no crash can leave it half
+ * one and half the other, and a version-1 structure is refused under a state of version 3 (and a
+ * version-2 one under an older state), whose structures are all of the other version.
+ *
+ * <p>Stateless; thread-safe.
  */
 final class LogFormat {
   static final int PAGE_BYTES = 4096;
@@ -57,31 +70,95 @@ final class LogFormat {
   static final int WRAP_MAGIC = 0x56424857;
   static final int STATE_MAGIC = 0x56424853;
   static final int BUFFERS_MAGIC = 0x56424842;
+  /** The version of the incarnations, buffers files and write-ahead segments of an unsalted table (id 0). */
   static final int VERSION = 1;
+  /** Their version in a table with an id: their checks are salted with it. */
+  static final int SALTED_VERSION = 2;
   static final int HEADER_BYTES = 32;
   static final int UNIT_HEADER_BYTES = 8;
   static final int UNIT_FOOTER_BYTES = 4;
   static final int STATE_SLOT_BYTES = 512;
   /** The magic and version opening an incarnation, and the checksum closing its header. */
-  static final Envelope INCARNATION = envelope("BufferHash incarnation", INCARNATION_MAGIC, VERSION);
+  static final Envelope INCARNATION = envelope("BufferHash incarnation", INCARNATION_MAGIC, VERSION, SALTED_VERSION);
   /** A wrap marker: an incarnation header's place, magic "VBHW", version byte 0, a checksum. */
-  static final Envelope WRAP_MARKER = envelope("BufferHash wrap marker", WRAP_MAGIC, 0);
+  static final Envelope WRAP_MARKER = envelope("BufferHash wrap marker", WRAP_MAGIC, 0, 0);
   /**
    * The state's version: 2 since sequence numbers skip ahead at each open (incarnations written
    * since may follow the one before by a multiple of {@code logPages + 1}); a version-1 state's
-   * incarnations run consecutively. Both are read; 2 is written.
+   * incarnations run consecutively. 3 adds the table id (and sequence numbers skip as in 2). All
+   * are read; 3 is written, or 2 by a table of id 0 (created before version 3).
    */
-  static final int STATE_VERSION = 2;
+  static final int STATE_VERSION = 3;
+  /** The state version an unsalted table (id 0) writes. */
+  static final int UNSALTED_STATE_VERSION = 2;
   /** A state slot's magic, version and checksum. */
   static final Envelope STATE = Envelope.builder("BufferHash state").magic(STATE_MAGIC).byteVersion().versions(1, STATE_VERSION).build();
   /** The buffers file's magic, version and checksum. */
-  static final Envelope BUFFERS = envelope("BufferHash buffers", BUFFERS_MAGIC, VERSION);
+  static final Envelope BUFFERS = envelope("BufferHash buffers", BUFFERS_MAGIC, VERSION, SALTED_VERSION);
 
   private LogFormat() {}
 
   /** The envelope of a BufferHash structure: {@code magic:int32 version:uint8 reserved:uint8[3] ... crc:int32}. */
-  static Envelope envelope(String name, int magic, int version) {
-    return Envelope.builder(name).magic(magic).byteVersion().versions(version, version).build();
+  static Envelope envelope(String name, int magic, int minVersion, int maxVersion) {
+    return Envelope.builder(name).magic(magic).byteVersion().versions(minVersion, maxVersion).build();
+  }
+
+  /** The version of the incarnations, buffers files and segments a table of id {@code tableId} writes and reads. */
+  static int structureVersion(long tableId) {
+    return tableId == 0 ? VERSION : SALTED_VERSION;
+  }
+
+  /** The state version a table of id {@code tableId} writes. */
+  static int stateVersion(long tableId) {
+    return tableId == 0 ? UNSALTED_STATE_VERSION : STATE_VERSION;
+  }
+
+  /**
+   * Refuses a structure whose version is not the one its table's id calls for: a version-1
+   * structure in a table with an id, or a version-2 one in a table without, is another table's.
+   */
+  static void checkVersion(Envelope envelope, int version, long tableId, String where) {
+    int expected = structureVersion(tableId);
+    if (version != expected) {
+      throw new io.varve.core.format.CorruptStoreException(where + ": " + envelope.formatName() + " of version " + version
+          + ", but this table's are of version " + expected + " (state version " + stateVersion(tableId) + "): another table's?");
+    }
+  }
+
+  /** Check({@code bytes[from, end)}): their CRC32C, preceded by the table id unless it is 0 (see the grammar). */
+  static int check(long tableId, byte[] bytes, int from, int end) {
+    CRC32C crc = checkStart(tableId);
+    crc.update(bytes, from, end - from);
+    return (int) crc.getValue();
+  }
+
+  /** A Check before its bytes: the table id fed in, unless it is 0. */
+  static CRC32C checkStart(long tableId) {
+    CRC32C crc = new CRC32C();
+    if (tableId != 0) {
+      crc.update(ByteBuffer.allocate(8).putLong(tableId).flip());
+    }
+    return crc;
+  }
+
+  /** Writes Check({@code bytes[from, end)}) at {@code end}; returns it. */
+  static int seal(long tableId, byte[] bytes, int from, int end) {
+    int check = check(tableId, bytes, from, end);
+    putInt(bytes, end, check);
+    return check;
+  }
+
+  /** Whether {@code bytes} hold at {@code end} Check({@code bytes[from, end)}). */
+  static boolean isSealed(long tableId, byte[] bytes, int from, int end) {
+    return end >= from && end + 4 <= bytes.length && getInt(bytes, end) == check(tableId, bytes, from, end);
+  }
+
+  /** Throws, naming {@code where}, unless {@code bytes} hold at {@code end} Check({@code bytes[from, end)}). */
+  static void checkSealed(Envelope envelope, long tableId, byte[] bytes, int from, int end, String where) {
+    if (!isSealed(tableId, bytes, from, end)) {
+      throw new io.varve.core.format.CorruptStoreException(where + ": " + envelope.formatName()
+          + " checksum mismatch (the file is damaged, or another table's" + (tableId == 0 ? "" : ": checks are salted with the table id") + ")");
+    }
   }
 
   /** Bytes an entry takes, encoded. */
@@ -141,16 +218,16 @@ final class LogFormat {
     return at;
   }
 
-  /** CRC32C of a unit: bound to the incarnation's sequence and the unit's first page. */
-  static int unitCrc(long sequence, int firstPage, byte[] bytes, int offset, int length) {
-    CRC32C crc = unitCrcStart(sequence, firstPage);
+  /** Check of a unit: bound to the table, the incarnation's sequence and the unit's first page. */
+  static int unitCrc(long tableId, long sequence, int firstPage, byte[] bytes, int offset, int length) {
+    CRC32C crc = unitCrcStart(tableId, sequence, firstPage);
     crc.update(bytes, offset, length);
     return (int) crc.getValue();
   }
 
-  /** A unit's CRC32C before its bytes: bound to the incarnation's sequence and the unit's first page. */
-  static CRC32C unitCrcStart(long sequence, int firstPage) {
-    CRC32C crc = new CRC32C();
+  /** A unit's Check before its bytes: bound to the table, the incarnation's sequence and the unit's first page. */
+  static CRC32C unitCrcStart(long tableId, long sequence, int firstPage) {
+    CRC32C crc = checkStart(tableId);
     crc.update(ByteBuffer.allocate(12).putLong(sequence).putInt(firstPage).flip());
     return crc;
   }

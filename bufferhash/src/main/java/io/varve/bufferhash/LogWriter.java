@@ -135,7 +135,7 @@ final class LogWriter {
     if (buffer == null) {
       return;
     }
-    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher);
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, table.id, log.nextSequence(), hasher, log.tableId());
     int page;
     boolean evicted = false;
     long keptBefore = keptEntries;
@@ -184,7 +184,7 @@ final class LogWriter {
     owner.lock.writeLock().lock();
     try {
       if (readEntries) {
-        IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(victim));
+        IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, log.tableId(), where(victim));
         List<byte[][]> entries = new ArrayList<>(victim.entries);
         IncarnationCodec.decode(
             bytes, header, victim.startPage, hasher, new long[2][], (unit, at, size) -> entries.add(new byte[][] {WriteBuffer.key(unit, at), WriteBuffer.value(unit, at)}), where(victim));
@@ -289,11 +289,16 @@ final class LogWriter {
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + where(incarnation), e);
     }
-    IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, where(incarnation));
+    IncarnationCodec.Header header = IncarnationCodec.readHeader(bytes, log.tableId(), where(incarnation));
     CorruptStoreException.check(
         header.sequence == incarnation.sequence && header.superTable == incarnation.superTable && header.pages == incarnation.pages,
         where(incarnation) + ": the header reads sequence " + header.sequence + " of super table " + header.superTable);
     return bytes;
+  }
+
+  /** The table's id, which salts the checks of its incarnations. */
+  long tableId() {
+    return log.tableId();
   }
 
   String where(Incarnation incarnation) {

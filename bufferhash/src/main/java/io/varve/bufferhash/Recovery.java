@@ -105,7 +105,7 @@ final class Recovery {
             }
           }
         };
-    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, dropDamagedTail, replayer);
+    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, log.tableId(), dropDamagedTail, replayer);
     boolean replayed = false;
     try {
       if (durability.writeAheadLog()) {
@@ -136,9 +136,9 @@ final class Recovery {
     if (!present) {
       return;
     }
-    long generation = BufferSnapshot.generationOf(buffers);
-    CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file)");
-    CorruptStoreException.check(generation >= 0, buffers + ": damaged, and the state does not say whether it is current");
+    long generation = BufferSnapshot.generationOf(buffers, log.tableId());
+    CorruptStoreException.check(generation >= 0 || expected < 0, buffers + ": damaged (checksum mismatch or not a buffers file of this table)");
+    CorruptStoreException.check(generation >= 0, buffers + ": damaged or another table's, and the state does not say whether it is current");
     long stateGeneration = log.generationAtOpen(); // the state that named it, or not; recovery's own state writes aside
     // Every state write is forced before the next, and close writes the file for the very next
     // one: only that one write can be missing. A file newer by more is not this state's: the state
@@ -152,6 +152,7 @@ final class Recovery {
       BufferSnapshot.read(
           buffers,
           tables.length,
+          log.tableId(),
           named ? expected : -1,
           (tableId, key, value) -> {
             recovered++;

@@ -10,7 +10,6 @@ import static io.varve.bufferhash.WriteAheadLog.SEGMENT_HEADER_BYTES;
 import static io.varve.bufferhash.WriteAheadLog.segmentName;
 
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
@@ -31,19 +30,21 @@ final class SegmentReplay {
    * record, or null for a newest segment whose header was never whole (it is deleted).
    */
   static long[] replay(
-      Path file, boolean newest, boolean dropDamaged, int superTables, long expectedFirst, WriteAheadLog.Replayer replayer, boolean entries)
+      Path file, boolean newest, boolean dropDamaged, int superTables, long tableId, long expectedFirst, WriteAheadLog.Replayer replayer,
+      boolean entries)
       throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     String where = file.toString();
-    if (newest && !SEGMENT.isFooterOf(bytes, 0, 24)
+    if (newest && !LogFormat.isSealed(tableId, bytes, 0, 24)
         && bytes.length <= SEGMENT_HEADER_BYTES) {
       Files.delete(file);
       return null;
     }
     CorruptStoreException.check(bytes.length >= SEGMENT_HEADER_BYTES, where + ": shorter than a segment header");
     CorruptStoreException.check(LogFormat.getInt(bytes, 0) == MAGIC, where + ": not a write-ahead log segment");
-    SEGMENT.checkFooter(bytes, 0, 24, where);
-    SEGMENT.checkHeader(bytes, where);
+    int version = SEGMENT.checkHeader(bytes, where);
+    LogFormat.checkVersion(SEGMENT, version, tableId, where);
+    LogFormat.checkSealed(SEGMENT, tableId, bytes, 0, 24, where);
     long number = LogFormat.getLong(bytes, 8);
     long first = LogFormat.getLong(bytes, 16);
     CorruptStoreException.check(
@@ -56,7 +57,7 @@ final class SegmentReplay {
       boolean whole = at + RECORD_HEADER_BYTES <= bytes.length;
       int length = whole ? LogFormat.getInt(bytes, at) : -1;
       whole = whole && length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length <= bytes.length;
-      boolean valid = whole && LogFormat.getInt(bytes, at + 4) == Envelope.crc32c(bytes, at + RECORD_HEADER_BYTES, length);
+      boolean valid = whole && LogFormat.getInt(bytes, at + 4) == LogFormat.check(tableId, bytes, at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + length);
       if (!valid) {
         cutAtDamage(file, bytes, at, whole, length, newest, dropDamaged);
         break;

@@ -11,14 +11,16 @@ import java.nio.ByteBuffer;
  * StateSlot := magic:int32 = "VBHS" version:uint8 reserved:uint8[3]
  *              generation:int64 logPages:int64 tailPage:int64 headPage:int64
  *              tailSequence:int64 nextSequence:int64 buffersCheck:int64
- *              superTables:int32 seed:int64 crc:int32      (then zeros to 512 bytes)
+ *              superTables:int32 seed:int64
+ *              tableId:int64                                (version 3 only, never 0; before, the id is 0)
+ *              crc:int32                                    (then zeros to 512 bytes)
  * </pre>
  *
  * Immutable; thread-safe.
  */
 record StateSlot(
     int version, long generation, long logPages, long tailPage, long headPage, long tailSequence, long nextSequence, long buffersCheck,
-    int superTables, long seed) {
+    int superTables, long seed, long tableId) {
   static final int BYTES = LogFormat.STATE_SLOT_BYTES;
   /** Where the int64 fields end: after the envelope's 8 bytes and seven fields. */
   private static final int LONGS_END = 8 + 7 * Long.BYTES;
@@ -34,8 +36,18 @@ record StateSlot(
     }
     LogFormat.putInt(slot, LONGS_END, superTables);
     LogFormat.putLong(slot, LONGS_END + 4, seed);
-    LogFormat.STATE.putFooter(slot, 0, LONGS_END + 12);
+    if (version >= 3) {
+      LogFormat.putLong(slot, LONGS_END + 12, tableId);
+    } else if (tableId != 0) {
+      throw new IllegalArgumentException("a state of version " + version + " has no table id, given " + tableId);
+    }
+    LogFormat.STATE.putFooter(slot, 0, crcAt(version));
     return slot;
+  }
+
+  /** Where the crc of a slot of {@code version} is: after the table id from version 3 on. */
+  private static int crcAt(int version) {
+    return LONGS_END + (version >= 3 ? 20 : 12);
   }
 
   /**
@@ -49,8 +61,12 @@ record StateSlot(
     } catch (CorruptStoreException e) {
       return null;
     }
-    if (!LogFormat.STATE.isFooterOf(bytes, at, at + LONGS_END + 12)) {
+    if (!LogFormat.STATE.isFooterOf(bytes, at, at + crcAt(version))) {
       return null;
+    }
+    long tableId = version >= 3 ? LogFormat.getLong(bytes, at + LONGS_END + 12) : 0;
+    if (version >= 3 && tableId == 0) {
+      return null; // id 0 is an unsalted table's, which writes version 2
     }
     long[] longs = new long[7];
     for (int i = 0; i < longs.length; i++) {
@@ -58,6 +74,6 @@ record StateSlot(
     }
     return new StateSlot(
         version, longs[0], longs[1], longs[2], longs[3], longs[4], longs[5], longs[6], LogFormat.getInt(bytes, at + LONGS_END),
-        LogFormat.getLong(bytes, at + LONGS_END + 4));
+        LogFormat.getLong(bytes, at + LONGS_END + 4), tableId);
   }
 }

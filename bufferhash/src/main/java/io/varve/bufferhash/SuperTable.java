@@ -144,7 +144,7 @@ final class SuperTable {
       byte[] bytes = context.page(length);
       int at;
       try {
-        at = IncarnationCodec.findInUnit(bytes, length, incarnation.sequence, incarnation.unitFirstPage(unit), key, "unit");
+        at = IncarnationCodec.findInUnit(bytes, length, log.tableId(), incarnation.sequence, incarnation.unitFirstPage(unit), key, "unit");
       } catch (CorruptStoreException e) {
         // The place is named only on failure: a lookup builds no message.
         throw new CorruptStoreException(log.file() + ", " + incarnation + ", unit " + unit + e.getMessage().substring("unit".length()), e);

@@ -3,7 +3,6 @@ package io.varve.bufferhash;
 import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.files.WriteFailure;
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -27,10 +26,11 @@ import java.util.stream.Stream;
  * skips that table's earlier records. Segments are files {@code wal-NNNNNNNNNNNNNNNN}:
  *
  * <pre>
- * Segment := magic:int32 = 0x5642484C ("VBHL") version:uint8 = 1 reserved:uint8[3]
- *            segment:int64 firstSequence:int64 crc:int32          (CRC32C of the 24 bytes before)
+ * Segment := magic:int32 = 0x5642484C ("VBHL") version:uint8 = 2 (1: unsalted) reserved:uint8[3]
+ *            segment:int64 firstSequence:int64 crc:int32          (Check of the 24 bytes before)
  *            Record*
- * Record  := length:int32 crc:int32 Body                          (crc: CRC32C of Body; length: its bytes)
+ * Record  := length:int32 crc:int32 Body                          (crc: Check of Body; length: its bytes)
+ * Check   := CRC32C salted with the table id, as in {@link LogFormat} (version 2); CRC32C (version 1, id 0)
  * Body    := sequence:int64 kind:uint8 superTable:int32 Payload
  * Payload := Entry (kind 1: a put or a delete, as in {@link LogFormat}) | through:int64 (kind 2: flushed)
  * </pre>
@@ -45,7 +45,8 @@ import java.util.stream.Stream;
 final class WriteAheadLog implements AutoCloseable {
   static final int MAGIC = 0x5642484C;
   /** A segment header's magic, version and checksum. */
-  static final io.varve.core.format.Envelope SEGMENT = LogFormat.envelope("BufferHash write-ahead log segment", MAGIC, LogFormat.VERSION);
+  static final io.varve.core.format.Envelope SEGMENT =
+      LogFormat.envelope("BufferHash write-ahead log segment", MAGIC, LogFormat.VERSION, LogFormat.SALTED_VERSION);
   static final int SEGMENT_HEADER_BYTES = 28;
   static final int RECORD_HEADER_BYTES = 8;
   static final int BODY_HEADER_BYTES = 13;
@@ -54,6 +55,8 @@ final class WriteAheadLog implements AutoCloseable {
 
   private final Path directory;
   private final long segmentBytes;
+  /** The table's id: salts the segment headers' and records' checks (0: unsalted, version 1). */
+  private final long tableId;
   private final ReentrantLock appendLock = new ReentrantLock();
   private final ReentrantLock syncLock = new ReentrantLock();
   private final java.util.concurrent.locks.Condition synced = syncLock.newCondition();
@@ -73,9 +76,10 @@ final class WriteAheadLog implements AutoCloseable {
   /** The first write or sync of a segment that failed: from then on the log takes no record. */
   private final WriteFailure failure;
 
-  private WriteAheadLog(Path directory, long segmentBytes) {
+  private WriteAheadLog(Path directory, long segmentBytes, long tableId) {
     this.directory = directory;
     this.segmentBytes = segmentBytes;
+    this.tableId = tableId;
     this.failure = new WriteFailure("the write-ahead log in " + directory);
   }
 
@@ -92,9 +96,9 @@ final class WriteAheadLog implements AutoCloseable {
    * record after it), hands every flushed record to {@code replayer}, and starts a new segment.
    * {@link #replayEntries} then hands over the entries.
    */
-  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, boolean dropDamagedTail, Replayer replayer)
+  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, long tableId, boolean dropDamagedTail, Replayer replayer)
       throws IOException {
-    WriteAheadLog wal = new WriteAheadLog(directory, segmentBytes);
+    WriteAheadLog wal = new WriteAheadLog(directory, segmentBytes, tableId);
     List<Path> files;
     try (Stream<Path> list = Files.list(directory)) {
       files = list.filter(p -> p.getFileName().toString().matches("wal-\\d{16}")).sorted().collect(Collectors.toList());
@@ -103,7 +107,7 @@ final class WriteAheadLog implements AutoCloseable {
     for (int i = 0; i < files.size(); i++) {
       boolean newest = i == files.size() - 1;
       long[] segment =
-          SegmentReplay.replay(files.get(i), newest, newest && dropDamagedTail, superTables, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
+          SegmentReplay.replay(files.get(i), newest, newest && dropDamagedTail, superTables, tableId, wal.replayFiles.isEmpty() ? -1 : sequence, replayer, false);
       if (segment == null) {
         continue; // the newest segment's header was cut short: created, never written
       }
@@ -130,7 +134,7 @@ final class WriteAheadLog implements AutoCloseable {
   /** Hands every entry of the segments found by {@link #open} to {@code replayer}, oldest first. */
   void replayEntries(Replayer replayer) throws IOException {
     for (Path file : replayFiles) {
-      SegmentReplay.replay(file, false, false, superTables, -1, replayer, true);
+      SegmentReplay.replay(file, false, false, superTables, tableId, -1, replayer, true);
     }
     replayFiles.clear();
   }
@@ -154,10 +158,10 @@ final class WriteAheadLog implements AutoCloseable {
     Path file = directory.resolve(segmentName(segmentNumber));
     current = InterruptSafeFile.open(Channels::open, file, new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE}, StandardOpenOption.WRITE);
     byte[] header = new byte[SEGMENT_HEADER_BYTES];
-    SEGMENT.putHeader(header, 0, LogFormat.VERSION);
+    SEGMENT.putHeader(header, 0, LogFormat.structureVersion(tableId));
     LogFormat.putLong(header, 8, segmentNumber);
     LogFormat.putLong(header, 16, firstSequence);
-    SEGMENT.putFooter(header, 0, 24);
+    LogFormat.seal(tableId, header, 0, 24);
     current.writeFully(ByteBuffer.wrap(header), 0);
     current.force(true);
     Channels.forceDirectory(directory); // before a sync can vouch for a record in the segment
@@ -211,7 +215,7 @@ final class WriteAheadLog implements AutoCloseable {
   }
 
   private void seal(int body, int bodyBytes) {
-    LogFormat.putInt(pending, body - 4, Envelope.crc32c(pending, body, bodyBytes));
+    LogFormat.putInt(pending, body - 4, LogFormat.check(tableId, pending, body, body + bodyBytes));
     pendingBytes = body + bodyBytes;
   }
 

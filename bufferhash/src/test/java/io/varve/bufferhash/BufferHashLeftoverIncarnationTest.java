@@ -84,7 +84,7 @@ class BufferHashLeftoverIncarnationTest {
       }
       // The test's premise: the new incarnation took the lost one's place and ends at the leftover.
       byte[] written = header(crashed.resolve("log"), (int) lost[0]);
-      assertEquals(lost[2], IncarnationCodec.readHeader(written, context).pages, context + ": the new incarnation's length");
+      assertEquals(lost[2], IncarnationCodec.readHeader(written, TableIds.of(crashed), context).pages, context + ": the new incarnation's length");
       assertArrayEquals(leftover, header(crashed.resolve("log"), (int) kept[0]), context + ": the leftover was overwritten");
       if (end.equals("close")) {
         work.model.acknowledge(); // close writes everything
@@ -124,7 +124,7 @@ class BufferHashLeftoverIncarnationTest {
       byte[] header = Arrays.copyOfRange(bytes, page * LogFormat.PAGE_BYTES, page * LogFormat.PAGE_BYTES + LogFormat.HEADER_BYTES);
       IncarnationCodec.Header fields;
       try {
-        fields = IncarnationCodec.readHeader(header, log + " at page " + page);
+        fields = IncarnationCodec.readHeader(header, TableIds.of(log.getParent()), log + " at page " + page);
       } catch (CorruptStoreException notAHeader) {
         continue;
       }

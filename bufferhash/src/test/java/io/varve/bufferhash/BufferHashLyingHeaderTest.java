@@ -36,9 +36,9 @@ class BufferHashLyingHeaderTest {
     try (FileChannel log = FileChannel.open(tableDir.resolve("log"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       byte[] first = new byte[LogFormat.HEADER_BYTES];
       log.read(ByteBuffer.wrap(first), 0);
-      IncarnationCodec.Header written = IncarnationCodec.readHeader(first, "page 0");
+      IncarnationCodec.Header written = IncarnationCodec.readHeader(first, TableIds.of(tableDir), "page 0");
       byte[] lie = new byte[LogFormat.HEADER_BYTES];
-      IncarnationCodec.writeHeader(lie, written.superTable, written.sequence + 1, IncarnationCodec.MAX_PAGES, 1);
+      IncarnationCodec.writeHeader(lie, written.tableId, written.superTable, written.sequence + 1, IncarnationCodec.MAX_PAGES, 1);
       log.write(ByteBuffer.wrap(lie), (long) written.pages * LogFormat.PAGE_BYTES);
     }
     ChildJvm.Result opened = ChildJvm.run("64m", OpenAndGet.class, tableDir.toString());

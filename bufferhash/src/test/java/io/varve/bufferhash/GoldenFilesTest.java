@@ -20,11 +20,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * BufferHash directories written by released format versions stay readable. {@code v1-closed}: a
  * table closed cleanly (log, state, buffers file); {@code v1-crashed}: the files of a table with a
  * write-ahead log, copied after a sync while it was still open, as a crash leaves them; {@code v2-*}
- * the same of state version 2 (sequence numbers skip ahead at each open). Regenerate
- * with {@link #main} (only for a new format version, into a new folder).
+ * the same of state version 2 (sequence numbers skip ahead at each open); {@code v3-*} the same of
+ * state version 3 (table id {@link #GOLDEN_TABLE_ID}, version-2 incarnations, buffers file and
+ * write-ahead segments, their checks salted with it). Regenerate with {@link #main} (only for a new
+ * format version, into a new folder).
  */
 class GoldenFilesTest {
   @TempDir Path temp;
+
+  /** The table id of the {@code v3-*} goldens (a new table's is random; fixed here so that they can be made again byte for byte). */
+  static final long GOLDEN_TABLE_ID = 0x601DE17AB1E1D5EDL;
 
   static Map<String, byte[]> expected() {
     Map<String, byte[]> expected = new HashMap<>();
@@ -37,7 +42,8 @@ class GoldenFilesTest {
   }
 
   private static BufferHashBuilder builder(Path dir, Durability durability) {
-    return BufferHash.builder(dir).logBytes(64 * 1024).memoryBytes(64 * 1024).entryBytes(24).bufferBytes(4096).superTables(2).durability(durability);
+    return BufferHash.builder(dir).logBytes(64 * 1024).memoryBytes(64 * 1024).entryBytes(24).bufferBytes(4096).superTables(2).durability(durability)
+        .tableId(GOLDEN_TABLE_ID);
   }
 
   /** The first half of {@link #write}'s puts: the generator closes and reopens between the halves, so that sequence numbers skip. */
@@ -57,7 +63,7 @@ class GoldenFilesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed"})
   void readsTheGoldenDirectory(String name) throws Exception {
     Path dir = temp.resolve(name);
     Files.createDirectories(dir);
@@ -84,11 +90,44 @@ class GoldenFilesTest {
 
   /** The golden state files are of the version their folder names (the first state slot's version byte). */
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed"})
   void goldenStatesAreOfTheirVersion(String name) throws Exception {
     byte[] state = Files.readAllBytes(Path.of(GoldenFilesTest.class.getResource("/golden/" + name + "/state").toURI()));
     int version = Integer.parseInt(name.substring(1, name.indexOf('-')));
     assertEquals(version, state[4], name);
+  }
+
+  /**
+   * The structures of each golden directory are of the version its state calls for: version 1,
+   * unsalted, under states 1 and 2; version 2, salted with {@link #GOLDEN_TABLE_ID}, under state 3
+   * (and each passes its salted check, none the unsalted one).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed"})
+  void goldenStructuresAreOfTheVersionTheirStateCallsFor(String name) throws Exception {
+    Path golden = Path.of(GoldenFilesTest.class.getResource("/golden/" + name).toURI());
+    boolean salted = name.startsWith("v3");
+    long id = TableIds.of(golden);
+    assertEquals(salted ? GOLDEN_TABLE_ID : 0, id, name);
+    int version = salted ? LogFormat.SALTED_VERSION : LogFormat.VERSION;
+    byte[] log = Files.readAllBytes(golden.resolve("log"));
+    assertEquals(version, log[4], name + ": the first incarnation");
+    assertTrue(LogFormat.isSealed(id, log, 0, 28), name + ": the first incarnation's header check");
+    assertEquals(!salted, LogFormat.isSealed(0, log, 0, 28), name + ": the unsalted check");
+    int files = 0;
+    try (Stream<Path> list = Files.list(golden)) {
+      for (Path file : (Iterable<Path>) list::iterator) {
+        String fileName = file.getFileName().toString();
+        if (fileName.equals("buffers") || fileName.startsWith("wal-")) {
+          byte[] bytes = Files.readAllBytes(file);
+          int end = fileName.equals("buffers") ? bytes.length - 4 : 24;
+          assertEquals(version, bytes[4], name + "/" + fileName);
+          assertTrue(LogFormat.isSealed(id, bytes, 0, end), name + "/" + fileName);
+          files++;
+        }
+      }
+    }
+    assertTrue(files > 0, name + ": a buffers file or write-ahead segments");
   }
 
   /** Writes the golden directories of today's version into {@code args[0]} ({@code v<state version>-closed}, {@code -crashed}). */

@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * The hostile BufferHash directories in {@code hostile/bufferhash}: each is a golden directory
- * ({@code golden/v1-closed} or {@code golden/v1-crashed}, named in the variant's {@code base} file)
+ * ({@code golden/v1-closed}, {@code golden/v1-crashed}, or {@code v2-*}, {@code v3-*} where the
+ * variant is about a state version, named in the variant's {@code base} file)
  * with the files of the variant put over it ({@code deleted} lists files to remove). Each lies in a
  * way a structure check must catch: checksums are recomputed where the check under test is not the
  * checksum. Regenerate with {@link #main} after a deliberate format change.
@@ -52,7 +53,7 @@ final class HostileBufferHashFiles {
   }
 
   private static void resealSlot(byte[] state, int slot) {
-    int crcAt = slot + 8 + 56 + 12;
+    int crcAt = slot + 8 + 56 + (state[slot + 4] >= 3 ? 20 : 12);
     LogFormat.putInt(state, crcAt, Envelope.crc32c(state, slot, crcAt - slot));
   }
 
@@ -73,7 +74,7 @@ final class HostileBufferHashFiles {
     byte[] unit = Arrays.copyOfRange(log, start, LogFormat.PAGE_BYTES);
     edit.accept(unit);
     System.arraycopy(unit, 0, log, start, unit.length);
-    LogFormat.putInt(log, footer, LogFormat.unitCrc(1, 0, log, start, footer - start));
+    LogFormat.putInt(log, footer, LogFormat.unitCrc(0, 1, 0, log, start, footer - start));
     return log;
   }
 
@@ -122,6 +123,81 @@ final class HostileBufferHashFiles {
       }
     }
     return last;
+  }
+
+  /** The id of the {@code v3-*} goldens. */
+  private static final long ID = GoldenFilesTest.GOLDEN_TABLE_ID;
+
+  /** Another table's id. */
+  private static final long OTHER_ID = 0x0DDBA11L;
+
+  /** {@code base}'s state with both slots' bytes edited by {@code edit} (given the slot's offset), resealed. */
+  private static byte[] stateBothSlots(String base, java.util.function.ObjIntConsumer<byte[]> edit) throws IOException {
+    byte[] state = golden(base, "state");
+    for (int slot = 0; slot < 2 * SLOT; slot += SLOT) {
+      edit.accept(state, slot);
+      resealSlot(state, slot);
+    }
+    return state;
+  }
+
+  /** {@code base}'s log with the header at page 0 of {@code version}, its check salted with {@code tableId} (0: unsalted). */
+  private static byte[] logWithHeader(String base, int version, long tableId) throws IOException {
+    byte[] log = golden(base, "log");
+    log[4] = (byte) version;
+    LogFormat.seal(tableId, log, 0, 28);
+    return log;
+  }
+
+  /** {@code base}'s first write-ahead segment of {@code version}, its header and records sealed with {@code tableId}; or only record {@code only}. */
+  private static byte[] walSealed(String base, int version, long tableId, int only) throws IOException {
+    byte[] wal = golden(base, "wal-0000000000000001");
+    if (only < 0) {
+      wal[4] = (byte) version;
+      LogFormat.seal(tableId, wal, 0, 24);
+    }
+    int i = 0;
+    for (int at = 28; at < wal.length; at += 8 + LogFormat.getInt(wal, at), i++) {
+      if (only < 0 || only == i) {
+        int length = LogFormat.getInt(wal, at);
+        LogFormat.putInt(wal, at + 4, LogFormat.check(tableId, wal, at + 8, at + 8 + length));
+      }
+    }
+    return wal;
+  }
+
+  /** {@code base}'s buffers file of {@code version} sealed with {@code tableId}, and its state naming it. */
+  private static Variant buffersSealed(String base, int version, long tableId) throws IOException {
+    byte[] buffers = golden(base, "buffers");
+    buffers[4] = (byte) version;
+    int crc = LogFormat.seal(tableId, buffers, 0, buffers.length - 4);
+    return variant(base).with("buffers", buffers).with("state", stateWith(base, 6, (1L << 32) | (crc & 0xFFFFFFFFL)));
+  }
+
+  /** Variants of the state versions and table ids: a structure of one version under a state of another, or salted with another id. */
+  private static void tableIdVariants(Map<String, Variant> v) throws IOException {
+    v.put("state-version-4", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> s[slot + 4] = 4)));
+    v.put("state-v3-table-id-zero", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> LogFormat.putLong(s, slot + 8 + 56 + 12, 0))));
+    // A version-2 state's table has no id: a version-2 incarnation (salted with any id) is another table's.
+    v.put("header-v2-salted-under-a-v2-state", variant("v2-closed").with("log", logWithHeader("v2-closed", 2, ID)));
+    // A version-3 state's table writes version 2 only: a version-1 (unsalted) incarnation is another table's.
+    v.put("header-v1-under-a-v3-state", variant("v3-closed").with("log", logWithHeader("v3-closed", 1, 0)));
+    v.put("header-of-another-table", variant("v3-closed").with("log", logWithHeader("v3-closed", 2, OTHER_ID)));
+    byte[] unitOfAnother = golden("v3-closed", "log");
+    int footer = LogFormat.PAGE_BYTES - LogFormat.UNIT_FOOTER_BYTES;
+    LogFormat.putInt(unitOfAnother, footer, LogFormat.unitCrc(OTHER_ID, LogFormat.getLong(unitOfAnother, 12), 0, unitOfAnother,
+        LogFormat.HEADER_BYTES, footer - LogFormat.HEADER_BYTES));
+    if (LogFormat.getInt(unitOfAnother, LogFormat.HEADER_BYTES) != 1) {
+      throw new IllegalStateException("the v3 golden's first unit is not one page");
+    }
+    v.put("unit-of-another-table", variant("v3-closed").with("log", unitOfAnother));
+    v.put("buffers-v1-under-a-v3-state", buffersSealed("v3-closed", 1, 0));
+    v.put("buffers-v2-under-a-v2-state", buffersSealed("v2-closed", 2, ID));
+    v.put("buffers-of-another-table", buffersSealed("v3-closed", 2, OTHER_ID));
+    v.put("wal-v1-segment-under-a-v3-state", variant("v3-crashed").with("wal-0000000000000001", walSealed("v3-crashed", 1, 0, -1)));
+    v.put("wal-v2-segment-under-a-v2-state", variant("v2-crashed").with("wal-0000000000000001", walSealed("v2-crashed", 2, ID, -1)));
+    v.put("wal-segment-of-another-table", variant("v3-crashed").with("wal-0000000000000001", walSealed("v3-crashed", 2, OTHER_ID, -1)));
+    v.put("wal-record-of-another-table", variant("v3-crashed").with("wal-0000000000000001", walSealed("v3-crashed", 2, OTHER_ID, 0)));
   }
 
   static Map<String, Variant> variants() throws IOException {
@@ -185,6 +261,7 @@ final class HostileBufferHashFiles {
     v.put(
         "wal-segment-renamed",
         variant("v1-crashed").with("wal-0000000000000001", null).with("wal-0000000000000002", golden("v1-crashed", "wal-0000000000000001")));
+    tableIdVariants(v);
     if (walRecords() < 3 || last < 0) {
       throw new IllegalStateException("the golden write-ahead log is too short for the variants");
     }

@@ -77,7 +77,7 @@ class HostileBufferHashTest {
       log.write(java.nio.ByteBuffer.allocate(1), (long) logPages * LogFormat.PAGE_BYTES - 1); // sparse
     }
     byte[] state = new byte[2 * StateSlot.BYTES];
-    byte[] slot = new StateSlot(LogFormat.STATE_VERSION, 1, logPages, 0, logPages, 1, 2, 0, 1, 7).encode();
+    byte[] slot = new StateSlot(LogFormat.UNSALTED_STATE_VERSION, 1, logPages, 0, logPages, 1, 2, 0, 1, 7, 0).encode();
     System.arraycopy(slot, 0, state, StateSlot.BYTES, StateSlot.BYTES);
     Files.write(dir.resolve("state"), state);
     CorruptStoreException e = assertThrows(CorruptStoreException.class,

@@ -36,7 +36,7 @@ class IncarnationCodecTest {
       assertTrue(buffer.put(key, value, tombstone, hash[0], hash[1]));
       written.put(ByteBuffer.wrap(key), tombstone ? null : value);
     }
-    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 3, 42, HASHER);
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 3, 42, HASHER, 0);
     Incarnation incarnation = encoded.at(0);
     assertTrue(incarnation.units() > 10);
     for (byte[] key : keys) {
@@ -46,7 +46,7 @@ class IncarnationCodecTest {
       boolean found = false;
       while (unit >= 0 && !found) {
         byte[] bytes = Arrays.copyOfRange(encoded.bytes, incarnation.unitStart(unit), incarnation.unitEnd(unit));
-        int at = IncarnationCodec.findInUnit(bytes, bytes.length, 42, incarnation.unitFirstPage(unit), key, "test");
+        int at = IncarnationCodec.findInUnit(bytes, bytes.length, 0, 42, incarnation.unitFirstPage(unit), key, "test");
         if (at >= 0) {
           assertArrayEquals(written.get(ByteBuffer.wrap(key)), WriteBuffer.value(bytes, at));
           found = true;
@@ -58,7 +58,7 @@ class IncarnationCodecTest {
       }
       assertTrue(found, "key not found through its unit");
     }
-    IncarnationCodec.Header header = IncarnationCodec.readHeader(encoded.bytes, "test");
+    IncarnationCodec.Header header = IncarnationCodec.readHeader(encoded.bytes, 0, "test");
     int[] visited = {0};
     Incarnation decoded =
         IncarnationCodec.decode(encoded.bytes, header, 0, HASHER, new long[2][], (bytes, at, size) -> visited[0]++, "test");
@@ -77,12 +77,34 @@ class IncarnationCodecTest {
     byte[] key = {1, 2, 3};
     HASHER.hash(key, hash);
     buffer.put(key, new byte[] {4}, false, hash[0], hash[1]);
-    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 0, 7, HASHER);
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 0, 7, HASHER, 0);
     byte[] unit = Arrays.copyOfRange(encoded.bytes, LogFormat.HEADER_BYTES, LogFormat.PAGE_BYTES);
-    assertTrue(IncarnationCodec.findInUnit(unit, unit.length, 7, 0, key, "test") >= 0);
-    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 8, 0, key, "test"));
-    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 7, 1, key, "test"));
+    assertTrue(IncarnationCodec.findInUnit(unit, unit.length, 0, 7, 0, key, "test") >= 0);
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 0, 8, 0, key, "test"));
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 0, 7, 1, key, "test"));
     unit[10] ^= 1;
-    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 7, 0, key, "test"));
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 0, 7, 0, key, "test"));
+  }
+
+  /** A unit salted with one table id fails the check of another, and of an unsalted table (id 0), and the other way round. */
+  @Test
+  void aUnitOfAnotherTableFailsItsChecksum() {
+    WriteBuffer buffer = new WriteBuffer(4096, 10);
+    long[] hash = new long[2];
+    byte[] key = {1, 2, 3};
+    HASHER.hash(key, hash);
+    buffer.put(key, new byte[] {4}, false, hash[0], hash[1]);
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 0, 7, HASHER, 0xA1);
+    byte[] unit = Arrays.copyOfRange(encoded.bytes, LogFormat.HEADER_BYTES, LogFormat.PAGE_BYTES);
+    assertTrue(IncarnationCodec.findInUnit(unit, unit.length, 0xA1, 7, 0, key, "test") >= 0);
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 0xA2, 7, 0, key, "test"));
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.findInUnit(unit, unit.length, 0, 7, 0, key, "test"));
+    assertEquals(0xA1, IncarnationCodec.readHeader(encoded.bytes, 0xA1, "test").tableId);
+    assertEquals(LogFormat.SALTED_VERSION, encoded.bytes[4]);
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.readHeader(encoded.bytes, 0xA2, "test"));
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.readHeader(encoded.bytes, 0, "test"));
+    IncarnationCodec.Encoded unsalted = IncarnationCodec.encode(buffer, 0, 7, HASHER, 0);
+    assertEquals(LogFormat.VERSION, unsalted.bytes[4]);
+    assertThrows(CorruptStoreException.class, () -> IncarnationCodec.readHeader(unsalted.bytes, 0xA1, "test"));
   }
 }

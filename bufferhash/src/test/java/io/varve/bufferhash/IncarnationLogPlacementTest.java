@@ -28,7 +28,7 @@ class IncarnationLogPlacementTest {
       log.write(ByteBuffer.allocate(1), (long) totalPages * LogFormat.PAGE_BYTES - 1); // sparse
     }
     byte[] state = new byte[2 * StateSlot.BYTES];
-    byte[] slot = new StateSlot(LogFormat.STATE_VERSION, 1, totalPages, head, head, 5, 5, 0, 1, 7).encode();
+    byte[] slot = new StateSlot(LogFormat.STATE_VERSION, 1, totalPages, head, head, 5, 5, 0, 1, 7, 0x1D).encode();
     System.arraycopy(slot, 0, state, StateSlot.BYTES, StateSlot.BYTES); // generation 1 lives in slot 1
     Files.write(dir.resolve("state"), state);
     try (IncarnationLog log = IncarnationLog.open(dir)) {

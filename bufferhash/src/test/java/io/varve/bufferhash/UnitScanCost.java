@@ -35,7 +35,7 @@ public final class UnitScanCost {
         throw new AssertionError("the buffer refused entry " + i);
       }
     }
-    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 0, 1, hasher);
+    IncarnationCodec.Encoded encoded = IncarnationCodec.encode(buffer, 0, 1, hasher, 0);
     Incarnation incarnation = encoded.at(0);
     System.out.println(incarnation.units() + " units of " + incarnation.pages + " pages");
     int[] unitOf = new int[ENTRIES];
@@ -50,13 +50,13 @@ public final class UnitScanCost {
       for (int r = 0; r < LOOKUPS; r++) {
         int unit = unitOf[r % ENTRIES];
         int length = copy(encoded, incarnation, unit, page);
-        sink += IncarnationCodec.checkUnit(page, length, 1, incarnation.unitFirstPage(unit), "unit");
+        sink += IncarnationCodec.checkUnit(page, length, 0, 1, incarnation.unitFirstPage(unit), "unit");
       }
       long checked = System.nanoTime();
       for (int r = 0; r < LOOKUPS; r++) {
         int unit = unitOf[r % ENTRIES];
         int length = copy(encoded, incarnation, unit, page);
-        int at = IncarnationCodec.findInUnit(page, length, 1, incarnation.unitFirstPage(unit), keys[r % ENTRIES], "unit");
+        int at = IncarnationCodec.findInUnit(page, length, 0, 1, incarnation.unitFirstPage(unit), keys[r % ENTRIES], "unit");
         if (at < 0) {
           throw new AssertionError("key " + (r % ENTRIES) + " not found in its unit");
         }
