@@ -1,5 +1,6 @@
 package io.varve.bufferhash;
 
+import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -120,7 +121,7 @@ final class LogFormat {
   static void checkVersion(Envelope envelope, int version, long tableId, String where) {
     int expected = structureVersion(tableId);
     if (version != expected) {
-      throw new io.varve.core.format.CorruptStoreException(where + ": " + envelope.formatName() + " of version " + version
+      throw new CorruptStoreException(where + ": " + envelope.formatName() + " of version " + version
           + ", but this table's are of version " + expected + " (state version " + stateVersion(tableId) + "): another table's?");
     }
   }
@@ -156,7 +157,7 @@ final class LogFormat {
   /** Throws, naming {@code where}, unless {@code bytes} hold at {@code end} Check({@code bytes[from, end)}). */
   static void checkSealed(Envelope envelope, long tableId, byte[] bytes, int from, int end, String where) {
     if (!isSealed(tableId, bytes, from, end)) {
-      throw new io.varve.core.format.CorruptStoreException(where + ": " + envelope.formatName()
+      throw new CorruptStoreException(where + ": " + envelope.formatName()
           + " checksum mismatch (the file is damaged, or another table's" + (tableId == 0 ? "" : ": checks are salted with the table id") + ")");
     }
   }
