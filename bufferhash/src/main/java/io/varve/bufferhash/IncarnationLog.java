@@ -24,7 +24,7 @@ import java.util.Iterator;
  * <p>The state file records tail, head and sequence numbers, in an order that holds whatever a
  * crash keeps of the writes not yet forced (a killed process keeps them all, a power loss or a
  * failed {@code fsync} any of them): the state names an incarnation as the head only once the log
- * has been forced (incarnations written since are found on open by {@link #rollForward}), and
+ * has been forced (incarnations written since are found on open by {@link LogScan}), and
  * names a new tail, forced, before pages of the incarnations evicted are overwritten. So the state
  * on the device lists only whole incarnations.
  *
@@ -194,65 +194,20 @@ final class IncarnationLog implements AutoCloseable {
   }
 
   /**
-   * Reads every incarnation between tail and head, oldest first, checking sequence numbers and
-   * checksums; {@code decoder} checks each and returns what RAM keeps, which becomes live. Then
-   * {@link #rollForward} takes in those written since, and the sequence numbers skip ahead.
-   *
-   * <p>The incarnations must run from the state's tail exactly to its head; the first carries
-   * the state's tail sequence, each next one the sequence after, or after it by a whole number of
-   * skips of {@code totalPages + 1} (one per open, see {@link #skipSequences}), and the next
-   * sequence follows the last the same way. So an incarnation of an older lap in place of a live
-   * one (a lower sequence), or a state whose head or next sequence is off, is still refused.
+   * Reads every incarnation between tail and head and those written since ({@link LogScan}),
+   * which become live, then skips the sequence numbers ahead ({@link #skipSequences}).
    */
   void scan(Decoder decoder) throws IOException {
-    int page = scanTail;
-    long sequence = scanTailSequence;
-    byte[] header = new byte[HEADER_BYTES];
-    if (scanTailSequence < nextSequence) {
-      // Pages from the tail round to the head: the whole log when they meet.
-      long span = head > scanTail ? head - scanTail : (long) totalPages - scanTail + head;
-      long walked = 0;
-      while (walked < span) {
-        if (page == totalPages) {
-          page = 0;
-        }
-        readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
-        if (IncarnationCodec.isWrap(header, 0)) {
-          CorruptStoreException.check(page != 0, logFile + ": a wrap marker at page 0");
-          walked += totalPages - page;
-          page = 0;
-          continue;
-        }
-        String where = logFile + " at page " + page;
-        IncarnationCodec.Header fields = IncarnationCodec.readHeader(header, tableId, where);
-        CorruptStoreException.check(
-            walked == 0 ? fields.sequence == sequence : followsBySkips(sequence, fields.sequence) && fields.sequence < nextSequence,
-            where + ": sequence " + fields.sequence + ", expected " + sequence + (walked == 0 ? "" : " (or after skips of " + (totalPages + 1L) + ")"));
-        CorruptStoreException.check(
-            fields.superTable >= 0 && fields.superTable < superTables && page + (long) fields.pages <= totalPages,
-            where + ": header out of range");
-        CorruptStoreException.check(
-            walked + fields.pages <= span, logFile + ": the incarnations run past page " + head + ", the state's head");
-        LargeIncarnations.checkUnits(log, page, fields, where);
-        byte[] bytes = new byte[fields.pages * PAGE_BYTES];
-        readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
-        Incarnation incarnation = decoder.decode(bytes, fields, page);
-        if (incarnation.startPage != page) {
-          throw new IllegalStateException("decoder placed " + incarnation + " elsewhere than page " + page);
-        }
-        live.addLast(incarnation);
-        walked += fields.pages;
-        page += fields.pages;
-        sequence = fields.sequence + 1;
-      }
-      CorruptStoreException.check(
-          walked == span && followsBySkips(sequence, nextSequence),
-          logFile + ": the incarnations end at page " + page + " before sequence " + sequence + ", the state says page " + head
-              + " before sequence " + nextSequence);
+    if (!live.isEmpty()) {
+      throw new IllegalStateException("the log is scanned once, on open");
     }
-    long recorded = nextSequence;
-    rollForwardWhole(decoder, header);
-    boolean rolledForward = nextSequence != recorded;
+    LogScan.Found found =
+        new LogScan(log, logFile, totalPages, superTables, tableId, stateVersionAtOpen)
+            .run(decoder, scanTail, scanTailSequence, head, nextSequence);
+    live.addAll(found.live());
+    boolean rolledForward = found.nextSequence() != nextSequence;
+    head = found.head();
+    nextSequence = found.nextSequence();
     if (rolledForward) {
       forceLog();
     }
@@ -262,19 +217,11 @@ final class IncarnationLog implements AutoCloseable {
     }
   }
 
-  /** Whether {@code actual} is {@code expected}, or after it by a whole number of skips (of {@code totalPages + 1}). */
-  private boolean followsBySkips(long expected, long actual) {
-    if (stateVersionAtOpen < 2) {
-      return actual == expected;
-    }
-    return actual >= expected && (actual - expected) % (totalPages + 1L) == 0;
-  }
-
   /**
    * Skips the sequence numbers ahead by {@code totalPages + 1}; the next state write records it,
    * and one is made, forced, before anything new is written to the log ({@link #append}). A power
    * loss may keep some unforced incarnations and lose others (N torn or lost, N + 1 kept past it);
-   * {@link #rollForwardWhole} stops at the first gap, and were its sequence numbers reused, an
+   * the roll-forward ({@link LogScan}) stops at the first gap, and were its sequence numbers reused, an
    * incarnation written at the head could end exactly where a leftover of the lost writes begins,
    * which carries the next sequence and valid checksums: a later open would take it in as the
    * newest, its stale writes shadowing newer ones. After the skip every leftover carries a lower
@@ -288,56 +235,6 @@ final class IncarnationLog implements AutoCloseable {
     nextSequence += totalPages + 1L;
     recordHead(); // the head's incarnations are on the device: named by the state, or forced by the roll-forward
     skipUnrecorded = true;
-  }
-
-  /**
-   * Takes in whole incarnations written after the state's head: written since the log was last
-   * forced, or the newest state slot was damaged and the older one was read. An incarnation counts
-   * only with the next sequence number and every unit's checksum right (a torn write is left out:
-   * nothing recorded it).
-   */
-  private void rollForwardWhole(Decoder decoder, byte[] header) throws IOException {
-    while (true) {
-      int page = head == totalPages ? 0 : head;
-      readFully(log, ByteBuffer.wrap(header), (long) page * PAGE_BYTES, logFile);
-      if (IncarnationCodec.isWrap(header, 0) && page != 0) {
-        page = 0;
-        readFully(log, ByteBuffer.wrap(header), 0, logFile);
-      }
-      IncarnationCodec.Header fields;
-      try {
-        fields = IncarnationCodec.readHeader(header, tableId, logFile + " at page " + page);
-      } catch (CorruptStoreException notAnIncarnation) {
-        return;
-      }
-      if (fields.sequence != nextSequence || fields.superTable < 0 || fields.superTable >= superTables || page + (long) fields.pages > totalPages) {
-        return;
-      }
-      if (!live.isEmpty() && overlapsLive(page, fields.pages)) {
-        return;
-      }
-      Incarnation incarnation;
-      try {
-        LargeIncarnations.checkUnits(log, page, fields, logFile + " at page " + page);
-        byte[] bytes = new byte[fields.pages * PAGE_BYTES];
-        readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
-        incarnation = decoder.decode(bytes, fields, page);
-      } catch (CorruptStoreException torn) {
-        return;
-      }
-      live.addLast(incarnation);
-      head = page + fields.pages;
-      nextSequence++;
-    }
-  }
-
-  private boolean overlapsLive(int page, int pages) {
-    for (Incarnation incarnation : live) {
-      if (page < incarnation.startPage + incarnation.pages && incarnation.startPage < page + pages) {
-        return true;
-      }
-    }
-    return false;
   }
 
   int totalPages() {
@@ -497,7 +394,7 @@ final class IncarnationLog implements AutoCloseable {
     log.writeFully(bytes, position);
   }
 
-  private static void readFully(InterruptSafeFile channel, ByteBuffer into, long position, Path file) throws IOException {
+  static void readFully(InterruptSafeFile channel, ByteBuffer into, long position, Path file) throws IOException {
     int start = into.position();
     channel.readFully(into, position);
     if (into.hasRemaining()) { // built only when thrown: lookups read through here
