@@ -1,5 +1,7 @@
 package io.varve.builder;
 
+import static io.varve.builder.SpillDirectories.findPartitions;
+import static io.varve.builder.SpillDirectories.list;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,8 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -223,21 +223,5 @@ class FullDiskTest {
   private static boolean run(String... command) throws IOException, InterruptedException {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
-  }
-
-  private static Path findPartitions(Path temporary) throws IOException {
-    for (String name : list(temporary)) {
-      Path partitions = temporary.resolve(name).resolve("partitions");
-      if (Files.exists(partitions.resolve("p0"))) {
-        return partitions;
-      }
-    }
-    return null;
-  }
-
-  private static List<String> list(Path directory) throws IOException {
-    try (Stream<Path> files = Files.list(directory)) {
-      return files.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
-    }
   }
 }

@@ -1,5 +1,7 @@
 package io.varve.builder;
 
+import static io.varve.builder.SpillDirectories.findPartitions;
+import static io.varve.builder.SpillDirectories.list;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,8 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -122,21 +122,5 @@ class SpillFailureTest {
     assertEquals(false, Files.exists(target));
     StoreFiles.assertNoLeftovers(parent);
     assertEquals(List.of(), list(temporary));
-  }
-
-  private static Path findPartitions(Path temporary) throws IOException {
-    for (String name : list(temporary)) {
-      Path partitions = temporary.resolve(name).resolve("partitions");
-      if (Files.exists(partitions.resolve("p0"))) {
-        return partitions;
-      }
-    }
-    return null;
-  }
-
-  private static List<String> list(Path directory) throws IOException {
-    try (Stream<Path> files = Files.list(directory)) {
-      return files.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
-    }
   }
 }
