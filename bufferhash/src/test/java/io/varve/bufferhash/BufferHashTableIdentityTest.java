@@ -86,43 +86,51 @@ class BufferHashTableIdentityTest {
     }
   }
 
+  /** Two tables in {@code a} and {@code b} given the same writes, the reference of each, and what a failure message starts with. */
+  private record TwoTables(Path a, Path b, Map<ByteBuffer, byte[]> modelA, Map<ByteBuffer, byte[]> modelB, String context) {}
+
+  /** What a test does with both tables still open, once they hold their writes. */
+  private interface WhileOpen {
+    void run(BufferHash a, BufferHash b) throws Exception;
+  }
+
+  private TwoTables twoTables(String what, long seed, Durability durability, WhileOpen whileOpen) throws Exception {
+    TwoTables tables = new TwoTables(temp.resolve("a"), temp.resolve("b"), new HashMap<>(), new HashMap<>(), what + ", seed " + seed);
+    System.out.println("BufferHashTableIdentityTest " + tables.context());
+    try (BufferHash ta = RandomWrites.smallTable(tables.a(), durability, 4096).open();
+        BufferHash tb = RandomWrites.smallTable(tables.b(), durability, 4096).open()) {
+      writeBoth(ta, tb, new Random(seed), tables.modelA(), tables.modelB());
+      whileOpen.run(ta, tb);
+    }
+    return tables;
+  }
+
   @Test
   void anotherTablesLogIsRefused() throws Exception {
-    long seed = SEED + 1;
-    String context = "log, seed " + seed;
-    System.out.println("BufferHashTableIdentityTest " + context);
-    Map<ByteBuffer, byte[]> modelA = new HashMap<>();
-    Map<ByteBuffer, byte[]> modelB = new HashMap<>();
-    Path a = temp.resolve("a");
-    Path b = temp.resolve("b");
-    try (BufferHash ta = RandomWrites.smallTable(a, Durability.BUFFERS_IN_RAM, 4096).open();
-        BufferHash tb = RandomWrites.smallTable(b, Durability.BUFFERS_IN_RAM, 4096).open()) {
-      writeBoth(ta, tb, new Random(seed), modelA, modelB);
-    }
-    assertEquals(Files.size(a.resolve("log")), Files.size(b.resolve("log")), context + ": the premise, logs of one layout");
-    Files.copy(b.resolve("log"), a.resolve("log"), StandardCopyOption.REPLACE_EXISTING);
-    refusedOrOnlyOwnValues(RandomWrites.smallTable(a, Durability.BUFFERS_IN_RAM, 4096), modelA, modelB, "log", context);
+    TwoTables t = twoTables("log", SEED + 1, Durability.BUFFERS_IN_RAM, (a, b) -> {});
+    assertEquals(Files.size(t.a().resolve("log")), Files.size(t.b().resolve("log")), t.context() + ": the premise, logs of one layout");
+    Files.copy(t.b().resolve("log"), t.a().resolve("log"), StandardCopyOption.REPLACE_EXISTING);
+    refusedOrOnlyOwnValues(RandomWrites.smallTable(t.a(), Durability.BUFFERS_IN_RAM, 4096), t.modelA(), t.modelB(), "log", t.context());
   }
 
   @Test
   void anotherTablesWriteAheadSegmentsAreRefused() throws Exception {
-    long seed = SEED + 2;
-    String context = "write-ahead log, seed " + seed;
-    System.out.println("BufferHashTableIdentityTest " + context);
-    Map<ByteBuffer, byte[]> modelA = new HashMap<>();
-    Map<ByteBuffer, byte[]> modelB = new HashMap<>();
-    Path a = temp.resolve("a");
-    Path b = temp.resolve("b");
     Path crashedA = temp.resolve("crashed-a");
     Path crashedB = temp.resolve("crashed-b");
-    try (BufferHash ta = RandomWrites.smallTable(a, Durability.SYNC_ON_CALL, 4096).open();
-        BufferHash tb = RandomWrites.smallTable(b, Durability.SYNC_ON_CALL, 4096).open()) {
-      writeBoth(ta, tb, new Random(seed), modelA, modelB);
-      ta.sync();
-      tb.sync();
-      CrashFiles.copyAsKilled(a, crashedA);
-      CrashFiles.copyAsKilled(b, crashedB);
-    }
+    TwoTables t =
+        twoTables(
+            "write-ahead log",
+            SEED + 2,
+            Durability.SYNC_ON_CALL,
+            (a, b) -> {
+              a.sync();
+              b.sync();
+              CrashFiles.copyAsKilled(temp.resolve("a"), crashedA);
+              CrashFiles.copyAsKilled(temp.resolve("b"), crashedB);
+            });
+    String context = t.context();
+    Map<ByteBuffer, byte[]> modelA = t.modelA();
+    Map<ByteBuffer, byte[]> modelB = t.modelB();
     int moved = 0;
     for (Path crashed : new Path[] {crashedA, crashedB}) {
       try (Stream<Path> files = Files.list(crashed)) {
@@ -149,17 +157,8 @@ class BufferHashTableIdentityTest {
 
   @Test
   void anotherTablesBuffersFileIsRefused() throws Exception {
-    long seed = SEED + 3;
-    String context = "buffers, seed " + seed;
-    System.out.println("BufferHashTableIdentityTest " + context);
-    Map<ByteBuffer, byte[]> modelA = new HashMap<>();
-    Map<ByteBuffer, byte[]> modelB = new HashMap<>();
-    Path a = temp.resolve("a");
-    Path b = temp.resolve("b");
-    try (BufferHash ta = RandomWrites.smallTable(a, Durability.BUFFERS_IN_RAM, 4096).open();
-        BufferHash tb = RandomWrites.smallTable(b, Durability.BUFFERS_IN_RAM, 4096).open()) {
-      writeBoth(ta, tb, new Random(seed), modelA, modelB);
-    }
+    TwoTables t = twoTables("buffers", SEED + 3, Durability.BUFFERS_IN_RAM, (a, b) -> {});
+    Path a = t.a();
     // A's close lost its last state write (the one naming its buffers file; its slot damaged), as
     // a crash may leave it: a buffers file written for the generation after the state's is taken
     // in. B's, written for that same generation by the same workload, is put there.
@@ -169,8 +168,8 @@ class BufferHashTableIdentityTest {
     int newest = second != null && (first == null || second.generation() > first.generation()) ? StateSlot.BYTES : 0;
     state[newest + 8] ^= 0x40;
     Files.write(a.resolve("state"), state);
-    Files.copy(b.resolve("buffers"), a.resolve("buffers"), StandardCopyOption.REPLACE_EXISTING);
-    refusedOrOnlyOwnValues(RandomWrites.smallTable(a, Durability.BUFFERS_IN_RAM, 4096), modelA, modelB, "buffers", context);
+    Files.copy(t.b().resolve("buffers"), a.resolve("buffers"), StandardCopyOption.REPLACE_EXISTING);
+    refusedOrOnlyOwnValues(RandomWrites.smallTable(a, Durability.BUFFERS_IN_RAM, 4096), t.modelA(), t.modelB(), "buffers", t.context());
   }
 
   /** Two tables get different ids, never 0, kept across opens; the id given for a new table is the one it keeps. */

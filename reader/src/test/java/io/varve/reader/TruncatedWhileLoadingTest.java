@@ -12,8 +12,6 @@ import io.varve.core.store.StoreFile;
 import io.varve.core.testing.TestRecords;
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -45,16 +43,16 @@ class TruncatedWhileLoadingTest {
     for (long checked : new long[] {100_001, 102_400, 200_000, 10_000_000}) {
       FileRegion region = FileRegion.whole(file, checked);
       if (ChronicleAccess.isGranted()) {
-        long direct = directBytes();
+        long direct = DirectBuffers.usedBytes();
         EOFException e = assertThrows(EOFException.class, () -> ChronicleMemory.load(region));
         assertTrue(e.getMessage().startsWith(file + ": ended at byte 100000, short of the " + checked + " bytes"), e.getMessage());
-        assertTrue(directBytes() - direct < 4096, "a direct buffer of " + (directBytes() - direct) + " bytes left to the GC");
+        assertTrue(DirectBuffers.usedBytes() - direct < 4096, "a direct buffer of " + (DirectBuffers.usedBytes() - direct) + " bytes left to the GC");
         assertEquals(0, mappingsOf(file), "a load maps nothing");
       }
-      long direct = directBytes();
+      long direct = DirectBuffers.usedBytes();
       EOFException e = assertThrows(EOFException.class, () -> BufferMemory.open(region, DataAccess.LOADED, BufferMemory.CHUNK_SHIFT));
       assertTrue(e.getMessage().startsWith(file + ": ended at byte 100000"), e.getMessage());
-      assertTrue(directBytes() - direct < 4096, "a direct buffer of " + (directBytes() - direct) + " bytes left to the GC");
+      assertTrue(DirectBuffers.usedBytes() - direct < 4096, "a direct buffer of " + (DirectBuffers.usedBytes() - direct) + " bytes left to the GC");
     }
   }
 
@@ -106,15 +104,5 @@ class TruncatedWhileLoadingTest {
     try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
       return lines.filter(line -> line.endsWith(" " + file)).count();
     }
-  }
-
-  private static long directBytes() {
-    long used = 0;
-    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-      if (pool.getName().equals("direct")) {
-        used += pool.getMemoryUsed();
-      }
-    }
-    return used;
   }
 }

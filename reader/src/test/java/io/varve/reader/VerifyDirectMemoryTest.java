@@ -6,8 +6,6 @@ import io.varve.builder.StoreArtifacts;
 import io.varve.builder.StoreBuilder;
 import io.varve.core.testing.TestRecords;
 import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
@@ -42,23 +40,13 @@ class VerifyDirectMemoryTest {
     for (Path path : new Path[] {dir, artifact}) {
       try (Store store = Store.open(path)) {
         store.verify(); // a first call may take the JDK's per-thread buffer for channel reads
-        long before = directBytes();
+        long before = DirectBuffers.usedBytes();
         for (int i = 0; i < VERIFIES; i++) {
           store.verify();
         }
-        long grown = directBytes() - before;
+        long grown = DirectBuffers.usedBytes() - before;
         assertTrue(grown < 2 << 20, path + ": " + VERIFIES + " verifies left " + grown + " bytes of direct buffers to the GC");
       }
     }
-  }
-
-  private static long directBytes() {
-    long used = 0;
-    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-      if (pool.getName().equals("direct")) {
-        used += pool.getMemoryUsed();
-      }
-    }
-    return used;
   }
 }
