@@ -269,7 +269,7 @@ final class BackgroundWork {
       int at = logs.indexOf(log.number());
       logs.remove(at);
       bytes.remove(at);
-      state.publishManifest(manifest.with(manifest.sortedNumber(), hashes, logs, bytes), converted);
+      state.publishManifest(manifest.with(hashes, logs, bytes), converted);
       List<LogStore> frozen = new ArrayList<>(now.frozen);
       frozen.remove(log);
       List<HashStore> hashStores = new ArrayList<>();
@@ -332,8 +332,10 @@ final class BackgroundWork {
     long number = state.takeNumber();
     Path target = state.resolve(SiltManifest.sortedName(number));
     SortedStore sorted;
+    int sortedMeta;
     try {
       writeMerged(view.sorted, merging, target);
+      sortedMeta = SortedStore.metaCheck(target);
       sorted = new SortedStore(number, Store.open(target));
     } catch (IOException | RuntimeException e) {
       try {
@@ -356,7 +358,7 @@ final class BackgroundWork {
       SiltManifest manifest = state.manifest();
       List<Long> hashes = new ArrayList<>(manifest.hashNumbers());
       merging.forEach(h -> hashes.remove(Long.valueOf(h.number())));
-      state.publishManifest(manifest.with(number, hashes, manifest.logNumbers(), manifest.logBytes()), sorted);
+      state.publishManifest(manifest.withSorted(number, sortedMeta, hashes), sorted);
       state.publish(new SiltView(now.active, now.frozen, remaining, sorted));
       now.sorted.deleteWhenReleased();
       now.sorted.release();

@@ -25,8 +25,8 @@ import java.nio.file.StandardOpenOption;
  *
  * <pre>
  * HashStore := Header Entry* Trailer Footer
- * Header    := magic:int32 = 0x56534C48 ("VSLH") version:uint8 = 1 reserved:uint8[3]
- *              number:int64 buckets:int32 crc:int32   (crc: CRC32C of the 20 bytes before)
+ * Header    := magic:int32 = 0x56534C48 ("VSLH") version:uint8 = 1 or 2 reserved:uint8[3]
+ *              number:int64 buckets:int32 crc:int32   (crc: Check of the 20 bytes before)
  * Entry     := Record                                 (as in {@link SiltLog}, copied unchanged:
  *                                                      bucket 0's occupied slots in slot order,
  *                                                      then bucket 1's, ..., the stash's last)
@@ -34,19 +34,20 @@ import java.nio.file.StandardOpenOption;
  *                                                     (bucketStart[b]: offset of bucket b's first
  *                                                      entry; b = buckets is the stash; the last is
  *                                                      the trailer's offset)
- * Footer    := trailerOffset:int64 crc:int32          (crc: CRC32C of Trailer and trailerOffset)
+ * Footer    := trailerOffset:int64 crc:int32          (crc: Check of Trailer and trailerOffset)
  * </pre>
  *
- * Integers are big-endian. Opening checks the header, the footer, the trailer's checksum, that the
+ * Integers are big-endian. Check is the store's {@link SiltCheck} (version 2: salted with the store
+ * id, so that another store's hash store fails its header and trailer checks; version 1: plain
+ * CRC32C); the entries, copied from the log, carry the log's. Opening checks the header, the footer, the trailer's checksum, that the
  * bucket starts rise from the header's end to the trailer, and that a bucket's bytes can hold its
- * occupied slots; every entry is checked by its CRC32C when read.
+ * occupied slots; every entry is checked by its Check when read.
  *
  * <p>Immutable; thread-safe.
  */
 final class HashStore extends Retained {
   static final int MAGIC = 0x56534C48;
-  static final int VERSION = 1;
-  static final Envelope FORMAT = Envelope.builder("SILT hash store").magic(MAGIC).byteVersion().versions(VERSION, VERSION).build();
+  static final Envelope FORMAT = Envelope.builder("SILT hash store").magic(MAGIC).byteVersion().versions(1, 2).build();
   static final int HEADER_BYTES = 24;
   static final int FOOTER_BYTES = 12;
 
@@ -61,14 +62,16 @@ final class HashStore extends Retained {
   private final Path file;
   private final FileAccess channel;
   private final long number;
+  private final SiltCheck check;
   private final CuckooTagFilter filter;
   private final EliasFano bucketStarts;
   private final int entries;
 
-  private HashStore(Path file, FileAccess channel, long number, CuckooTagFilter filter, EliasFano bucketStarts, int entries) {
+  private HashStore(Path file, FileAccess channel, long number, SiltCheck check, CuckooTagFilter filter, EliasFano bucketStarts, int entries) {
     this.file = file;
     this.channel = channel;
     this.number = number;
+    this.check = check;
     this.filter = filter;
     this.bucketStarts = bucketStarts;
     this.entries = entries;
@@ -77,19 +80,21 @@ final class HashStore extends Retained {
   /**
    * Writes the hash store of the frozen {@code log} to {@code file} (which must not exist), forces
    * it, and opens it. The log is read once in order ({@link SlotOrderCopy}), holding up to
-   * {@code memoryBytes} of records, the rest spilled to {@code scratch}.
+   * {@code memoryBytes} of records, the rest spilled to {@code scratch}. It is of the log's store:
+   * its checks are the log's.
    */
   static HashStore convert(LogStore log, Path file, long number, Path scratch, long memoryBytes) throws IOException {
     CuckooTagTable table = log.table();
+    SiltCheck check = log.check();
     int buckets = table.slotCount() / CuckooTagTable.WAYS;
     try (FileAccess in = FileAccess.open(log.file(), new java.nio.file.OpenOption[] {StandardOpenOption.READ}, StandardOpenOption.READ);
         FileChannel out = FileAccess.opener.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(out), 1 << 16));
       byte[] header = new byte[HEADER_BYTES];
-      FORMAT.putHeader(header, 0, VERSION);
-      ByteBuffer.wrap(header).putLong(8, number).putInt(16, buckets).putInt(20, Envelope.crc32c(header, 0, 20));
+      FORMAT.putHeader(header, 0, check.fileVersion());
+      ByteBuffer.wrap(header).putLong(8, number).putInt(16, buckets).putInt(20, check.of(header, 0, 20));
       data.write(header);
-      int[] lengths = SlotOrderCopy.copy(table, in, log.logBytes(), scratch, memoryBytes, data);
+      int[] lengths = SlotOrderCopy.copy(table, in, check, log.logBytes(), scratch, memoryBytes, data);
       long[] starts = new long[buckets + 2];
       long at = HEADER_BYTES;
       int rank = 0;
@@ -104,7 +109,7 @@ final class HashStore extends Retained {
         }
       }
       starts[buckets + 1] = at;
-      TrailerWriter trailer = new TrailerWriter(data);
+      TrailerWriter trailer = new TrailerWriter(data, check);
       for (int slot = 0; slot <= table.slotCount(); slot++) {
         trailer.writeShort(table.tagAt(slot));
       }
@@ -119,17 +124,18 @@ final class HashStore extends Retained {
       Files.deleteIfExists(file);
       throw e;
     }
-    return open(file, number);
+    return open(file, number, check);
   }
 
   /** Writes through to the file while it checksums what it writes. */
   private static final class TrailerWriter {
     private final DataOutputStream out;
-    private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    private final java.util.zip.CRC32C crc;
     private final byte[] eight = new byte[8];
 
-    TrailerWriter(DataOutputStream out) {
+    TrailerWriter(DataOutputStream out, SiltCheck check) {
       this.out = out;
+      this.crc = check.start();
     }
 
     void writeShort(short v) throws IOException {
@@ -154,11 +160,11 @@ final class HashStore extends Retained {
 
   /**
    * Opens the hash store in {@code file}, checking its header against {@code number} and its
-   * trailer.
+   * header and trailer against the store's {@code check} (another store's hash store fails them).
    *
    * @throws CorruptStoreException when it is damaged
    */
-  static HashStore open(Path file, long number) throws IOException {
+  static HashStore open(Path file, long number, SiltCheck check) throws IOException {
     FileAccess channel = FileAccess.open(file, new java.nio.file.OpenOption[] {StandardOpenOption.READ}, StandardOpenOption.READ);
     try {
       long size = channel.size();
@@ -167,7 +173,8 @@ final class HashStore extends Retained {
       ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
       channel.readFully(header, 0);
       FORMAT.checkHeader(header.duplicate().flip(), source);
-      CorruptStoreException.check(Envelope.crc32c(header.array(), 0, 20) == header.getInt(20), source + ": the header is damaged");
+      check.checkVersion(header.get(4), source);
+      CorruptStoreException.check(check.of(header.array(), 0, 20) == header.getInt(20), source + ": " + check.damaged("the header"));
       long found = header.getLong(8);
       CorruptStoreException.check(found == number, source + ": hash store number " + found + " where the manifest names " + number);
       int buckets = header.getInt(16);
@@ -182,8 +189,8 @@ final class HashStore extends Retained {
       ByteBuffer trailer = ByteBuffer.allocate((int) trailerBytes + 8);
       channel.readFully(trailer, trailerOffset);
       CorruptStoreException.check(!trailer.hasRemaining(), source + ": the trailer is cut short");
-      CorruptStoreException.check(Envelope.crc32c(trailer.array(), 0, trailer.capacity()) == footer.getInt(8),
-          source + ": the trailer is damaged");
+      CorruptStoreException.check(check.of(trailer.array(), 0, trailer.capacity()) == footer.getInt(8),
+          source + ": " + check.damaged("the trailer"));
       trailer.flip();
       short[] tags = new short[(int) slots];
       int occupied = 0;
@@ -211,7 +218,7 @@ final class HashStore extends Retained {
         starts.add(start);
         previous = start;
       }
-      return new HashStore(file, channel, number, CuckooTagFilter.wrap(tags), starts.build(), occupied);
+      return new HashStore(file, channel, number, check, CuckooTagFilter.wrap(tags), starts.build(), occupied);
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -294,8 +301,8 @@ final class HashStore extends Retained {
       }
       if (i == before) {
         return at + SiltRecords.HEADER_BYTES + length <= start + loaded
-            ? SiltRecords.valueIfKey(bytes, (int) (at - start), length, key, at, file)
-            : SiltRecords.valueIfKey(channel, at, end, key, file);
+            ? SiltRecords.valueIfKey(bytes, (int) (at - start), length, key, at, file, check)
+            : SiltRecords.valueIfKey(channel, at, end, key, file, check);
       }
       at += SiltRecords.HEADER_BYTES + length;
     }
@@ -329,7 +336,7 @@ final class HashStore extends Retained {
         throw new CorruptStoreException(file + ": the entry at " + at + " has length " + length);
       }
       ByteBuffer record = window.at(at, SiltRecords.HEADER_BYTES + length);
-      SiltRecords.Parsed parsed = SiltRecords.parseChecked(record.array(), record.arrayOffset() + record.position(), length, at, file);
+      SiltRecords.Parsed parsed = SiltRecords.parseChecked(record.array(), record.arrayOffset() + record.position(), length, at, file, check);
       visitor.record(at, parsed.key(), parsed.value());
       at += SiltRecords.HEADER_BYTES + length;
     }

@@ -35,9 +35,9 @@ final class LogStore extends Retained {
     this.maxBytes = maxBytes;
   }
 
-  /** A new, empty log store in {@code file}. */
-  static LogStore create(Path file, long number, int buckets, long maxBytes) throws IOException {
-    return new LogStore(SiltLog.create(file, number, buckets), maxBytes);
+  /** A new, empty log store in {@code file}, of the store whose check is {@code check}. */
+  static LogStore create(Path file, long number, int buckets, long maxBytes, SiltCheck check) throws IOException {
+    return new LogStore(SiltLog.create(file, number, buckets, check), maxBytes);
   }
 
   /**
@@ -46,10 +46,11 @@ final class LogStore extends Retained {
    * @param newest whether it takes writes: a tail that a crash cut short is dropped
    * @param dropDamagedTail whether, in the newest log, a damaged record and those after it are
    *     dropped rather than refused ({@link SiltOptions#dropDamagedLogTail})
-   * @throws CorruptStoreException when the log is damaged
+   * @param check the store's check: another store's log fails it
+   * @throws CorruptStoreException when the log is damaged, or another store's
    */
-  static LogStore open(Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail) throws IOException {
-    SiltLog log = SiltLog.open(file, number, newest);
+  static LogStore open(Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail, SiltCheck check) throws IOException {
+    SiltLog log = SiltLog.open(file, number, newest, check);
     try {
       LogStore store = new LogStore(log, maxBytes);
       long[] hash = new long[2];
@@ -76,6 +77,11 @@ final class LogStore extends Retained {
   /** Live keys (deleted ones included: their tombstones count). */
   int entries() {
     return table.size();
+  }
+
+  /** The record check of this log (its store's). */
+  SiltCheck check() {
+    return log.check();
   }
 
   long logBytes() {

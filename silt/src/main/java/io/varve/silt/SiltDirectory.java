@@ -30,7 +30,7 @@ final class SiltDirectory {
    * @throws IllegalArgumentException if {@code directory} holds other files but no store
    * @throws CorruptStoreException if a part is damaged or missing
    */
-  static SiltState open(Path directory, SiltOptions options) throws IOException {
+  static SiltState open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId) throws IOException {
     Path dir = directory.toAbsolutePath().normalize();
     DirectoryEntries.createDirectories(dir, FileAccess.opener::open); // a new store's name survives a power loss
     if (!SiltManifest.exists(dir)) {
@@ -38,7 +38,7 @@ final class SiltDirectory {
     }
     ExclusiveUse lock = ExclusiveUse.acquire(dir.resolve(SiltManifest.LOCK_FILE), true, "a SILT store");
     try {
-      return open(dir, lock, options);
+      return open(dir, lock, options, newStoreId);
     } catch (IOException | RuntimeException | Error e) {
       lock.close();
       throw e;
@@ -46,11 +46,12 @@ final class SiltDirectory {
   }
 
   /** Under {@code lock}: opens (or creates) the store in {@code dir}. */
-  private static SiltState open(Path dir, ExclusiveUse lock, SiltOptions options) throws IOException {
+  private static SiltState open(Path dir, ExclusiveUse lock, SiltOptions options, java.util.function.LongSupplier newStoreId) throws IOException {
     if (!SiltManifest.exists(dir)) {
-      create(dir, options);
+      create(dir, options, newStoreId.getAsLong());
     }
     SiltManifest manifest = SiltManifest.read(dir);
+    SiltCheck check = manifest.check();
     for (String name : manifest.fileNames()) {
       CorruptStoreException.check(Files.exists(dir.resolve(name)), dir.resolve(name) + " is missing: the manifest names it");
     }
@@ -59,15 +60,19 @@ final class SiltDirectory {
     List<HashStore> hashStores = new ArrayList<>();
     SortedStore sorted = null;
     try {
-      sorted = new SortedStore(manifest.sortedNumber(), Store.open(dir.resolve(SiltManifest.sortedName(manifest.sortedNumber()))));
+      Path sortedDir = dir.resolve(SiltManifest.sortedName(manifest.sortedNumber()));
+      sorted = new SortedStore(manifest.sortedNumber(), Store.open(sortedDir));
+      if (manifest.version() >= 2) {
+        SortedStore.checkMeta(sortedDir, manifest.sortedMeta());
+      }
       for (long number : manifest.hashNumbers()) {
-        hashStores.add(0, HashStore.open(dir.resolve(SiltManifest.hashName(number)), number));
+        hashStores.add(0, HashStore.open(dir.resolve(SiltManifest.hashName(number)), number, check));
       }
       List<Long> numbers = manifest.logNumbers();
       for (int i = 0; i < numbers.size(); i++) {
         long number = numbers.get(i);
         boolean newest = i == numbers.size() - 1;
-        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes(), options.dropDamagedLogTail());
+        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes(), options.dropDamagedLogTail(), check);
         logs.add(log);
         long recorded = manifest.logBytes().get(i);
         CorruptStoreException.check(newest || log.logBytes() == recorded,
@@ -87,8 +92,11 @@ final class SiltDirectory {
     return new SiltState(dir, lock, options, manifest, new SiltView(active, frozen, hashStores, sorted));
   }
 
-  /** Makes an empty store: an empty sorted store, one empty log, the manifest naming both. */
-  private static void create(Path dir, SiltOptions options) throws IOException {
+  /**
+   * Makes an empty store: an empty sorted store, one empty log, the manifest naming both, with the
+   * id {@code storeId} (0: a store without one, of version 1, as made before ids).
+   */
+  private static void create(Path dir, SiltOptions options, long storeId) throws IOException {
     refuseForeignFiles(dir);
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> all = files.toList();
@@ -108,8 +116,12 @@ final class SiltDirectory {
     try (StoreBuilder builder = StoreBuilder.create(dir.resolve(SiltManifest.sortedName(sortedNumber)))) {
       builder.build();
     }
-    LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes()).release();
-    new SiltManifest(3, sortedNumber, List.of(), List.of(logNumber), List.of(0L)).write(dir);
+    SiltManifest manifest = new SiltManifest(storeId, 3, sortedNumber, 0, List.of(), List.of(logNumber), List.of(0L));
+    int sortedMeta = storeId == 0 ? 0 : SortedStore.metaCheck(dir.resolve(SiltManifest.sortedName(sortedNumber)));
+    manifest = manifest.withSorted(sortedNumber, sortedMeta, List.of());
+    LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes(), manifest.check())
+        .release();
+    manifest.write(dir);
   }
 
   /** Throws if {@code dir}, which has no manifest, holds files that are not a SILT store's. */

@@ -17,9 +17,9 @@ import java.nio.file.StandardOpenOption;
  *
  * <pre>
  * Log    := Header Record*
- * Header := magic:int32 = 0x56534C47 ("VSLG") version:uint8 = 1 reserved:uint8[3]
- *           number:int64 buckets:int32 crc:int32      (crc: CRC32C of the 20 bytes before)
- * Record := length:int32 crc:int32 Body                (length: Body's bytes; crc: CRC32C of Body)
+ * Header := magic:int32 = 0x56534C47 ("VSLG") version:uint8 = 1 or 2 reserved:uint8[3]
+ *           number:int64 buckets:int32 crc:int32      (crc: Check of the 20 bytes before)
+ * Record := length:int32 crc:int32 Body                (length: Body's bytes; crc: Check of Body)
  * Body   := kind:uint8 keyLength:varint key:byte[keyLength] value:byte[*]
  *                                                      (kind 1: a put, the value is the rest of
  *                                                       Body; kind 2: a delete, nothing follows)
@@ -28,6 +28,9 @@ import java.nio.file.StandardOpenOption;
  * Integers are big-endian; a varint is unsigned LEB128 (7 bits per byte, low first). {@code
  * number} is the log's number in the store's manifest; {@code buckets} the size of the table that
  * indexed it, so that it is replayed into a table of the same shape whatever the options today.
+ *
+ * <p>Check is the store's {@link SiltCheck}: version 2 (a store with an id) salts it with the
+ * store id, so that another store's log fails its header check; version 1 is the plain CRC32C.
  *
  * <p>A crash can leave the newest log's last record cut short, torn (its bytes complete but its
  * checksum wrong), or followed by zeros: those are writes never synced, and {@link #scan} drops
@@ -40,8 +43,7 @@ import java.nio.file.StandardOpenOption;
  */
 final class SiltLog implements AutoCloseable {
   static final int MAGIC = 0x56534C47;
-  static final int VERSION = 1;
-  static final Envelope FORMAT = Envelope.builder("SILT log").magic(MAGIC).byteVersion().versions(VERSION, VERSION).build();
+  static final Envelope FORMAT = Envelope.builder("SILT log").magic(MAGIC).byteVersion().versions(1, 2).build();
   static final int HEADER_BYTES = 24;
   static final int RECORD_HEADER_BYTES = SiltRecords.HEADER_BYTES;
   static final byte PUT = SiltRecords.PUT;
@@ -55,32 +57,34 @@ final class SiltLog implements AutoCloseable {
   private final FileIdentity identity;
   private final long number;
   private final int buckets;
+  private final SiltCheck check;
   /** Bytes written (the next record's offset); written only by the appending thread. */
   private long end;
   private byte[] scratch = new byte[256];
 
-  private SiltLog(Path file, FileAccess channel, long number, int buckets, long end) throws IOException {
+  private SiltLog(Path file, FileAccess channel, long number, int buckets, SiltCheck check, long end) throws IOException {
     this.file = file;
     this.channel = channel;
     this.identity = FileIdentity.of(file);
     this.number = number;
     this.buckets = buckets;
+    this.check = check;
     this.end = end;
   }
 
   /** Creates the log {@code file}, which must not exist, and forces its header. */
-  static SiltLog create(Path file, long number, int buckets) throws IOException {
+  static SiltLog create(Path file, long number, int buckets, SiltCheck check) throws IOException {
     FileAccess channel = FileAccess.open(file,
         new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE},
         StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
       byte[] header = new byte[HEADER_BYTES];
-      FORMAT.putHeader(header, 0, VERSION);
+      FORMAT.putHeader(header, 0, check.fileVersion());
       ByteBuffer b = ByteBuffer.wrap(header);
-      b.putLong(8, number).putInt(16, buckets).putInt(20, Envelope.crc32c(header, 0, 20));
+      b.putLong(8, number).putInt(16, buckets).putInt(20, check.of(header, 0, 20));
       channel.writeFully(b, 0);
       channel.force(true);
-      return new SiltLog(file, channel, number, buckets, HEADER_BYTES);
+      return new SiltLog(file, channel, number, buckets, check, HEADER_BYTES);
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -88,12 +92,13 @@ final class SiltLog implements AutoCloseable {
   }
 
   /**
-   * Opens the existing log {@code file}, checking its header against {@code number}. Call
+   * Opens the existing log {@code file}, checking its header against {@code number} and the store's
+   * {@code check} (another store's log fails it). Call
    * {@link #scan} next, before any append.
    *
    * @param writable whether records will be appended (the newest log)
    */
-  static SiltLog open(Path file, long number, boolean writable) throws IOException {
+  static SiltLog open(Path file, long number, boolean writable, SiltCheck check) throws IOException {
     OpenOption[] options = writable
         ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
         : new OpenOption[] {StandardOpenOption.READ};
@@ -104,14 +109,14 @@ final class SiltLog implements AutoCloseable {
       header.flip();
       CorruptStoreException.check(header.remaining() == HEADER_BYTES, file + ": the SILT log header is cut short");
       FORMAT.checkHeader(header.duplicate(), file.toString());
-      CorruptStoreException.check(
-          Envelope.crc32c(header.array(), 0, 20) == header.getInt(20), file + ": the SILT log header is damaged");
+      check.checkVersion(header.get(4), file.toString());
+      CorruptStoreException.check(check.of(header.array(), 0, 20) == header.getInt(20), file + ": " + check.damaged("the SILT log header"));
       long found = header.getLong(8);
       CorruptStoreException.check(found == number, file + ": log number " + found + " where the manifest names " + number);
       int buckets = header.getInt(16);
       CorruptStoreException.check(
           buckets > 0 && Integer.bitCount(buckets) == 1 && buckets <= 1 << 28, file + ": bad table size " + buckets);
-      return new SiltLog(file, channel, number, buckets, HEADER_BYTES);
+      return new SiltLog(file, channel, number, buckets, check, HEADER_BYTES);
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -124,6 +129,10 @@ final class SiltLog implements AutoCloseable {
 
   long number() {
     return number;
+  }
+
+  SiltCheck check() {
+    return check;
   }
 
   /** Buckets of the table that indexes this log. */
@@ -176,7 +185,7 @@ final class SiltLog implements AutoCloseable {
           problem = "a record cut short";
         } else {
           ByteBuffer body = window.at(offset + RECORD_HEADER_BYTES, length);
-          if (Envelope.crc32c(body.array(), body.arrayOffset() + body.position(), length) != crc) {
+          if (check.of(body.array(), body.arrayOffset() + body.position(), length) != crc) {
             problem = "a record whose checksum fails";
           } else if ((parsed = SiltRecords.parse(body.array(), body.arrayOffset() + body.position(), length)) == null) {
             problem = "a malformed record";
@@ -246,7 +255,7 @@ final class SiltLog implements AutoCloseable {
       System.arraycopy(value, 0, b, at, value.length);
     }
     ByteBuffer buffer = ByteBuffer.wrap(b, 0, total);
-    buffer.putInt(0, bodyBytes).putInt(4, Envelope.crc32c(b, RECORD_HEADER_BYTES, bodyBytes));
+    buffer.putInt(0, bodyBytes).putInt(4, check.of(b, RECORD_HEADER_BYTES, bodyBytes));
     long offset = end;
     channel.writeFully(buffer, offset);
     end = offset + total;
@@ -272,7 +281,7 @@ final class SiltLog implements AutoCloseable {
    * @throws CorruptStoreException when the record is damaged (it is never served)
    */
   byte[] valueIfKey(long offset, byte[] key) throws IOException {
-    return SiltRecords.valueIfKey(channel, offset, Long.MAX_VALUE, key, file);
+    return SiltRecords.valueIfKey(channel, offset, Long.MAX_VALUE, key, file, check);
   }
 
   /**

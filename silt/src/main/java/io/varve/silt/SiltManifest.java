@@ -20,13 +20,21 @@ import java.util.List;
  * work a crash cut short, deleted at the next open.
  *
  * <pre>
- * Manifest := Header nextNumber:int64 sortedNumber:int64 hashCount:int32 hashNumber:int64[hashCount]
+ * Manifest := Header Identity nextNumber:int64 sortedNumber:int64 hashCount:int32 hashNumber:int64[hashCount]
  *             logCount:int32 Log[logCount] Footer
+ * Identity := storeId:int64 sortedMeta:int32      (version 2 only; storeId: random, never 0;
+ *                                                  sortedMeta: CRC32C of the sorted store's meta
+ *                                                  file; version 1: neither, the store id is 0)
  * Log      := number:int64 bytes:int64            (bytes: the length of a frozen log, which never
  *                                                  changes again; 0 for the newest, which grows)
- * Header   := magic:int32 = 0x56534C4D ("VSLM") version:uint8 = 1 reserved:uint8[3]
+ * Header   := magic:int32 = 0x56534C4D ("VSLM") version:uint8 = 1 or 2 reserved:uint8[3]
  * Footer   := crc:int32                          (CRC32C of every byte before it)
  * </pre>
+ *
+ * The store id salts the checks of the store's logs and hash stores ({@link SiltCheck}), and
+ * {@code sortedMeta} names the exact sorted store, so that a file of another store put in under a
+ * number this one uses is refused. A store of version 1 (made before ids) keeps id 0 and writes
+ * version 1 forever: it is never converted, so no crash can leave it half converted.
  *
  * Numbers name files: a log {@code log-NNNNNNNNNNNNNNNN.vlog}, a hash store {@code
  * hash-NNNNNNNNNNNNNNNN.vhash}, the sorted store's directory {@code sorted-NNNNNNNNNNNNNNNN} (16
@@ -35,11 +43,12 @@ import java.util.List;
  * boundary from a whole one.
  * Immutable; thread-safe.
  */
-record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, List<Long> logNumbers, List<Long> logBytes) {
+record SiltManifest(
+    long storeId, long nextNumber, long sortedNumber, int sortedMeta, List<Long> hashNumbers, List<Long> logNumbers, List<Long> logBytes) {
   static final String FILE = "MANIFEST";
   /** The file whose lock an open store holds; empty, never deleted. */
   static final String LOCK_FILE = "LOCK";
-  static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 1).build();
+  static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 2).build();
 
   SiltManifest {
     hashNumbers = List.copyOf(hashNumbers);
@@ -83,21 +92,41 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
     return String.format("sorted-%016d", number);
   }
 
-  /** This manifest with one number taken: {@code nextNumber} moves on. */
-  SiltManifest take() {
-    return new SiltManifest(nextNumber + 1, sortedNumber, hashNumbers, logNumbers, logBytes);
+  /** The checks of this store's logs and hash stores. */
+  SiltCheck check() {
+    return storeId == 0 ? SiltCheck.NONE : new SiltCheck(storeId);
   }
 
-  SiltManifest with(long sorted, List<Long> hashes, List<Long> logs, List<Long> bytes) {
-    return new SiltManifest(nextNumber, sorted, hashes, logs, bytes);
+  /** The manifest's version: 2 with a store id, 1 without (a store made before ids). */
+  int version() {
+    return storeId == 0 ? 1 : 2;
+  }
+
+  /** This manifest with one number taken: {@code nextNumber} moves on. */
+  SiltManifest take() {
+    return new SiltManifest(storeId, nextNumber + 1, sortedNumber, sortedMeta, hashNumbers, logNumbers, logBytes);
+  }
+
+  /** This manifest with other hash stores and logs, the same sorted store. */
+  SiltManifest with(List<Long> hashes, List<Long> logs, List<Long> bytes) {
+    return new SiltManifest(storeId, nextNumber, sortedNumber, sortedMeta, hashes, logs, bytes);
+  }
+
+  /** This manifest naming the sorted store {@code sorted}, whose meta file's CRC32C is {@code meta}, and {@code hashes}. */
+  SiltManifest withSorted(long sorted, int meta, List<Long> hashes) {
+    return new SiltManifest(storeId, nextNumber, sorted, meta, hashes, logNumbers, logBytes);
   }
 
   byte[] toBytes() {
-    int body = 24 + 8 * hashNumbers.size() + 16 * logNumbers.size();
+    int identity = storeId == 0 ? 0 : 12;
+    int body = identity + 24 + 8 * hashNumbers.size() + 16 * logNumbers.size();
     int length = FORMAT.headerLength() + body;
     byte[] bytes = new byte[length + FORMAT.footerLength()];
-    FORMAT.putHeader(bytes, 0, 1);
+    FORMAT.putHeader(bytes, 0, version());
     ByteBuffer b = ByteBuffer.wrap(bytes, FORMAT.headerLength(), body);
+    if (storeId != 0) {
+      b.putLong(storeId).putInt(sortedMeta);
+    }
     b.putLong(nextNumber).putLong(sortedNumber).putInt(hashNumbers.size());
     hashNumbers.forEach(b::putLong);
     b.putInt(logNumbers.size());
@@ -109,11 +138,19 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
   }
 
   static SiltManifest fromBytes(byte[] bytes, String source) {
-    FORMAT.checkHeader(bytes, source);
+    int version = FORMAT.checkHeader(bytes, source);
+    int identity = version == 1 ? 0 : 12;
     int end = bytes.length - FORMAT.footerLength();
-    CorruptStoreException.check(end >= FORMAT.headerLength() + 24, source + ": the manifest is cut short");
+    CorruptStoreException.check(end >= FORMAT.headerLength() + identity + 24, source + ": the manifest is cut short");
     FORMAT.checkFooter(bytes, 0, end, source);
     ByteBuffer b = ByteBuffer.wrap(bytes, FORMAT.headerLength(), end - FORMAT.headerLength());
+    long storeId = 0;
+    int sortedMeta = 0;
+    if (version == 2) {
+      storeId = b.getLong();
+      sortedMeta = b.getInt();
+      CorruptStoreException.check(storeId != 0, source + ": a manifest of version 2 with store id 0");
+    }
     long next = b.getLong();
     long sorted = b.getLong();
     CorruptStoreException.check(sorted >= 0 && sorted < next, source + ": bad sorted store number " + sorted);
@@ -125,7 +162,7 @@ record SiltManifest(long nextNumber, long sortedNumber, List<Long> hashNumbers, 
     List<Long> lengths = new ArrayList<>();
     numbers(b, next, seen, 1, "log", source, logs, lengths);
     CorruptStoreException.check(!b.hasRemaining(), source + ": " + b.remaining() + " bytes after the manifest's lists");
-    return new SiltManifest(next, sorted, hashes, logs, lengths);
+    return new SiltManifest(storeId, next, sorted, sortedMeta, hashes, logs, lengths);
   }
 
   /** Reads a list of numbers (with a length after each when {@code lengths} is given). */

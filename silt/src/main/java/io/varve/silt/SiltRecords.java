@@ -1,7 +1,6 @@
 package io.varve.silt;
 
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.format.Envelope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -9,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * Reading the records that logs and hash stores share ({@code Record} in {@link SiltLog}'s
- * grammar): every record is checked against its CRC32C before a byte of it is served. Stateless;
+ * grammar): every record is checked against its Check ({@link SiltCheck}: the store's) before a byte of it is served. Stateless;
  * thread-safe.
  */
 final class SiltRecords {
@@ -52,7 +51,7 @@ final class SiltRecords {
    *
    * @throws CorruptStoreException when the record is damaged
    */
-  static byte[] valueIfKey(FileAccess channel, long offset, long limit, byte[] key, Path file) throws IOException {
+  static byte[] valueIfKey(FileAccess channel, long offset, long limit, byte[] key, Path file, SiltCheck check) throws IOException {
     ByteBuffer read = READS.get();
     read.clear();
     if (limit - offset < read.capacity()) {
@@ -63,20 +62,20 @@ final class SiltRecords {
     int available = read.position();
     int length = checkedLength(bytes, 0, available, offset, file);
     if (HEADER_BYTES + length <= available) {
-      return valueIfKey(bytes, 0, length, key, offset, file);
+      return valueIfKey(bytes, 0, length, key, offset, file, check);
     }
-    byte[] record = read(channel, offset, limit, file);
-    return valueIfKey(record, 0, length, key, offset, file);
+    byte[] record = read(channel, offset, limit, file, check);
+    return valueIfKey(record, 0, length, key, offset, file, check);
   }
 
   /**
-   * {@link #valueIfKey(FileAccess, long, long, byte[], Path)} of a record whose bytes are {@code
+   * {@link #valueIfKey(FileAccess, long, long, byte[], Path, SiltCheck)} of a record whose bytes are {@code
    * bytes[at, at + 8 + length)}, its length already read.
    */
-  static byte[] valueIfKey(byte[] bytes, int at, int length, byte[] key, long offset, Path file) {
+  static byte[] valueIfKey(byte[] bytes, int at, int length, byte[] key, long offset, Path file, SiltCheck check) {
     int bodyStart = at + HEADER_BYTES;
     int bodyEnd = bodyStart + length;
-    if (Envelope.crc32c(bytes, bodyStart, length) != getInt(bytes, at + 4)) {
+    if (check.of(bytes, bodyStart, length) != getInt(bytes, at + 4)) {
       throw recordError(file, offset, "is damaged");
     }
     long keyLength = getVarint(bytes, bodyStart + 1, bodyEnd);
@@ -113,7 +112,7 @@ final class SiltRecords {
   }
 
   /** The whole checked record at {@code offset}, header included. */
-  static byte[] read(FileAccess channel, long offset, long limit, Path file) throws IOException {
+  static byte[] read(FileAccess channel, long offset, long limit, Path file, SiltCheck check) throws IOException {
     ByteBuffer head = ByteBuffer.allocate(HEADER_BYTES);
     channel.readFully(head, offset);
     int length = checkedLength(head.array(), 0, head.position(), offset, file);
@@ -127,13 +126,13 @@ final class SiltRecords {
     if (b.hasRemaining()) {
       throw recordError(file, offset, "is cut short");
     }
-    parseChecked(record, 0, length, offset, file);
+    parseChecked(record, 0, length, offset, file, check);
     return record;
   }
 
-  /** The key and value of the record {@code bytes[at, at + 8 + length)}, its CRC32C and grammar checked. */
-  static Parsed parseChecked(byte[] bytes, int at, int length, long offset, Path file) {
-    if (Envelope.crc32c(bytes, at + HEADER_BYTES, length) != getInt(bytes, at + 4)) {
+  /** The key and value of the record {@code bytes[at, at + 8 + length)}, its Check and grammar checked. */
+  static Parsed parseChecked(byte[] bytes, int at, int length, long offset, Path file, SiltCheck check) {
+    if (check.of(bytes, at + HEADER_BYTES, length) != getInt(bytes, at + 4)) {
       throw recordError(file, offset, "is damaged");
     }
     Parsed parsed = parse(bytes, at + HEADER_BYTES, length);

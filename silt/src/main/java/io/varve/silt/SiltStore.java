@@ -74,12 +74,20 @@ public final class SiltStore implements Closeable {
    *     damaged or missing
    */
   public static SiltStore open(Path directory, SiltOptions options) throws IOException {
+    return open(directory, options, SiltCheck::newStoreId);
+  }
+
+  /**
+   * {@link #open(Path, SiltOptions)}, a new store taking its id from {@code newStoreId} (for
+   * goldens: a fixed id, or 0 for a store as made before ids, of version 1).
+   */
+  static SiltStore open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId) throws IOException {
     Objects.requireNonNull(options, "options");
     // The sorted store's reader and the manifest read through plain channels, which an interrupted
     // thread's read closes, failing the open: the interrupt waits until the store is open.
     boolean interrupted = Thread.interrupted();
     try {
-      SiltStore store = new SiltStore(SiltDirectory.open(directory, options));
+      SiltStore store = new SiltStore(SiltDirectory.open(directory, options, newStoreId));
       store.state.writeLock.lock();
       try {
         store.work.scheduleIfDue();
@@ -210,13 +218,13 @@ public final class SiltStore implements Closeable {
     SiltManifest manifest = state.manifest();
     long number = manifest.nextNumber();
     LogStore next = LogStore.create(
-        state.resolve(SiltManifest.logName(number)), number, state.options.logTableBuckets(), state.options.maxLogBytes());
+        state.resolve(SiltManifest.logName(number)), number, state.options.logTableBuckets(), state.options.maxLogBytes(), manifest.check());
     List<Long> logs = new ArrayList<>(manifest.logNumbers());
     List<Long> bytes = new ArrayList<>(manifest.logBytes());
     bytes.set(bytes.size() - 1, view.active.logBytes()); // frozen and forced: its length is final
     logs.add(number);
     bytes.add(0L);
-    state.publishManifest(manifest.take().with(manifest.sortedNumber(), manifest.hashNumbers(), logs, bytes), next);
+    state.publishManifest(manifest.take().with(manifest.hashNumbers(), logs, bytes), next);
     List<LogStore> frozen = new ArrayList<>();
     frozen.add(view.active);
     frozen.addAll(view.frozen);

@@ -37,12 +37,15 @@ final class SlotOrderCopy {
   private static final int READ_PIECE = 1 << 20;
 
   private final Path logFile;
+  /** The log's record check (its store's). */
+  private final SiltCheck check;
   private final Path scratch;
   private final Partition[] partitions;
   private final int occupied;
 
-  private SlotOrderCopy(Path logFile, Path scratch, int partitionCount, int occupied) {
+  private SlotOrderCopy(Path logFile, SiltCheck check, Path scratch, int partitionCount, int occupied) {
     this.logFile = logFile;
+    this.check = check;
     this.scratch = scratch;
     this.partitions = new Partition[partitionCount];
     this.occupied = occupied;
@@ -53,15 +56,16 @@ final class SlotOrderCopy {
    * in slot order, to {@code out}.
    *
    * @param log the log the table's payloads point into, read from its start to {@code logBytes}
+   * @param check the log's record check
    * @param scratch a directory that does not exist, for partitions that do not fit in memory
    * @return each record's length in bytes (its header included), in the same order
    * @throws CorruptStoreException if a record the table points to is damaged
    */
-  static int[] copy(CuckooTagTable table, FileAccess log, long logBytes, Path scratch, long memoryBytes, OutputStream out)
+  static int[] copy(CuckooTagTable table, FileAccess log, SiltCheck check, long logBytes, Path scratch, long memoryBytes, OutputStream out)
       throws IOException {
     long[] byOffset = occupiedByOffset(table);
     int partitionCount = (int) Math.max(1, Math.min(byOffset.length, (logBytes + memoryBytes - 1) / memoryBytes));
-    SlotOrderCopy copy = new SlotOrderCopy(log.file(), scratch, partitionCount, byOffset.length);
+    SlotOrderCopy copy = new SlotOrderCopy(log.file(), check, scratch, partitionCount, byOffset.length);
     try {
       int[] lengths = copy.deal(byOffset, log, logBytes);
       copy.writeInSlotOrder(out);
@@ -123,7 +127,7 @@ final class SlotOrderCopy {
       }
       ByteBuffer record = window.at(offset, SiltRecords.HEADER_BYTES + length);
       int at = record.arrayOffset() + record.position();
-      SiltRecords.parseChecked(record.array(), at, length, offset, logFile);
+      SiltRecords.parseChecked(record.array(), at, length, offset, logFile, check);
       lengths[rank] = SiltRecords.HEADER_BYTES + length;
       ByteBuffer.wrap(rankBytes).putInt(0, rank);
       Partition partition = partitions[partitionOf(rank)];
@@ -172,7 +176,7 @@ final class SlotOrderCopy {
         expected++;
         int record = (int) entry;
         int length = SiltRecords.getInt(bytes, record);
-        SiltRecords.parseChecked(bytes, record, length, record, partition.file == null ? logFile : partition.file);
+        SiltRecords.parseChecked(bytes, record, length, record, partition.file == null ? logFile : partition.file, check);
         out.write(bytes, record, SiltRecords.HEADER_BYTES + length);
       }
     }

@@ -44,7 +44,7 @@ class HashStoreConversionTest {
     for (Path dir : List.of(spilled, inMemory)) {
       SiltOptions options = options(dir == spilled ? 2L << 20 : 64L << 20);
       List<Long> logReads = Collections.synchronizedList(new ArrayList<>());
-      try (SiltStore store = SiltStore.open(dir, options)) {
+      try (SiltStore store = SiltTestFiles.open(dir, options)) {
         expected = fill(store, new Random(seed));
         store.freezeLog();
         long logBytes = Files.size(oldestFile(dir, ".vlog"));
@@ -68,7 +68,7 @@ class HashStoreConversionTest {
       try (Stream<Path> files = Files.list(dir)) {
         assertTrue(files.noneMatch(p -> p.getFileName().toString().startsWith("convert-")), "the scratch directory is deleted");
       }
-      try (SiltStore store = SiltStore.open(dir, options)) {
+      try (SiltStore store = SiltTestFiles.open(dir, options)) {
         check(store, expected);
       }
     }

@@ -39,7 +39,7 @@ class HashStoreDamageTest {
       keys.add(("hash-damage-" + i).getBytes(StandardCharsets.UTF_8));
     }
     keys.add(new byte[0]);
-    try (SiltStore store = SiltStore.open(pristine, SiltStoreModelTest.SMALL)) {
+    try (SiltStore store = SiltTestFiles.open(pristine, SiltStoreModelTest.SMALL)) {
       for (int i = 0; i < 20; i++) {
         write(store, model, keys.get(i), random);
       }
@@ -76,7 +76,7 @@ class HashStoreDamageTest {
       Files.write(work.resolve(hash), damaged);
       SiltStore store;
       try {
-        store = SiltStore.open(work, SiltStoreModelTest.SMALL);
+        store = SiltTestFiles.open(work, SiltStoreModelTest.SMALL);
       } catch (CorruptStoreException e) {
         refused++;
         continue;

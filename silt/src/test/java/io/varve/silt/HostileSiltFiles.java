@@ -21,12 +21,18 @@ import java.util.function.Consumer;
  * the {@link io.varve.core.format.CorruptStoreException}'s message that opening it must throw. Each
  * lies in one way: checksums are recomputed wherever the check under test is not the checksum.
  * Regenerate with {@link #main} (which also rebuilds the base) after a deliberate format change.
+ * Likewise {@code hostile/silt-v2} over {@code hostile/silt-v2-base}, the same store with the id
+ * {@link #V2_ID} (manifest, logs and hash store of version 2): files of the other version, or
+ * checked with another store id, and manifests that name another id or sorted store.
  */
 final class HostileSiltFiles {
   private HostileSiltFiles() {}
 
   /** The base store's options: no background merge, so that the directory holds what was written. */
   static final SiltOptions OPTIONS = SiltOptions.builder().logStoreEntries(64).maxLogBytes(64 << 10).backgroundMerges(false).build();
+
+  /** The store id of {@code hostile/silt-v2-base}. */
+  static final long V2_ID = 0x5117_BA5E_0000_0002L;
 
   /** The note of a variant: a fragment of the message that opening it must throw. */
   static final String EXPECT = "expect";
@@ -46,9 +52,17 @@ final class HostileSiltFiles {
     return value;
   }
 
-  /** Writes the base store in {@code dir}, which must not exist: every tier, nine keys in each log. */
+  /**
+   * Writes the base store in {@code dir}, which must not exist: every tier, nine keys in each log. A
+   * store of version 1 (id 0), as before store ids, so that its variants stay as they were.
+   */
   static void writeBase(Path dir) throws IOException {
-    try (SiltStore store = SiltStore.open(dir, OPTIONS)) {
+    writeBase(dir, 0);
+  }
+
+  /** {@link #writeBase(Path)} in a store of id {@code storeId}. */
+  static void writeBase(Path dir, long storeId) throws IOException {
+    try (SiltStore store = SiltStore.open(dir, OPTIONS, () -> storeId)) {
       for (int i = 0; i < 12; i++) {
         store.put(key(i), value(i, 0));
       }
@@ -174,8 +188,9 @@ final class HostileSiltFiles {
     Map<String, Variant> v = new LinkedHashMap<>();
     // --- the manifest ---
     v.put("manifest-bad-magic", variant("magic").with(SiltManifest.FILE, edited(manifestBytes, m -> m[0] ^= 0x20)));
-    v.put("manifest-version-2", variant("version 2").with(SiltManifest.FILE, edited(manifestBytes, m -> {
-      m[4] = 2;
+    // Version 2 is read since store ids (2026-11-28): version 3 is the one not known.
+    v.put("manifest-version-3", variant("version 3").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+      m[4] = 3;
       SiltTestFiles.resealManifest(m);
     })));
     v.put("manifest-bad-checksum", variant("checksum").with(SiltManifest.FILE, edited(manifestBytes, m -> m[15] ^= 0x01)));
@@ -285,8 +300,8 @@ final class HostileSiltFiles {
     // --- a log's header ---
     v.put("log-bad-magic", variant("magic").with(older, edited(olderLog, l -> l[1] ^= 0x01)));
     v.put("log-version-2", variant("version 2").with(older, edited(olderLog, l -> {
-      l[4] = 2;
-      SiltTestFiles.resealHeader(l);
+      l[4] = 2; // a version-2 log under a version-1 manifest: another store's, refused
+      SiltTestFiles.putInt(l, 20, io.varve.core.format.Envelope.crc32c(l, 0, 20));
     })));
     v.put("log-header-checksum", variant("header is damaged").with(older, edited(olderLog, l -> l[12] ^= 0x08)));
     v.put("log-header-cut-short", variant("cut short").with(older, Arrays.copyOf(olderLog, 10)));
@@ -355,12 +370,89 @@ final class HostileSiltFiles {
     return v;
   }
 
-  /** Writes {@code args[0]}/silt-base and {@code args[0]}/silt (e.g. silt/src/test/resources/hostile), replacing them. */
+  /** CRC32C of {@code bytes[from, from + length)} preceded by the store id {@code id} (the layout's Check, version 2). */
+  static int salted(byte[] bytes, int from, int length, long id) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(ByteBuffer.allocate(8).putLong(id).array());
+    crc.update(bytes, from, length);
+    return (int) crc.getValue();
+  }
+
+  /** The variants of the version-2 base: each lies about the store's identity, or its version. */
+  static Map<String, Variant> v2Variants(Path base) throws IOException {
+    byte[] manifestBytes = Files.readAllBytes(base.resolve(SiltManifest.FILE));
+    ByteBuffer m = ByteBuffer.wrap(manifestBytes);
+    if (manifestBytes[4] != 2 || m.getLong(8) != V2_ID || m.getInt(36) != 1 || m.getInt(48) != 3) {
+      throw new IllegalStateException("the v2 base's manifest is not the one these variants expect");
+    }
+    long other = V2_ID ^ 0x0100_0000_0000_0001L;
+    String hash = SiltManifest.hashName(m.getLong(40));
+    String older = SiltManifest.logName(m.getLong(52));
+    String newest = SiltManifest.logName(m.getLong(52 + 32));
+    byte[] hashBytes = Files.readAllBytes(base.resolve(hash));
+    byte[] olderLog = Files.readAllBytes(base.resolve(older));
+    byte[] newestLog = Files.readAllBytes(base.resolve(newest));
+    int olderSecond = SiltLog.HEADER_BYTES + SiltLog.RECORD_HEADER_BYTES + SiltTestFiles.getInt(olderLog, SiltLog.HEADER_BYTES);
+    int trailer = (int) ByteBuffer.wrap(hashBytes).getLong(hashBytes.length - 12);
+
+    Map<String, Variant> v = new LinkedHashMap<>();
+    // --- the manifest ---
+    v.put("manifest-store-id-zero", variant("store id 0").with(SiltManifest.FILE, edited(manifestBytes, b -> {
+      SiltTestFiles.putLong(b, 8, 0);
+      SiltTestFiles.resealManifest(b);
+    })));
+    v.put("manifest-store-id-another", variant("another store's").with(SiltManifest.FILE, edited(manifestBytes, b -> {
+      SiltTestFiles.putLong(b, 8, other);
+      SiltTestFiles.resealManifest(b);
+    })));
+    v.put("manifest-sorted-meta-another", variant("where the manifest records").with(SiltManifest.FILE, edited(manifestBytes, b -> {
+      b[19] ^= 0x01;
+      SiltTestFiles.resealManifest(b);
+    })));
+    byte[] version1 = new byte[manifestBytes.length - 12];
+    System.arraycopy(manifestBytes, 0, version1, 0, 8);
+    System.arraycopy(manifestBytes, 20, version1, 8, manifestBytes.length - 20);
+    version1[4] = 1;
+    SiltTestFiles.resealManifest(version1);
+    v.put("manifest-version-1-over-version-2-files", variant("calls for version 1").with(SiltManifest.FILE, version1));
+    // --- a log ---
+    v.put("log-version-1", variant("calls for version 2").with(older, edited(olderLog, l -> {
+      l[4] = 1;
+      SiltTestFiles.putInt(l, 20, io.varve.core.format.Envelope.crc32c(l, 0, 20));
+    })));
+    v.put("log-header-of-another-store", variant("another store's").with(older, edited(olderLog, l -> SiltTestFiles.putInt(l, 20, salted(l, 0, 20, other)))));
+    v.put("newest-log-header-of-another-store", variant("another store's").with(newest, edited(newestLog, l -> SiltTestFiles.putInt(l, 20, salted(l, 0, 20, other)))));
+    v.put("frozen-record-of-another-store", variant("checksum fails").with(older, edited(olderLog, l -> {
+      int length = SiltTestFiles.getInt(l, olderSecond);
+      SiltTestFiles.putInt(l, olderSecond + 4, salted(l, olderSecond + SiltLog.RECORD_HEADER_BYTES, length, other));
+    })));
+    v.put("newest-record-of-another-store-before-records", variant("checksum fails").with(newest, edited(newestLog, l -> {
+      int length = SiltTestFiles.getInt(l, SiltLog.HEADER_BYTES);
+      SiltTestFiles.putInt(l, SiltLog.HEADER_BYTES + 4, salted(l, SiltLog.HEADER_BYTES + SiltLog.RECORD_HEADER_BYTES, length, other));
+    })));
+    // --- the hash store ---
+    v.put("hash-store-version-1", variant("calls for version 2").with(hash, edited(hashBytes, h -> {
+      h[4] = 1;
+      SiltTestFiles.putInt(h, 20, io.varve.core.format.Envelope.crc32c(h, 0, 20));
+    })));
+    v.put("hash-store-header-of-another-store", variant("another store's").with(hash, edited(hashBytes, h -> SiltTestFiles.putInt(h, 20, salted(h, 0, 20, other)))));
+    v.put("hash-store-trailer-of-another-store", variant("trailer is damaged, or another store's").with(hash, edited(hashBytes,
+        h -> SiltTestFiles.putInt(h, h.length - 4, salted(h, trailer, h.length - 4 - trailer, other)))));
+    return v;
+  }
+
+  /**
+   * Writes {@code args[0]}/silt-base and {@code args[0]}/silt (e.g. silt/src/test/resources/hostile),
+   * replacing them; with {@code args[1]} = {@code v2}, {@code silt-v2-base} and {@code silt-v2}
+   * instead.
+   */
   public static void main(String[] args) throws IOException {
     Path root = Path.of(args[0]);
-    Path base = root.resolve("silt-base");
+    boolean v2 = args.length > 1 && args[1].equals("v2");
+    Path base = root.resolve(v2 ? "silt-v2-base" : "silt-base");
     FileTrees.deleteTree(base);
-    writeBase(base);
-    HostileDirectories.write(root.resolve("silt"), variants(base));
+    writeBase(base, v2 ? V2_ID : 0);
+    Files.deleteIfExists(base.resolve(SiltManifest.LOCK_FILE));
+    HostileDirectories.write(root.resolve(v2 ? "silt-v2" : "silt"), v2 ? v2Variants(base) : variants(base));
   }
 }

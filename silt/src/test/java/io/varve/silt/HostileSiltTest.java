@@ -36,15 +36,27 @@ class HostileSiltTest {
     return HostileDirectories.names(resource("silt"));
   }
 
-  private Path materialize(String variant) throws Exception {
-    return HostileDirectories.materialize(resource("silt-base"), resource("silt/" + variant), temp.resolve(variant), Set.of(HostileSiltFiles.EXPECT));
+  static List<String> v2Variants() throws IOException, URISyntaxException {
+    return HostileDirectories.names(resource("silt-v2"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("variants")
   void isRefusedOnOpen(String variant) throws Exception {
-    Path dir = materialize(variant);
-    String expect = Files.readString(resource("silt/" + variant).resolve(HostileSiltFiles.EXPECT));
+    isRefusedOnOpen("silt", variant);
+  }
+
+  /** The variants of a store with an id (manifest version 2). */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("v2Variants")
+  void isRefusedOnOpenWithAnId(String variant) throws Exception {
+    isRefusedOnOpen("silt-v2", variant);
+  }
+
+  private void isRefusedOnOpen(String folder, String variant) throws Exception {
+    Path dir = HostileDirectories.materialize(resource(folder + "-base"), resource(folder + "/" + variant), temp.resolve(variant),
+        Set.of(HostileSiltFiles.EXPECT));
+    String expect = Files.readString(resource(folder + "/" + variant).resolve(HostileSiltFiles.EXPECT));
     for (SiltOptions options : new SiltOptions[] {HostileSiltFiles.OPTIONS, SiltOptions.DEFAULTS}) {
       Throwable thrown = null;
       try {
@@ -110,5 +122,17 @@ class HostileSiltTest {
   @Test
   void theFolderHoldsEveryGeneratedVariant() throws Exception {
     HostileDirectories.assertHoldsExactly(resource("silt"), HostileSiltFiles.variants(resource("silt-base")));
+    HostileDirectories.assertHoldsExactly(resource("silt-v2"), HostileSiltFiles.v2Variants(resource("silt-v2-base")));
+  }
+
+  @Test
+  void theVersion2BaseOpensWithItsId() throws IOException, URISyntaxException {
+    Path dir = temp.resolve("v2-base");
+    FileTrees.copyTree(resource("silt-v2-base"), dir);
+    try (SiltStore store = SiltStore.open(dir, HostileSiltFiles.OPTIONS)) {
+      assertEquals(3, store.stats().logStores());
+      assertArrayEquals(HostileSiltFiles.value(20 + 1, 0), store.get(HostileSiltFiles.key(21)));
+    }
+    assertEquals(HostileSiltFiles.V2_ID, SiltManifest.read(dir).storeId());
   }
 }

@@ -163,7 +163,7 @@ class SiltDamageTest {
     }
     SiltStore store;
     try {
-      store = SiltStore.open(work, SiltFixture.OPTIONS);
+      store = SiltTestFiles.open(work, SiltFixture.OPTIONS);
     } catch (CorruptStoreException e) {
       if (expect == Expect.PREFIX) {
         fail(damage + ": a cut the newest log can get in a crash was refused", e);

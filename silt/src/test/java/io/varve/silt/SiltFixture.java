@@ -55,7 +55,7 @@ final class SiltFixture {
       keys.add(("key-" + i).getBytes(StandardCharsets.UTF_8));
     }
     SiltFixture f = new SiltFixture(dir, keys);
-    try (SiltStore store = SiltStore.open(dir, OPTIONS)) {
+    try (SiltStore store = SiltTestFiles.open(dir, OPTIONS)) {
       for (int i = 0; i < perTier; i++) {
         f.write(store, keys.get(i), value(random), SORTED);
       }

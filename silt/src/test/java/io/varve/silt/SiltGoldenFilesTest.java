@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,11 +19,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * SILT directories of released format versions stay readable. {@code v1}: a sorted store, two hash
- * stores, a frozen log and the newest log, with deletes in each. Regenerate with {@link #main}
- * (only for a new format version, into a new folder).
+ * stores, a frozen log and the newest log, with deletes in each, of a store without an id (manifest
+ * version 1). {@code v2}: the same operations in a store of id {@link #V2_ID} (manifest, logs and
+ * hash stores of version 2). Regenerate with {@link #main} (only for a new format version, into a
+ * new folder).
  */
 class SiltGoldenFilesTest {
   @TempDir Path temp;
+
+  /** The store id of the {@code v2} golden. */
+  static final long V2_ID = 0x5117_601D_E17A_B1E5L;
 
   static final SiltOptions OPTIONS = SiltOptions.builder().logStoreEntries(16).maxLogBytes(64 << 10).backgroundMerges(false).build();
 
@@ -31,9 +37,9 @@ class SiltGoldenFilesTest {
   }
 
   /** The operations, and the model they leave. */
-  static Map<String, String> write(Path dir) throws IOException {
+  static Map<String, String> write(Path dir, long storeId) throws IOException {
     Map<String, String> model = new TreeMap<>();
-    try (SiltStore store = SiltStore.open(dir, OPTIONS)) {
+    try (SiltStore store = SiltStore.open(dir, OPTIONS, () -> storeId)) {
       for (int batch = 0; batch < 5; batch++) {
         for (int i = 0; i < 10; i++) {
           String key = "golden-" + (batch * 7 + i) % 31;
@@ -66,15 +72,39 @@ class SiltGoldenFilesTest {
     return model;
   }
 
-  private static Path golden() {
-    return Path.of("src/test/resources/golden/v1");
+  private static Path golden(int version) {
+    return Path.of("src/test/resources/golden/v" + version);
   }
 
   @Test
   void version1ReadsAndTodaysCodeWritesTheSameFiles() throws IOException {
+    readsAndTodaysCodeWritesTheSameFiles(1, 0);
+  }
+
+  @Test
+  void version2ReadsAndTodaysCodeWritesTheSameFiles() throws IOException {
+    readsAndTodaysCodeWritesTheSameFiles(2, V2_ID);
+  }
+
+  /**
+   * The golden of {@code version} serves the model, its files are of that version, and today's code
+   * writes the same bytes from the same operations (the sorted store aside, whose meta file holds
+   * its creation time; so the CRC32C of that meta file in a version-2 manifest, and the manifest's
+   * own, are left out).
+   */
+  private void readsAndTodaysCodeWritesTheSameFiles(int version, long storeId) throws IOException {
+    Path golden = golden(version);
     Path copy = temp.resolve("copy");
-    FileTrees.copyTree(golden(), copy);
-    Map<String, String> model = write(temp.resolve("today"));
+    FileTrees.copyTree(golden, copy);
+    Map<String, String> model = write(temp.resolve("today"), storeId);
+    SiltManifest manifest = SiltManifest.read(golden);
+    assertEquals(version, manifest.version());
+    assertEquals(storeId, manifest.storeId());
+    for (String name : fileNames(golden)) {
+      if (!name.startsWith("sorted-")) {
+        assertEquals(version, Files.readAllBytes(golden.resolve(name))[4], name + "'s version");
+      }
+    }
     try (SiltStore store = SiltStore.open(copy, OPTIONS)) {
       assertEquals(2, store.stats().hashStores());
       for (int k = 0; k < 31; k++) {
@@ -87,12 +117,21 @@ class SiltGoldenFilesTest {
         }
       }
     }
-    for (String name : fileNames(golden())) {
+    for (String name : fileNames(golden)) {
       if (!name.startsWith("sorted-")) {
-        assertArrayEquals(Files.readAllBytes(golden().resolve(name)), Files.readAllBytes(temp.resolve("today").resolve(name)), name);
+        byte[] expected = Files.readAllBytes(golden.resolve(name));
+        byte[] today = Files.readAllBytes(temp.resolve("today").resolve(name));
+        if (name.equals(SiltManifest.FILE) && version == 2) {
+          // storeId at 8, sortedMeta at 16: the sorted store's meta CRC32C, then the footer, differ.
+          assertEquals(expected.length, today.length, name);
+          assertArrayEquals(Arrays.copyOfRange(expected, 0, 16), Arrays.copyOfRange(today, 0, 16), name);
+          assertArrayEquals(Arrays.copyOfRange(expected, 20, expected.length - 4), Arrays.copyOfRange(today, 20, today.length - 4), name);
+        } else {
+          assertArrayEquals(expected, today, name);
+        }
       }
     }
-    assertEquals(fileNames(golden()), fileNames(temp.resolve("today")));
+    assertEquals(fileNames(golden), fileNames(temp.resolve("today")));
   }
 
   private static List<String> fileNames(Path dir) throws IOException {
@@ -101,8 +140,8 @@ class SiltGoldenFilesTest {
     }
   }
 
-  /** Writes the golden directory: {@code args[0]} is the folder to create. */
+  /** Writes the golden directory: {@code args[0]} is the folder to create, {@code args[1]} the version (1 or 2). */
   public static void main(String[] args) throws IOException {
-    write(Path.of(args[0]));
+    write(Path.of(args[0]), args[1].equals("1") ? 0 : V2_ID);
   }
 }

@@ -81,7 +81,7 @@ class SiltLogTornTailTest {
     int keptEnd = kept == 0 ? SiltLog.HEADER_BYTES : records.get(kept - 1).end();
     byte[] added = ("after " + context).getBytes(StandardCharsets.UTF_8);
     byte[] deleted = model.keySet().iterator().next().array();
-    try (SiltStore store = SiltStore.open(dir, options)) {
+    try (SiltStore store = SiltTestFiles.open(dir, options)) {
       assertEquals(keptEnd, Files.size(file), context + ": the log is cut after its last whole record");
       fixture.check(store, model, context);
       store.put(added, added);
@@ -93,7 +93,7 @@ class SiltLogTornTailTest {
     List<SiltTestFiles.Rec> after = SiltTestFiles.records(Files.readAllBytes(file));
     assertEquals(kept + 2, after.size(), context + ": the new writes follow the kept records");
     assertTrue(Arrays.equals(newest, 0, keptEnd, Files.readAllBytes(file), 0, keptEnd), context + ": the kept records are untouched");
-    try (SiltStore store = SiltStore.open(dir, SiltFixture.OPTIONS)) {
+    try (SiltStore store = SiltTestFiles.open(dir, SiltFixture.OPTIONS)) {
       fixture.check(store, model, context + ", reopened after new writes");
       assertTrue(Arrays.equals(added, store.get(added)));
     }
@@ -106,7 +106,7 @@ class SiltLogTornTailTest {
 
   private CorruptStoreException assertRefused(int tier, byte[] log, String context, SiltOptions options) throws IOException {
     Path dir = copyWith(tier, log);
-    return assertThrows(CorruptStoreException.class, () -> SiltStore.open(dir, options).close(), context);
+    return assertThrows(CorruptStoreException.class, () -> SiltTestFiles.open(dir, options).close(), context);
   }
 
   private static boolean allZeros(byte[] bytes, int from, int to) {

@@ -14,6 +14,27 @@ import java.util.List;
 final class SiltTestFiles {
   private SiltTestFiles() {}
 
+  /** The store id of the stores these tests make ({@link #open}), so that they can reseal records. */
+  static final long TEST_ID = 0x7E57_5117_1D00_0001L;
+
+  /** Opens the store in {@code dir}, a new one with the id {@link #TEST_ID}. */
+  static SiltStore open(Path dir, SiltOptions options) throws java.io.IOException {
+    return SiltStore.open(dir, options, () -> TEST_ID);
+  }
+
+  /**
+   * The check of {@code bytes[from, from + length)} in {@code file} (a log or hash store): CRC32C,
+   * preceded by {@link #TEST_ID} when the file is of version 2.
+   */
+  static int check(byte[] file, int from, int length) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    if (file[4] == 2) {
+      crc.update(ByteBuffer.allocate(8).putLong(TEST_ID).array());
+    }
+    crc.update(file, from, length);
+    return (int) crc.getValue();
+  }
+
   /** One record of a log: where it starts, its body's length, kind, key and value (null for a delete). */
   record Rec(int offset, int length, byte kind, byte[] key, byte[] value) {
     /** The offset after the record. */
@@ -39,7 +60,7 @@ final class SiltTestFiles {
       int length = b.getInt(at);
       int crc = b.getInt(at + 4);
       int body = at + SiltLog.RECORD_HEADER_BYTES;
-      if (length < 2 || body + length > log.length || Envelope.crc32c(log, body, length) != crc) {
+      if (length < 2 || body + length > log.length || check(log, body, length) != crc) {
         throw new IllegalArgumentException("a bad record at " + at);
       }
       int keyLength = 0;
@@ -75,12 +96,12 @@ final class SiltTestFiles {
   /** Recomputes the checksum of {@code record}'s body (whose length field says how long it is). */
   static void resealRecord(byte[] log, int offset) {
     int length = getInt(log, offset);
-    putInt(log, offset + 4, Envelope.crc32c(log, offset + SiltLog.RECORD_HEADER_BYTES, length));
+    putInt(log, offset + 4, check(log, offset + SiltLog.RECORD_HEADER_BYTES, length));
   }
 
   /** Recomputes the checksum of a log's header. */
   static void resealHeader(byte[] log) {
-    putInt(log, 20, Envelope.crc32c(log, 0, 20));
+    putInt(log, 20, check(log, 0, 20));
   }
 
   /** Recomputes a manifest's footer checksum. */
