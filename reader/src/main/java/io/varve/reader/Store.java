@@ -1,7 +1,6 @@
 package io.varve.reader;
 
 import io.varve.core.artifact.StoreFiles;
-import io.varve.core.ect.EctIndex;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.hash.KeyHasher;
@@ -429,26 +428,7 @@ public final class Store implements Closeable {
   /** Sizes of the store's parts. */
   public StoreStats stats() {
     guard.checkOpen();
-    long offsetsBits = offsets != null ? offsets.encodedBits() : blocks != null ? blocks.encodedBits() : 0;
-    long memory =
-        (index == null ? 0 : index.ramBytesUsed())
-            + (offsets == null ? 0 : offsets.ramBytesUsed())
-            + (blocks == null ? 0 : blocks.ramBytesUsed())
-            + (pages == null ? 0 : pages.ramBytesUsed());
-    EctIndex ect = index instanceof EctIndex e ? e : null;
-    return new StoreStats(
-        size(),
-        meta.dataBytes(),
-        meta.indexKind(),
-        index != null ? index.encodedBits() : pages != null ? pages.encodedBits() : 0,
-        ect == null ? 0 : ect.trieBits(),
-        ect == null ? 0 : ect.directoryBits(),
-        offsetsBits,
-        memory,
-        access == DataAccess.LOADED ? data.length() : 0,
-        fileBytes,
-        meta.formatVersion(),
-        blocks == null ? 0 : blocks.blockBytes());
+    return StoreStats.of(meta, index, offsets, blocks, pages, access == DataAccess.LOADED ? data.length() : 0, fileBytes);
   }
 
   /** The directory, or the artifact file ({@code .varve}), this store was opened from. */

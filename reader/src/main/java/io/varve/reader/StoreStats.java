@@ -1,6 +1,12 @@
 package io.varve.reader;
 
+import io.varve.core.ect.EctIndex;
 import io.varve.core.index.IndexKind;
+import io.varve.core.index.RankIndex;
+import io.varve.core.store.PageTable;
+import io.varve.core.store.RecordBlocks;
+import io.varve.core.store.StoreMeta;
+import io.varve.core.succinct.EliasFano;
 
 /**
  * Sizes of an open {@link Store}. An immutable value; thread-safe.
@@ -19,8 +25,7 @@ import io.varve.core.index.IndexKind;
  * @param loadedBytes bytes of the data file copied into memory outside the heap by {@link
  *     Store#load}; 0 for a mapped store, whose records stay in the page cache
  * @param fileBytes bytes of all the store's files
- * @param formatVersion the store's format version (its meta file's: 1 to 5, see {@code
- *     docs/FORMAT.md})
+ * @param formatVersion the store's format version (its meta file's, see {@code docs/FORMAT.md})
  * @param blockBytes the block size of a sparse index, 0 for a dense one
  */
 public record StoreStats(
@@ -36,6 +41,34 @@ public record StoreStats(
     long fileBytes,
     int formatVersion,
     int blockBytes) {
+
+  /**
+   * The sizes of a store of {@code meta} holding what its open loaded: its index (null when opened
+   * without it), offsets, blocks or page table (each null when it has none).
+   */
+  static StoreStats of(
+      StoreMeta meta, RankIndex index, EliasFano offsets, RecordBlocks blocks, PageTable pages, long loadedBytes, long fileBytes) {
+    long offsetsBits = offsets != null ? offsets.encodedBits() : blocks != null ? blocks.encodedBits() : 0;
+    long memory =
+        (index == null ? 0 : index.ramBytesUsed())
+            + (offsets == null ? 0 : offsets.ramBytesUsed())
+            + (blocks == null ? 0 : blocks.ramBytesUsed())
+            + (pages == null ? 0 : pages.ramBytesUsed());
+    EctIndex ect = index instanceof EctIndex e ? e : null;
+    return new StoreStats(
+        meta.recordCount(),
+        meta.dataBytes(),
+        meta.indexKind(),
+        index != null ? index.encodedBits() : pages != null ? pages.encodedBits() : 0,
+        ect == null ? 0 : ect.trieBits(),
+        ect == null ? 0 : ect.directoryBits(),
+        offsetsBits,
+        memory,
+        loadedBytes,
+        fileBytes,
+        meta.formatVersion(),
+        blocks == null ? 0 : blocks.blockBytes());
+  }
 
   /** Index bits per record. */
   public double indexBitsPerKey() {
