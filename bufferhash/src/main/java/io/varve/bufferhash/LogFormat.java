@@ -2,7 +2,7 @@ package io.varve.bufferhash;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
-import java.nio.ByteBuffer;
+import io.varve.core.format.SaltedCrc32c;
 import java.util.zip.CRC32C;
 
 /**
@@ -128,18 +128,7 @@ final class LogFormat {
 
   /** Check({@code bytes[from, end)}): their CRC32C, preceded by the table id unless it is 0 (see the grammar). */
   static int check(long tableId, byte[] bytes, int from, int end) {
-    CRC32C crc = checkStart(tableId);
-    crc.update(bytes, from, end - from);
-    return (int) crc.getValue();
-  }
-
-  /** A Check before its bytes: the table id fed in, unless it is 0. */
-  static CRC32C checkStart(long tableId) {
-    CRC32C crc = new CRC32C();
-    if (tableId != 0) {
-      crc.update(ByteBuffer.allocate(8).putLong(tableId).flip());
-    }
-    return crc;
+    return SaltedCrc32c.of(tableId, bytes, from, end - from);
   }
 
   /** Writes Check({@code bytes[from, end)}) at {@code end}; returns it. */
@@ -228,8 +217,9 @@ final class LogFormat {
 
   /** A unit's Check before its bytes: bound to the table, the incarnation's sequence and the unit's first page. */
   static CRC32C unitCrcStart(long tableId, long sequence, int firstPage) {
-    CRC32C crc = checkStart(tableId);
-    crc.update(ByteBuffer.allocate(12).putLong(sequence).putInt(firstPage).flip());
+    CRC32C crc = SaltedCrc32c.start(tableId);
+    SaltedCrc32c.update(crc, sequence);
+    SaltedCrc32c.update(crc, firstPage);
     return crc;
   }
 

@@ -1,8 +1,7 @@
 package io.varve.silt;
 
 import io.varve.core.format.CorruptStoreException;
-import io.varve.core.format.Envelope;
-import java.nio.ByteBuffer;
+import io.varve.core.format.SaltedCrc32c;
 import java.security.SecureRandom;
 import java.util.zip.CRC32C;
 
@@ -25,11 +24,9 @@ final class SiltCheck {
   static final SiltCheck NONE = new SiltCheck(0);
 
   private final long storeId;
-  private final byte[] id;
 
   SiltCheck(long storeId) {
     this.storeId = storeId;
-    this.id = ByteBuffer.allocate(8).putLong(storeId).array();
   }
 
   /** A new store's id: random, never 0. */
@@ -53,21 +50,12 @@ final class SiltCheck {
 
   /** Check({@code bytes[from, from + length)}). */
   int of(byte[] bytes, int from, int length) {
-    if (storeId == 0) {
-      return Envelope.crc32c(bytes, from, length);
-    }
-    CRC32C crc = start();
-    crc.update(bytes, from, length);
-    return (int) crc.getValue();
+    return SaltedCrc32c.of(storeId, bytes, from, length);
   }
 
   /** A CRC32C with the id fed in (nothing when it is 0): feed it the bytes, then take its value. */
   CRC32C start() {
-    CRC32C crc = new CRC32C();
-    if (storeId != 0) {
-      crc.update(id, 0, 8);
-    }
-    return crc;
+    return SaltedCrc32c.start(storeId);
   }
 
   /**
