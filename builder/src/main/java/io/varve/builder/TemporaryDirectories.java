@@ -1,5 +1,6 @@
 package io.varve.builder;
 
+import io.varve.core.files.FileIdentity;
 import io.varve.core.files.FileTrees;
 import io.varve.core.files.HeldFiles;
 import java.io.IOException;
@@ -11,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -149,9 +149,9 @@ final class TemporaryDirectories {
    * is held and the file is still in place, it stays.
    */
   private static boolean lockedInPlace(FileChannel lock, Path lockFile) throws IOException {
-    Object created;
+    FileIdentity created;
     try {
-      created = Files.readAttributes(lockFile, BasicFileAttributes.class).fileKey();
+      created = FileIdentity.of(lockFile);
     } catch (NoSuchFileException deleted) {
       return false;
     }
@@ -159,12 +159,7 @@ final class TemporaryDirectories {
     if (lock.tryLock() == null) {
       return false; // held by a sweep, which deletes it
     }
-    try {
-      Object locked = Files.readAttributes(lockFile, BasicFileAttributes.class).fileKey();
-      return created == null || created.equals(locked); // no file keys (Windows): its being there has to do
-    } catch (NoSuchFileException deleted) {
-      return false;
-    }
+    return created.stillNamed();
   }
 
   /**

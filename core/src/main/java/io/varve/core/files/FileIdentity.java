@@ -29,6 +29,19 @@ public final class FileIdentity {
   }
 
   /**
+   * Whether the path still names the file it named when this was made: false once it was deleted
+   * (or its directory was) or names another file. Where the file system has no file keys, its
+   * being there has to do.
+   */
+  public boolean stillNamed() throws IOException {
+    try {
+      return key == null || key.equals(Files.readAttributes(path, BasicFileAttributes.class).fileKey());
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+  }
+
+  /**
    * Throws unless the path still names the file it named when this was made.
    *
    * @throws IOException naming the path, if it was deleted (or its directory) or now names another file
