@@ -79,7 +79,8 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
    * close then stops the spill's tasks, and the caller deletes the files they wrote).
    */
   private final Object spillStart = new Object();
-  private boolean closed;
+  /** Volatile as well: {@link #add} reads it without the lock, once per record. */
+  private volatile boolean closed;
 
   /**
    * @param memoryBudget bytes of the two record buffers together
@@ -94,15 +95,35 @@ private record Chunk(RecordBuffer buffer, Throwable failure) {
     this.oversized = new OversizedPartitions(memoryBudget, hasher, duplicatePolicy, spillBufferBytes());
   }
 
-  /** Adds a record whose key hashes to {@code hi, lo}. */
+  /**
+   * Adds a record whose key hashes to {@code hi, lo}.
+   *
+   * @throws IllegalStateException once {@link #close} ran, also from another thread during this call
+   */
   void add(long hi, long lo, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) throws IOException {
     checkNoSpillFailure();
-    if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
-      spillOrFail();
-      if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
-        throw new IllegalStateException("an empty buffer refused a record");
-      }
+    if (closed) {
+      throw closedWhileAdding(null);
     }
+    try {
+      if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
+        spillOrFail();
+        if (!filling.add(hi, lo, key, keyOffset, keyLength, value, valueOffset, valueLength)) {
+          throw new IllegalStateException("an empty buffer refused a record");
+        }
+      }
+    } catch (RuntimeException e) {
+      // A close from another thread (a shutdown hook) releases the buffers under this call, which
+      // then fails on them however it happens to: it is the close that the caller must hear of.
+      if (closed) {
+        throw closedWhileAdding(e);
+      }
+      throw e;
+    }
+  }
+
+  private static IllegalStateException closedWhileAdding(RuntimeException cause) {
+    return new IllegalStateException("the sort was closed (from another thread): the record was not added", cause);
   }
 
   /** Buffers handed to the background thread so far. */
