@@ -2,20 +2,15 @@ package io.varve.builder;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.blocked.CrowdedHashesException;
-import io.varve.core.hash.HashRange;
 import io.varve.core.index.IndexParameters;
 import io.varve.core.store.KeyMode;
 import io.varve.core.store.PageCacheWrites;
 import io.varve.core.store.RecordFormat;
-import io.varve.core.store.StoreMeta;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.SortedMap;
 import java.util.function.LongFunction;
 
 /**
@@ -313,103 +308,35 @@ public final class StoreMerger implements Closeable {
     MergeBatch batch = batch();
     order.finish();
     finishing.start();
-    BuildListener listener = options.listener();
-    Path staging = null;
-    StoreWriter writer = null;
-    List<RecordCursor> sources = new ArrayList<>();
+    MergeWrite write = new MergeWrite(target, temporary, bases, batch, hashers.apply(bases.seed()));
     try {
-      StoreDirectory.checkNew(target);
-      long seed = bases.seed();
-      RecordHasher hasher = hashers.apply(seed);
-      for (int i = 0; i < bases.files().size(); i++) {
-        sources.add(StoreScan.open(bases.files().get(i), bases.metas().get(i), hasher));
-      }
-      listener.progress(BuildListener.Phase.INPUT, operations, operations);
-      listener.progress(BuildListener.Phase.SORT, 0, operations);
-      // The batch is sorted partition by partition on the sort's thread while the merge reads it.
-      sources.add(batch.sorted());
-      listener.progress(BuildListener.Phase.SORT, operations, operations);
-      long baseRecords = bases.records();
-      long upperBound = batch.records() + baseRecords;
-      IndexParameters parameters =
-          options.isSparse()
-              ? StoreBuilder.DEFAULT_INDEX
-              : options.indexParameters().orElse(bases.newest().isSparse() ? StoreBuilder.DEFAULT_INDEX : bases.newest().indexParameters());
-      boolean fixed = fixedOutput(keyMode);
-      parameters = StoreWriter.suited(parameters, fixed, keyMode, pageBytes);
-      staging = StoreDirectory.staging(target);
-      writer =
-          new StoreWriter(
-              staging,
-              temporary,
-              upperBound,
-              false,
-              fixed,
-              fixed ? (keyMode.keepsKeys() ? bases.newest().keyLength() : keyMode.storedKeyLength()) : -1,
-              fixed ? bases.newest().valueLength() : -1,
-              pageBytes,
-              parameters,
-              keyMode,
-              options.dataWrites(PageCacheWrites.SMALL),
-              options.recordChecksums(),
-              options.recordCheckSaltForNewFile(),
-              mergedHashRange());
-      MergeWalk walk = new MergeWalk(sources, bases.files(), bases.metas(), seed, writer, listener, upperBound);
-      try (IndexFeeder index = new IndexFeeder(writer.index())) {
-        walk.run(index);
-        index.finish();
-      }
-      long written = writer.records();
-      listener.progress(BuildListener.Phase.INDEX, 0, written);
-      if (!writer.indexMatches()) {
-        writer.replaceIndex(parameters, hasher);
-      }
-      StoreMeta meta = writer.finish(seed, parameters, mergedMetadata(options));
-      finishing.checkNotClosed();
-      meta = StoreReindexer.publish(staging, meta, target, options);
-      return new MergeSummary(
-          target,
-          meta,
-          baseRecords,
-          operations,
-          walk.inserted(),
-          walk.replaced(),
-          walk.deleted(),
-          walk.absentDeletes(),
-          walk.superseded(),
-          batch.superseded(),
-          System.nanoTime() - startNanos);
+      return write.run(options, keyMode, pageBytes, operations, finishing, startNanos);
     } catch (IOException | RuntimeException | Error e) {
-      if (writer != null) {
-        try {
-          writer.abandon();
-        } catch (IOException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      }
-      IllegalStateException closed = finishing.closedFailure(e);
-      if (closed != null) {
-        throw closed;
-      }
-      if (e instanceof CrowdedHashesException crowded) {
-        throw CrowdedHashes.explain(crowded, bases.seed());
-      }
-      if (e instanceof IOException io) {
-        throw FullDisk.named(io, staging); // the batch's spills name their own full disk
-      }
+      throwExplained(e, write.staging());
       throw e;
     } finally {
       try {
-        Closeables.closeAll(sources.toArray(new RecordCursor[0]));
+        discardTemporary();
       } finally {
-        try {
-          // A published staging directory was renamed away: deleting its old name does nothing.
-          TemporaryDirectories.delete(staging);
-          discardTemporary();
-        } finally {
-          finishing.end();
-        }
+        finishing.end();
       }
+    }
+  }
+
+  /**
+   * Throws what a failed {@link #merge} throws instead of {@code e}, if anything: a close's own
+   * failure when the merger was closed meanwhile, or {@code e} explained.
+   */
+  private void throwExplained(Throwable e, Path staging) throws IOException {
+    IllegalStateException closed = finishing.closedFailure(e);
+    if (closed != null) {
+      throw closed;
+    }
+    if (e instanceof CrowdedHashesException crowded) {
+      throw CrowdedHashes.explain(crowded, bases.seed());
+    }
+    if (e instanceof IOException io) {
+      throw FullDisk.named(io, staging); // the batch's spills name their own full disk
     }
   }
 
@@ -448,32 +375,6 @@ public final class StoreMerger implements Closeable {
       }
     }
     return batch;
-  }
-
-  /**
-   * A range holding every hash the new store can hold: the old stores' ranges and the batch's. An
-   * old store of a version that records none gives the full range.
-   */
-  private HashRange mergedHashRange() {
-    HashRange.Tracker range = new HashRange.Tracker();
-    bases.addHashRanges(range);
-    HashRange batchRange = batch.hashRange();
-    if (batchRange != null) {
-      range.add(batchRange);
-    }
-    return range.mapping();
-  }
-
-  /** Whether every old record and every upsert has one key size and one value size. */
-  private boolean fixedOutput(KeyMode keyMode) {
-    StoreMeta newest = bases.newest();
-    return bases.shareOneFixedSize() && batch.upserts().allHave(newest.keyLength(), newest.valueLength(), keyMode.keepsKeys());
-  }
-
-  private SortedMap<String, String> mergedMetadata(BuildOptions options) {
-    SortedMap<String, String> result = bases.userMetadata();
-    result.putAll(options.metadata());
-    return result;
   }
 
   private void discardTemporary() throws IOException {
