@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import java.io.IOException;
@@ -68,15 +69,10 @@ final class DataFaults {
    * refuses later lookups, so that they stop touching the mapping. Other errors pass unchanged.
    */
   RuntimeException fault(InternalError fault) {
-    if (!isUnsafeAccess(fault)) {
+    if (!MappingFaults.isUnsafeAccess(fault)) {
       throw fault;
     }
     return truncated(fault);
-  }
-
-  /** Whether {@code error} is the JVM's report of a faulted read of a mapping. */
-  private static boolean isUnsafeAccess(InternalError error) {
-    return error.getMessage() != null && error.getMessage().contains("unsafe memory access");
   }
 
   /** Refuses this and every later lookup: the data file changed under the open store. */
@@ -86,7 +82,7 @@ final class DataFaults {
     try {
       absorbLateFaults();
     } catch (InternalError late) {
-      if (!isUnsafeAccess(late)) {
+      if (!MappingFaults.isUnsafeAccess(late)) {
         throw late;
       }
     }
@@ -124,61 +120,21 @@ final class DataFaults {
    * of a faulted read (whose bytes are whatever the skipped instruction left) never leaves the
    * store. Lookups whose record was checked in a heap copy ({@link RecordCopy}) need not: this
    * costs a call into the JVM's runtime (tens of nanoseconds) and is kept for records read in the
-   * mapping and the end of batch work. Nothing to do when the records are in memory.
-   *
-   * <p>A fault in compiled code is delivered when the thread next returns from a call into the
-   * JVM's runtime, and a two-dimensional array whose sizes the compiler cannot see is always
-   * allocated by such a call (HotSpot's {@code OptoRuntime::multianewarray2_C}); a call into native
-   * code ({@code Thread.yield}) is not one. {@code LateFaultDeliveryTest} pins this.
+   * mapping and the end of batch work. Nothing to do when the records are in memory. How: {@link
+   * MappingFaults#deliverPending}, which {@code LateFaultDeliveryTest} pins.
    */
   void settleReads() {
     if (mapped) {
-      runtimeCallResult = new byte[runtimeCallRows][0];
+      MappingFaults.deliverPending();
     }
   }
-
-  /** 0, not final: sizes the compiler can see would let it allocate the array without the runtime. */
-  @SuppressWarnings("FieldMayBeFinal")
-  private static int runtimeCallRows = 0;
-
-  /** Where the runtime call's array goes (plain: the call, not the array, is the point). */
-  @SuppressWarnings("unused")
-  private static Object runtimeCallResult;
 
   /**
    * The JVM may still hold an error for another faulting read of the same lookup and deliver it at
    * its next check, in the caller's code: give it checks here, where it is known for what it is.
-   * Returns how many it delivered here.
-   *
-   * <p>A fault in compiled code may be kept pending (JDK 17 always, JDK 25 sometimes) until the
-   * thread comes back from a call into the JVM's runtime; a call into native code ({@code
-   * Thread.yield}, {@code Thread.sleep}) is not such a call. An array above the compilers' inline
-   * allocation limit is always allocated by the runtime, whose return delivers the error.
+   * Returns how many it delivered here ({@link MappingFaults#absorbLate}).
    */
   static int absorbLateFaults() {
-    int delivered = 0;
-    for (int i = 0; i < 2; i++) {
-      try {
-        runtimeAllocation = new long[RUNTIME_ALLOCATED_LONGS];
-      } catch (InternalError late) {
-        if (!isUnsafeAccess(late)) {
-          throw late;
-        }
-        delivered++; // the same truncation, already reported
-      } finally {
-        runtimeAllocation = null;
-      }
-    }
-    return delivered;
+    return MappingFaults.absorbLate();
   }
-
-  /**
-   * Above HotSpot's {@code FastAllocateSizeLimit} (128 Ki words), so that the compilers never
-   * allocate it inline. Only allocated when a store fails.
-   */
-  private static final int RUNTIME_ALLOCATED_LONGS = 128 * 1024 + 1;
-
-  /** Where the runtime's array goes, so that the compiler cannot leave it out. */
-  @SuppressWarnings("unused")
-  private static volatile long[] runtimeAllocation;
 }
