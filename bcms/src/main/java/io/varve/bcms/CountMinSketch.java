@@ -1,6 +1,10 @@
 package io.varve.bcms;
 
+import io.varve.core.files.MappingFaults;
+import io.varve.core.format.CorruptStoreException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,6 +32,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * or closes the sketch. Close releases the mapping once no call is inside it (a call racing close
  * on another thread is refused or finishes first); later calls throw {@link IllegalStateException},
  * but those that describe the sketch: {@code parameters}, {@code sizeBytes} and {@code path}.
+ *
+ * <p>A file sketch's file truncated (or rewritten in place) by another process while the sketch has
+ * it mapped makes the call that meets the damage throw {@link CorruptStoreException} naming the
+ * file, and every later call too but those that describe the sketch; {@link #close} then releases
+ * the sketch without writing the file, and throws it as well. The JVM's own error for such an
+ * access ({@link InternalError}) never leaves the sketch, not even after a call returned.
  */
 public final class CountMinSketch extends HashedSketch {
   private final SketchParameters parameters;
@@ -37,8 +47,12 @@ public final class CountMinSketch extends HashedSketch {
   private final boolean conservative;
   private final Counters counters;
   private final SketchFileHandle file;
+  /** What a fault of the file's mapping becomes; null in memory. */
+  private final SketchFileFaults faults;
   private long totalWeight;
   private volatile boolean closed;
+  /** The damage that failed the sketch (its file cut under it), or null; set once, through {@link #FAILURE}. */
+  private volatile CorruptStoreException failure;
   /**
    * Calls reading or writing a file sketch's mapping now: close unmaps only once none is left, so
    * that a call on another thread (which the contract forbids, and which crashed the JVM when the
@@ -55,6 +69,8 @@ public final class CountMinSketch extends HashedSketch {
     this.conservative = parameters.conservativeUpdate();
     this.counters = counters;
     this.file = file;
+    this.faults = file == null ? null
+        : new SketchFileFaults(file.path(), file.channel(), file.bodyOffset() + file.header().bodyLength());
     this.totalWeight = totalWeight;
   }
 
@@ -162,6 +178,11 @@ public final class CountMinSketch extends HashedSketch {
     inFlight.incrementAndGet(); // before the check, which close's wait pairs with
     try {
       updateOpen(itemHash, weight);
+      // A faulted write in compiled code throws only at the thread's next call into the JVM's
+      // runtime, which would be in the caller's code: made here, inside the catch.
+      MappingFaults.deliverPending();
+    } catch (InternalError fault) {
+      throw fail(faults.fault(fault));
     } finally {
       inFlight.decrementAndGet();
     }
@@ -178,7 +199,7 @@ public final class CountMinSketch extends HashedSketch {
     }
     totalWeight = Weights.add(totalWeight, weight, Long.MAX_VALUE);
     if (conservative) {
-      long target = Weights.add(estimateHash(itemHash), weight, counterMax);
+      long target = Weights.add(estimateOpen(itemHash), weight, counterMax);
       for (int row = 0; row < depth; row++) {
         long index = row * width + ItemHash.rowColumn(itemHash, row, width);
         if (counters.get(index) < target) {
@@ -200,7 +221,13 @@ public final class CountMinSketch extends HashedSketch {
     }
     inFlight.incrementAndGet(); // before the check, which close's wait pairs with
     try {
-      return estimateOpen(itemHash);
+      long estimate = estimateOpen(itemHash);
+      // A faulted read in compiled code yields garbage and throws only at the thread's next call
+      // into the JVM's runtime: made here, so that the garbage never leaves as an estimate.
+      MappingFaults.deliverPending();
+      return estimate;
+    } catch (InternalError fault) {
+      throw fail(faults.fault(fault));
     } finally {
       inFlight.decrementAndGet();
     }
@@ -220,6 +247,8 @@ public final class CountMinSketch extends HashedSketch {
    * of both streams. Both must have equal parameters (including the seed).
    *
    * @throws IllegalArgumentException if the parameters differ
+   * @throws CorruptStoreException if either sketch's file was cut under it; a merge that read a cut
+   *     file fails this sketch too, as it holds part of the merge
    */
   public void merge(CountMinSketch other) {
     if (other == this) {
@@ -233,6 +262,9 @@ public final class CountMinSketch extends HashedSketch {
       other.enter();
       try {
         mergeOpen(other);
+        MappingFaults.deliverPending(); // see estimateHash
+      } catch (InternalError fault) {
+        throw mergeFault(other, fault);
       } finally {
         other.inFlight.decrementAndGet();
       }
@@ -260,8 +292,34 @@ public final class CountMinSketch extends HashedSketch {
   }
 
   /**
+   * What a fault during a merge becomes. Which mapping faulted is not told: the sketches whose
+   * files are now shorter (both when neither is, the file cut and grown again). This sketch fails
+   * whichever did, since a merge from a cut file leaves its counters holding part of it, made of
+   * faulted reads.
+   */
+  private CorruptStoreException mergeFault(CountMinSketch other, InternalError fault) {
+    if (!MappingFaults.isUnsafeAccess(fault) || faults == null && other.faults == null) {
+      throw fault;
+    }
+    boolean thisCut = faults != null && faults.fileShrank();
+    boolean otherCut = other.faults != null && other.faults.fileShrank();
+    if (!thisCut && !otherCut) {
+      thisCut = faults != null;
+      otherCut = other.faults != null;
+    }
+    CorruptStoreException otherDamage = otherCut ? other.fail(other.faults.truncated(fault)) : null;
+    if (thisCut) {
+      return fail(faults.truncated(fault));
+    }
+    return fail(new CorruptStoreException("count-min sketch " + describe() + " took part of a merge from a damaged sketch: "
+        + otherDamage.getMessage(), otherDamage));
+  }
+
+  /**
    * Makes the file complete and durable: writes changed pages, then the header with the total weight
    * and the counters' checksum (one sequential read of the file). Nothing to do in memory.
+   *
+   * @throws CorruptStoreException if the file was cut under the sketch (which then fails)
    */
   @Override
   public void flush() {
@@ -274,7 +332,25 @@ public final class CountMinSketch extends HashedSketch {
   }
 
   private void finishFile() {
-    if (file != null && file.changed()) {
+    if (file == null) {
+      return;
+    }
+    if (faults.fileShrank()) {
+      throw fail(faults.truncated(null));
+    }
+    try {
+      finishChanges();
+    } catch (RuntimeException e) {
+      // Cut while finishing: the body's checksum pass, which reads the file, ended early.
+      if (faults.fileShrank()) {
+        throw fail(faults.truncated(e));
+      }
+      throw e;
+    }
+  }
+
+  private void finishChanges() {
+    if (file.changed()) {
       file.checkWritable();
       try {
         counters.force();
@@ -327,6 +403,8 @@ public final class CountMinSketch extends HashedSketch {
    * mapping to the collector.
    *
    * @throws java.io.UncheckedIOException if the file cannot be written; the mapping is released
+   * @throws CorruptStoreException if the file was cut under the sketch: the file is left as it is,
+   *     the mapping released
    * @throws IllegalStateException if a call on another thread was still inside the sketch
    */
   @Override
@@ -341,6 +419,10 @@ public final class CountMinSketch extends HashedSketch {
         throw new IllegalStateException("count-min sketch " + (file == null ? "(in memory)" : file.path().toString())
             + " closed while a call on another thread was still inside it: its file is left unflushed"
             + " (see openAfterCrash)");
+      }
+      CorruptStoreException failed = failure;
+      if (failed != null) {
+        throw refusal(failed); // the counts are lost: nothing to write
       }
       finishFile();
     } finally {
@@ -377,7 +459,7 @@ public final class CountMinSketch extends HashedSketch {
    */
   private void enter() {
     inFlight.incrementAndGet();
-    if (closed) {
+    if (closed || failure != null) {
       inFlight.decrementAndGet();
       ensureOpen();
     }
@@ -385,8 +467,37 @@ public final class CountMinSketch extends HashedSketch {
 
   private void ensureOpen() {
     if (closed) {
-      throw new IllegalStateException("count-min sketch "
-          + (file == null ? "(in memory)" : file.path().toString()) + " is closed");
+      throw new IllegalStateException("count-min sketch " + describe() + " is closed");
+    }
+    CorruptStoreException failed = failure;
+    if (failed != null) {
+      throw refusal(failed);
+    }
+  }
+
+  private String describe() {
+    return file == null ? "(in memory)" : file.path().toString();
+  }
+
+  /** A later call's refusal: the damage, thrown anew so that its trace shows the call. */
+  private static CorruptStoreException refusal(CorruptStoreException failed) {
+    return new CorruptStoreException(failed.getMessage(), failed);
+  }
+
+  /** Fails the sketch with {@code damage}, unless it failed already; returns {@code damage}, for {@code throw}. */
+  private CorruptStoreException fail(CorruptStoreException damage) {
+    // Not synchronized: close holds the monitor while it waits for the call that fails here.
+    FAILURE.compareAndSet(this, null, damage);
+    return damage;
+  }
+
+  private static final VarHandle FAILURE;
+
+  static {
+    try {
+      FAILURE = MethodHandles.lookup().findVarHandle(CountMinSketch.class, "failure", CorruptStoreException.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
     }
   }
 }
