@@ -2,6 +2,7 @@ package io.varve.bcms;
 
 import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -36,7 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A file sketch's file truncated (or rewritten in place) by another process while the sketch has
  * it mapped makes the call that meets the damage throw {@link CorruptStoreException} naming the
  * file, and every later call too but those that describe the sketch; {@link #close} then releases
- * the sketch without writing the file, and throws it as well. The JVM's own error for such an
+ * the sketch without writing the file, and throws it as well. A write through the mapping that the
+ * file system cannot take (a full disk under a sparse or copy-on-write file) fails the sketch the
+ * same way, with an {@link UncheckedIOException}. The JVM's own error for such an
  * access ({@link InternalError}) never leaves the sketch, not even after a call returned.
  */
 public final class CountMinSketch extends HashedSketch {
@@ -51,8 +54,11 @@ public final class CountMinSketch extends HashedSketch {
   private final SketchFileFaults faults;
   private long totalWeight;
   private volatile boolean closed;
-  /** The damage that failed the sketch (its file cut under it), or null; set once, through {@link #FAILURE}. */
-  private volatile CorruptStoreException failure;
+  /**
+   * Why the sketch failed (its file cut under it: {@link CorruptStoreException}; a write through
+   * the mapping lost: {@link UncheckedIOException}), or null; set once, through {@link #FAILURE}.
+   */
+  private volatile RuntimeException failure;
   /**
    * Calls reading or writing a file sketch's mapping now: close unmaps only once none is left, so
    * that a call on another thread (which the contract forbids, and which crashed the JVM when the
@@ -293,19 +299,18 @@ public final class CountMinSketch extends HashedSketch {
 
   /**
    * What a fault during a merge becomes. Which mapping faulted is not told: the sketches whose
-   * files are now shorter (both when neither is, the file cut and grown again). This sketch fails
-   * whichever did, since a merge from a cut file leaves its counters holding part of it, made of
-   * faulted reads.
+   * files are now shorter. This sketch fails whichever did, since a merge from a cut file leaves
+   * its counters holding part of it, made of faulted reads.
    */
-  private CorruptStoreException mergeFault(CountMinSketch other, InternalError fault) {
+  private RuntimeException mergeFault(CountMinSketch other, InternalError fault) {
     if (!MappingFaults.isUnsafeAccess(fault) || faults == null && other.faults == null) {
       throw fault;
     }
     boolean thisCut = faults != null && faults.fileShrank();
     boolean otherCut = other.faults != null && other.faults.fileShrank();
     if (!thisCut && !otherCut) {
-      thisCut = faults != null;
-      otherCut = other.faults != null;
+      // Neither file is shorter: a write to this sketch's mapping that the file system could not take.
+      return fail(faults != null ? faults.fault(fault) : other.faults.fault(fault));
     }
     CorruptStoreException otherDamage = otherCut ? other.fail(other.faults.truncated(fault)) : null;
     if (thisCut) {
@@ -420,7 +425,7 @@ public final class CountMinSketch extends HashedSketch {
             + " closed while a call on another thread was still inside it: its file is left unflushed"
             + " (see openAfterCrash)");
       }
-      CorruptStoreException failed = failure;
+      RuntimeException failed = failure;
       if (failed != null) {
         throw refusal(failed); // the counts are lost: nothing to write
       }
@@ -469,7 +474,7 @@ public final class CountMinSketch extends HashedSketch {
     if (closed) {
       throw new IllegalStateException("count-min sketch " + describe() + " is closed");
     }
-    CorruptStoreException failed = failure;
+    RuntimeException failed = failure;
     if (failed != null) {
       throw refusal(failed);
     }
@@ -479,13 +484,16 @@ public final class CountMinSketch extends HashedSketch {
     return file == null ? "(in memory)" : file.path().toString();
   }
 
-  /** A later call's refusal: the damage, thrown anew so that its trace shows the call. */
-  private static CorruptStoreException refusal(CorruptStoreException failed) {
+  /** A later call's refusal: the failure, of its type, thrown anew so that its trace shows the call. */
+  private static RuntimeException refusal(RuntimeException failed) {
+    if (failed instanceof UncheckedIOException) {
+      return new UncheckedIOException(failed.getMessage(), new IOException(failed.getMessage(), failed));
+    }
     return new CorruptStoreException(failed.getMessage(), failed);
   }
 
   /** Fails the sketch with {@code damage}, unless it failed already; returns {@code damage}, for {@code throw}. */
-  private CorruptStoreException fail(CorruptStoreException damage) {
+  private <E extends RuntimeException> E fail(E damage) {
     // Not synchronized: close holds the monitor while it waits for the call that fails here.
     FAILURE.compareAndSet(this, null, damage);
     return damage;
@@ -495,7 +503,7 @@ public final class CountMinSketch extends HashedSketch {
 
   static {
     try {
-      FAILURE = MethodHandles.lookup().findVarHandle(CountMinSketch.class, "failure", CorruptStoreException.class);
+      FAILURE = MethodHandles.lookup().findVarHandle(CountMinSketch.class, "failure", RuntimeException.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }

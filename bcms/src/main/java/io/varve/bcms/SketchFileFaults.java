@@ -4,13 +4,15 @@ import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
 /**
  * What a fault of a file sketch's mapping becomes: the JVM reports an access to a mapped page that
  * the file no longer holds (another process truncated it, or rewrote it in place) as an {@link
- * InternalError}, which is the file's damage, not the JVM's. The sketch turns it into the {@link
- * CorruptStoreException} built here, naming the file. Thread-safe (immutable; the file's size is
+ * InternalError}, which is the file's damage, not the JVM's; so does a write to a page the file
+ * system cannot give a block (a full disk under a sparse or copy-on-write file). The sketch turns
+ * it into the exception built here, naming the file. Thread-safe (immutable; the file's size is
  * asked of the open channel, which every thread shares).
  */
 final class SketchFileFaults {
@@ -25,12 +27,23 @@ final class SketchFileFaults {
     this.openedLength = length;
   }
 
-  /** The damage {@code fault}, caught around the mapping's accesses, reports; other errors are thrown as they are. */
-  CorruptStoreException fault(InternalError fault) {
+  /**
+   * What {@code fault}, caught around the mapping's accesses, reports: a {@link
+   * CorruptStoreException} when the file is now shorter, else an {@link UncheckedIOException} (a
+   * write the file system could not take). Other errors are thrown as they are.
+   */
+  RuntimeException fault(InternalError fault) {
     if (!MappingFaults.isUnsafeAccess(fault)) {
       throw fault;
     }
-    return truncated(fault);
+    if (fileShrank()) {
+      return truncated(fault);
+    }
+    absorbLate();
+    String message = "sketch file " + path + ": an access to its counters' memory mapping failed though the file is as long"
+        + " as when the sketch opened it: a write the file system could not take (a full disk under a sparse or"
+        + " copy-on-write file), or the file was rewritten in place; the counts since its last flush are lost";
+    return new UncheckedIOException(message, new IOException(message, fault));
   }
 
   /**
@@ -44,9 +57,19 @@ final class SketchFileFaults {
 
   /** The damage of a file cut under the open sketch, {@code cause} the error that revealed it (or null). */
   CorruptStoreException truncated(Throwable cause) {
-    // First: the steps below call into the runtime, where a second pending fault of the same call
-    // would escape. The call itself may deliver it (a call that deoptimizes returns through the
-    // runtime): caught here.
+    absorbLate();
+    long now = sizeNow();
+    return new CorruptStoreException("sketch file " + path + ": its counters can no longer be read or written ("
+        + (now < 0 ? "its size cannot be read" : now + " bytes now") + ", " + openedLength + " when the sketch opened it):"
+        + " the file was truncated or rewritten under the open sketch; the counts since its last flush are lost", cause);
+  }
+
+  /**
+   * First on a failure path: the steps after it call into the runtime, where a second pending fault
+   * of the same call would escape. The call itself may deliver it (a call that deoptimizes returns
+   * through the runtime): caught here.
+   */
+  private static void absorbLate() {
     try {
       MappingFaults.absorbLate();
     } catch (InternalError late) {
@@ -54,10 +77,6 @@ final class SketchFileFaults {
         throw late;
       }
     }
-    long now = sizeNow();
-    return new CorruptStoreException("sketch file " + path + ": its counters can no longer be read or written ("
-        + (now < 0 ? "its size cannot be read" : now + " bytes now") + ", " + openedLength + " when the sketch opened it):"
-        + " the file was truncated or rewritten under the open sketch; the counts since its last flush are lost", cause);
   }
 
   /** The open file's size, or -1 when it cannot be read. */

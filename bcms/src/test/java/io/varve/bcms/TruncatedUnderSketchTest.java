@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -245,5 +249,28 @@ class TruncatedUnderSketchTest {
     sketch.close(); // idempotent
     // The file was released: it can be opened again (and is refused as the damage it is).
     assertThrows(CorruptStoreException.class, () -> CountMinSketch.openAfterCrash(path));
+  }
+
+  /**
+   * A fault of a mapping whose file is as long as when opened is no truncation: a write the file
+   * system could not take (a full disk under a sparse or copy-on-write file), which the message
+   * must not blame on a cut. Other errors pass unchanged.
+   */
+  @Test
+  void aFaultOfAFileAsLongAsWhenOpenedIsReportedAsALostWrite() throws IOException {
+    Path path = dir.resolve("full.cms");
+    Files.write(path, new byte[3 * 4096]);
+    OpenOption[] read = {StandardOpenOption.READ, StandardOpenOption.WRITE};
+    try (InterruptSafeFile channel = InterruptSafeFile.open(FileChannel::open, path, read, read)) {
+      SketchFileFaults faults = new SketchFileFaults(path, channel, 3 * 4096);
+      RuntimeException lost = faults.fault(new InternalError("a fault occurred in an unsafe memory access operation"));
+      assertTrue(lost instanceof UncheckedIOException, String.valueOf(lost));
+      assertTrue(lost.getMessage().contains(path.toString()) && lost.getMessage().contains("full disk"), lost.getMessage());
+      InternalError other = new InternalError("something else");
+      assertEquals(other, assertThrows(InternalError.class, () -> faults.fault(other)));
+      channel.truncate(4096); // only for this check; a sketch's channel never truncates
+      assertTrue(faults.fault(new InternalError("a fault occurred in an unsafe memory access operation"))
+          instanceof CorruptStoreException);
+    }
   }
 }
