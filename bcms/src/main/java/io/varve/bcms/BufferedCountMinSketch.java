@@ -188,10 +188,17 @@ public final class BufferedCountMinSketch extends HashedSketch {
       return;
     }
     file.beforeFirstChange();
-    totalWeight = Weights.add(totalWeight, weight, Long.MAX_VALUE);
     int pageIndex = (int) ItemHash.page(itemHash, pageCount);
     int inPageHash = ItemHash.inPageHash(itemHash);
-    if (buffers.capacity() == 0 || weight > PageBuffers.MAX_ENTRY_WEIGHT) {
+    boolean direct = buffers.capacity() == 0 || weight > PageBuffers.MAX_ENTRY_WEIGHT;
+    if (!direct && buffers.fill(pageIndex) == buffers.capacity()) {
+      // A flush of this page failed (its read or write threw) and left its buffer full: an add
+      // would write past it, over the next page's pending updates. Flush again first; if that
+      // fails too, this update is refused with its error, before it is counted.
+      flushPage(pageIndex);
+    }
+    totalWeight = Weights.add(totalWeight, weight, Long.MAX_VALUE);
+    if (direct) {
       readPageForChange(pageIndex);
       applyPending(pageIndex);
       page.apply(inPageHash, weight);
