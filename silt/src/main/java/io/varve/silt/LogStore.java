@@ -47,14 +47,17 @@ final class LogStore extends Retained {
    * @param dropDamagedTail whether, in the newest log, a damaged record and those after it are
    *     dropped rather than refused ({@link SiltOptions#dropDamagedLogTail})
    * @param check the store's check: another store's log fails it
+   * @param synced the length the newest log's last sync reached (its sync mark), or 0
+   * @throws LogShorterThanSyncException when the newest log is shorter than {@code synced}
    * @throws CorruptStoreException when the log is damaged, or another store's
    */
-  static LogStore open(Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail, SiltCheck check) throws IOException {
+  static LogStore open(Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail, SiltCheck check, long synced)
+      throws IOException {
     SiltLog log = SiltLog.open(file, number, newest, check);
     try {
       LogStore store = new LogStore(log, maxBytes);
       long[] hash = new long[2];
-      log.scan(newest, newest && dropDamagedTail, (offset, key, value) -> {
+      log.scan(newest, newest && dropDamagedTail, newest ? synced : 0, (offset, key, value) -> {
         HASHER.hash(key, hash);
         CorruptStoreException.check(store.index(key, hash[0], hash[1], offset),
             file + ": its table fills before its records end (a log of another table size?)");
@@ -190,7 +193,7 @@ final class LogStore extends Retained {
 
   /** Reads the log's records in order (a frozen store's, for a merge). */
   void scan(SiltLog.Visitor visitor) throws IOException {
-    log.scan(false, false, visitor);
+    log.scan(false, false, 0, visitor);
   }
 
   /** Forces the records written so far to the device. */

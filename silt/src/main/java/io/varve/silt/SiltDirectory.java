@@ -30,7 +30,7 @@ final class SiltDirectory {
    * @throws IllegalArgumentException if {@code directory} holds other files but no store
    * @throws CorruptStoreException if a part is damaged or missing
    */
-  static SiltState open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId) throws IOException {
+  static SiltState open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId, boolean syncMark) throws IOException {
     Path dir = directory.toAbsolutePath().normalize();
     DirectoryEntries.createDirectories(dir, FileAccess.opener::open); // a new store's name survives a power loss
     if (!SiltManifest.exists(dir)) {
@@ -38,7 +38,7 @@ final class SiltDirectory {
     }
     ExclusiveUse lock = ExclusiveUse.acquire(dir.resolve(SiltManifest.LOCK_FILE), true, "a SILT store");
     try {
-      return open(dir, lock, options, newStoreId);
+      return open(dir, lock, options, newStoreId, syncMark);
     } catch (IOException | RuntimeException | Error e) {
       lock.close();
       throw e;
@@ -46,9 +46,10 @@ final class SiltDirectory {
   }
 
   /** Under {@code lock}: opens (or creates) the store in {@code dir}. */
-  private static SiltState open(Path dir, ExclusiveUse lock, SiltOptions options, java.util.function.LongSupplier newStoreId) throws IOException {
+  private static SiltState open(Path dir, ExclusiveUse lock, SiltOptions options, java.util.function.LongSupplier newStoreId, boolean syncMark)
+      throws IOException {
     if (!SiltManifest.exists(dir)) {
-      create(dir, options, newStoreId.getAsLong());
+      create(dir, options, newStoreId.getAsLong(), syncMark);
     }
     SiltManifest manifest = SiltManifest.read(dir);
     SiltCheck check = manifest.check();
@@ -59,6 +60,7 @@ final class SiltDirectory {
     List<LogStore> logs = new ArrayList<>();
     List<HashStore> hashStores = new ArrayList<>();
     SortedStore sorted = null;
+    SiltSyncMark mark = null;
     try {
       Path sortedDir = dir.resolve(SiltManifest.sortedName(manifest.sortedNumber()));
       sorted = new SortedStore(manifest.sortedNumber(), Store.open(sortedDir));
@@ -69,11 +71,27 @@ final class SiltDirectory {
         hashStores.add(0, HashStore.open(dir.resolve(SiltManifest.hashName(number)), number, check));
       }
       List<Long> numbers = manifest.logNumbers();
+      long newestNumber = numbers.get(numbers.size() - 1);
+      long synced = 0;
+      if (manifest.syncMark()) {
+        mark = SiltSyncMark.open(dir, check);
+        SiltSyncMark.Mark last = mark.last();
+        // A mark of a log frozen since says nothing of the newest (the manifest records the frozen one's length).
+        CorruptStoreException.check(last.logNumber() <= newestNumber, mark.file() + ": the last sync reached log " + last.logNumber()
+            + ", newer than the newest log the manifest names, " + newestNumber + " (an older copy of the manifest?)");
+        synced = last.logNumber() == newestNumber ? last.syncedBytes() : 0;
+      }
       for (int i = 0; i < numbers.size(); i++) {
         long number = numbers.get(i);
         boolean newest = i == numbers.size() - 1;
-        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes(), options.dropDamagedLogTail(), check);
+        LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes(),
+            options.dropDamagedLogTail(), check, synced);
         logs.add(log);
+        if (newest && mark != null && log.logBytes() < synced) {
+          // dropDamagedLogTail took a log shorter than its last sync: the mark follows it, so that the
+          // next open does not refuse what this one accepted.
+          mark.record(number, log.logBytes());
+        }
         long recorded = manifest.logBytes().get(i);
         CorruptStoreException.check(newest || log.logBytes() == recorded,
             log.file() + ": a frozen log of " + log.logBytes() + " bytes, where the manifest recorded " + recorded);
@@ -84,19 +102,23 @@ final class SiltDirectory {
       if (sorted != null) {
         sorted.release();
       }
+      if (mark != null) {
+        mark.close();
+      }
       throw e;
     }
     LogStore active = logs.remove(logs.size() - 1);
     List<LogStore> frozen = new ArrayList<>(logs);
     java.util.Collections.reverse(frozen);
-    return new SiltState(dir, lock, options, manifest, new SiltView(active, frozen, hashStores, sorted));
+    return new SiltState(dir, lock, options, manifest, mark, new SiltView(active, frozen, hashStores, sorted));
   }
 
   /**
    * Makes an empty store: an empty sorted store, one empty log, the manifest naming both, with the
-   * id {@code storeId} (0: a store without one, of version 1, as made before ids).
+   * id {@code storeId} (0: a store without one, of version 1, as made before ids), and a sync mark
+   * when {@code syncMark} and the store has an id (version 3; else version 2).
    */
-  private static void create(Path dir, SiltOptions options, long storeId) throws IOException {
+  private static void create(Path dir, SiltOptions options, long storeId, boolean syncMark) throws IOException {
     refuseForeignFiles(dir);
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> all = files.toList();
@@ -106,6 +128,7 @@ final class SiltDirectory {
       for (Path p : all) {
         String name = p.getFileName().toString();
         boolean creation = name.startsWith(".") || name.equals(SiltManifest.LOCK_FILE) || name.equals(SiltManifest.FILE + ".tmp")
+            || name.equals(SiltSyncMark.FILE)
             || name.equals(SiltManifest.sortedName(1)) || name.equals(SiltManifest.logName(2)) && Files.size(p) <= SiltLog.HEADER_BYTES;
         CorruptStoreException.check(creation, p + " is a SILT file, but the store has no manifest (" + SiltManifest.FILE + ")");
       }
@@ -116,11 +139,14 @@ final class SiltDirectory {
     try (StoreBuilder builder = StoreBuilder.create(dir.resolve(SiltManifest.sortedName(sortedNumber)))) {
       builder.build();
     }
-    SiltManifest manifest = new SiltManifest(storeId, 3, sortedNumber, 0, List.of(), List.of(logNumber), List.of(0L));
+    SiltManifest manifest = new SiltManifest(storeId, syncMark && storeId != 0, 3, sortedNumber, 0, List.of(), List.of(logNumber), List.of(0L));
     int sortedMeta = storeId == 0 ? 0 : SortedStore.metaCheck(dir.resolve(SiltManifest.sortedName(sortedNumber)));
     manifest = manifest.withSorted(sortedNumber, sortedMeta, List.of());
     LogStore.create(dir.resolve(SiltManifest.logName(logNumber)), logNumber, options.logTableBuckets(), options.maxLogBytes(), manifest.check())
         .release();
+    if (manifest.syncMark()) {
+      SiltSyncMark.create(dir, manifest.check(), logNumber, SiltLog.HEADER_BYTES).close(); // the manifest's write forces its name
+    }
     manifest.write(dir);
   }
 

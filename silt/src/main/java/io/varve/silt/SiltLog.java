@@ -158,19 +158,32 @@ final class SiltLog implements AutoCloseable {
    *     (and the file cut there), as a crash leaves the newest log; otherwise it is damage
    * @param dropDamaged whether any damaged record is dropped with every record after it, and the
    *     file cut there ({@link SiltOptions#dropDamagedLogTail})
+   * @param synced the length the log's last sync reached, as its sync mark says (0: unknown):
+   *     damage before it is no crash's, and a shorter file lost synced writes
    * @return bytes dropped from the tail
+   * @throws LogShorterThanSyncException when the file is shorter than {@code synced}, unless
+   *     {@code dropDamaged}
    * @throws CorruptStoreException when a record is damaged elsewhere
    */
-  long scan(boolean repairTail, boolean dropDamaged, Visitor visitor) throws IOException {
+  long scan(boolean repairTail, boolean dropDamaged, long synced, Visitor visitor) throws IOException {
     long size = channel.size();
+    if (size < synced) {
+      if (!dropDamaged) {
+        throw new LogShorterThanSyncException(file, size, synced);
+      }
+      System.getLogger(SiltStore.class.getName()).log(Level.WARNING,
+          "{0}: the log is {1} bytes, shorter than the {2} its last sync reached: opened without the writes it lost, as"
+              + " SiltOptions.dropDamagedLogTail asks", file, size, synced);
+    }
     ReadWindow window = new ReadWindow(channel, size);
     long offset = HEADER_BYTES;
     while (offset < size) {
       String problem = null;
       int length = 0;
       SiltRecords.Parsed parsed = null;
-      // Whether a crash can leave this at the end: a record cut short, torn, or unwritten (zeros).
-      boolean crashLeft = true;
+      // Whether a crash can leave this at the end: a record cut short, torn, or unwritten (zeros),
+      // after what the last sync reached (a sync forced the records before it).
+      boolean crashLeft = offset >= synced;
       if (size - offset < RECORD_HEADER_BYTES) {
         problem = "a record header cut short";
       } else {
@@ -180,7 +193,7 @@ final class SiltLog implements AutoCloseable {
         if (length < 2) {
           problem = "a record of " + length + " bytes";
           // No writer makes such a record: only a header of zeros, never written, is a crash's.
-          crashLeft = length == 0 && crc == 0;
+          crashLeft &= length == 0 && crc == 0;
         } else if (length > size - offset - RECORD_HEADER_BYTES) {
           problem = "a record cut short";
         } else {
@@ -210,7 +223,10 @@ final class SiltLog implements AutoCloseable {
           return size - offset;
         }
         throw new CorruptStoreException(file + ": " + problem + " at offset " + offset + " of " + size
-            + (repairTail ? " (if a power loss left it among writes not yet synced, SiltOptions.dropDamagedLogTail drops it and the records after it)" : ""));
+            + (!repairTail ? ""
+                : offset < synced ? " (within the " + synced + " bytes its last sync reached, so no crash's: SiltOptions.dropDamagedLogTail"
+                    + " drops it and the records after it)"
+                : " (if a power loss left it among writes not yet synced, SiltOptions.dropDamagedLogTail drops it and the records after it)"));
       }
       visitor.record(offset, parsed.key(), parsed.value());
       offset += RECORD_HEADER_BYTES + length;

@@ -22,19 +22,22 @@ import java.util.List;
  * <pre>
  * Manifest := Header Identity nextNumber:int64 sortedNumber:int64 hashCount:int32 hashNumber:int64[hashCount]
  *             logCount:int32 Log[logCount] Footer
- * Identity := storeId:int64 sortedMeta:int32      (version 2 only; storeId: random, never 0;
+ * Identity := storeId:int64 sortedMeta:int32      (versions 2 and 3; storeId: random, never 0;
  *                                                  sortedMeta: CRC32C of the sorted store's meta
  *                                                  file; version 1: neither, the store id is 0)
  * Log      := number:int64 bytes:int64            (bytes: the length of a frozen log, which never
  *                                                  changes again; 0 for the newest, which grows)
- * Header   := magic:int32 = 0x56534C4D ("VSLM") version:uint8 = 1 or 2 reserved:uint8[3]
+ * Header   := magic:int32 = 0x56534C4D ("VSLM") version:uint8 = 1, 2 or 3 reserved:uint8[3]
  * Footer   := crc:int32                          (CRC32C of every byte before it)
  * </pre>
  *
  * The store id salts the checks of the store's logs and hash stores ({@link SiltCheck}), and
  * {@code sortedMeta} names the exact sorted store, so that a file of another store put in under a
  * number this one uses is refused. A store of version 1 (made before ids) keeps id 0 and writes
- * version 1 forever: it is never converted, so no crash can leave it half converted.
+ * version 1 forever: it is never converted, so no crash can leave it half converted. Version 3 is
+ * version 2's layout for a store that also keeps a sync mark ({@link SiltSyncMark}), which an
+ * older library, reading version 2, would ignore; a store of version 2 likewise stays version 2,
+ * without one.
  *
  * Numbers name files: a log {@code log-NNNNNNNNNNNNNNNN.vlog}, a hash store {@code
  * hash-NNNNNNNNNNNNNNNN.vhash}, the sorted store's directory {@code sorted-NNNNNNNNNNNNNNNN} (16
@@ -44,13 +47,16 @@ import java.util.List;
  * Immutable; thread-safe.
  */
 record SiltManifest(
-    long storeId, long nextNumber, long sortedNumber, int sortedMeta, List<Long> hashNumbers, List<Long> logNumbers, List<Long> logBytes) {
+    long storeId, boolean syncMark, long nextNumber, long sortedNumber, int sortedMeta, List<Long> hashNumbers, List<Long> logNumbers, List<Long> logBytes) {
   static final String FILE = "MANIFEST";
   /** The file whose lock an open store holds; empty, never deleted. */
   static final String LOCK_FILE = "LOCK";
-  static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 2).build();
+  static final Envelope FORMAT = Envelope.builder("SILT manifest").magic(0x56534C4D).byteVersion().versions(1, 3).build();
 
   SiltManifest {
+    if (syncMark && storeId == 0) {
+      throw new IllegalArgumentException("a sync mark needs a store id");
+    }
     hashNumbers = List.copyOf(hashNumbers);
     logNumbers = List.copyOf(logNumbers);
     logBytes = List.copyOf(logBytes);
@@ -74,7 +80,7 @@ record SiltManifest(
 
   /** Whether {@code name} is one of the names this manifest's store gives its files. */
   static boolean isStoreFileName(String name) {
-    return name.equals(FILE + ".tmp") || name.matches("log-\\d{16}\\.vlog") || name.matches("hash-\\d{16}\\.vhash")
+    return name.equals(FILE + ".tmp") || name.equals(SiltSyncMark.FILE) || name.matches("log-\\d{16}\\.vlog") || name.matches("hash-\\d{16}\\.vhash")
         || name.matches("sorted-\\d{16}") || name.matches("convert-\\d{16}");
   }
 
@@ -82,6 +88,9 @@ record SiltManifest(
   java.util.Set<String> fileNames() {
     java.util.Set<String> names = new java.util.HashSet<>();
     names.add(FILE);
+    if (syncMark) {
+      names.add(SiltSyncMark.FILE);
+    }
     names.add(sortedName(sortedNumber));
     hashNumbers.forEach(n -> names.add(hashName(n)));
     logNumbers.forEach(n -> names.add(logName(n)));
@@ -97,24 +106,24 @@ record SiltManifest(
     return storeId == 0 ? SiltCheck.NONE : new SiltCheck(storeId);
   }
 
-  /** The manifest's version: 2 with a store id, 1 without (a store made before ids). */
+  /** The manifest's version: 3 with a store id and a sync mark, 2 with an id only, 1 without (a store made before ids). */
   int version() {
-    return storeId == 0 ? 1 : 2;
+    return storeId == 0 ? 1 : syncMark ? 3 : 2;
   }
 
   /** This manifest with one number taken: {@code nextNumber} moves on. */
   SiltManifest take() {
-    return new SiltManifest(storeId, nextNumber + 1, sortedNumber, sortedMeta, hashNumbers, logNumbers, logBytes);
+    return new SiltManifest(storeId, syncMark, nextNumber + 1, sortedNumber, sortedMeta, hashNumbers, logNumbers, logBytes);
   }
 
   /** This manifest with other hash stores and logs, the same sorted store. */
   SiltManifest with(List<Long> hashes, List<Long> logs, List<Long> bytes) {
-    return new SiltManifest(storeId, nextNumber, sortedNumber, sortedMeta, hashes, logs, bytes);
+    return new SiltManifest(storeId, syncMark, nextNumber, sortedNumber, sortedMeta, hashes, logs, bytes);
   }
 
   /** This manifest naming the sorted store {@code sorted}, whose meta file's CRC32C is {@code meta}, and {@code hashes}. */
   SiltManifest withSorted(long sorted, int meta, List<Long> hashes) {
-    return new SiltManifest(storeId, nextNumber, sorted, meta, hashes, logNumbers, logBytes);
+    return new SiltManifest(storeId, syncMark, nextNumber, sorted, meta, hashes, logNumbers, logBytes);
   }
 
   byte[] toBytes() {
@@ -146,10 +155,10 @@ record SiltManifest(
     ByteBuffer b = ByteBuffer.wrap(bytes, FORMAT.headerLength(), end - FORMAT.headerLength());
     long storeId = 0;
     int sortedMeta = 0;
-    if (version == 2) {
+    if (version >= 2) {
       storeId = b.getLong();
       sortedMeta = b.getInt();
-      CorruptStoreException.check(storeId != 0, source + ": a manifest of version 2 with store id 0");
+      CorruptStoreException.check(storeId != 0, source + ": a manifest of version " + version + " with store id 0");
     }
     long next = b.getLong();
     long sorted = b.getLong();
@@ -162,7 +171,7 @@ record SiltManifest(
     List<Long> lengths = new ArrayList<>();
     numbers(b, next, seen, 1, "log", source, logs, lengths);
     CorruptStoreException.check(!b.hasRemaining(), source + ": " + b.remaining() + " bytes after the manifest's lists");
-    return new SiltManifest(storeId, next, sorted, sortedMeta, hashes, logs, lengths);
+    return new SiltManifest(storeId, version == 3, next, sorted, sortedMeta, hashes, logs, lengths);
   }
 
   /** Reads a list of numbers (with a length after each when {@code lengths} is given). */

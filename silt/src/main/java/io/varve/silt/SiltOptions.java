@@ -30,7 +30,9 @@ import io.varve.core.cuckoo.CuckooTagTable;
  *     of writes not yet synced and lose earlier ones (the kernel writes pages back in no set
  *     order): the hole reads as damage with records after it. Synced writes lie before any such
  *     hole; damage the device did to them would drop them too, which is why this is not the
- *     default. A drop is logged (System.Logger, WARNING) with its offset and bytes
+ *     default. Likewise a newest log shorter than its last sync reached (an older copy put back:
+ *     {@link LogShorterThanSyncException} without this option) opens with what it holds, and
+ *     the sync mark follows it. A drop is logged (System.Logger, WARNING) with its offset and bytes
  */
 public record SiltOptions(
     int logStoreEntries,

@@ -25,10 +25,13 @@ final class SiltState {
   private volatile SiltView current;
   /** Guarded by the write lock. */
   private SiltManifest manifest;
+  /** How far the newest log was synced (manifest version 3), or null; written under the write lock. */
+  private final SiltSyncMark syncMark;
   /** The first write or sync that failed, after which writes are refused. */
   private final WriteFailure writeFailure;
 
-  SiltState(Path directory, ExclusiveUse directoryLock, SiltOptions options, SiltManifest manifest, SiltView view) {
+  SiltState(Path directory, ExclusiveUse directoryLock, SiltOptions options, SiltManifest manifest, SiltSyncMark syncMark, SiltView view) {
+    this.syncMark = syncMark;
     this.directory = directory;
     this.directoryLock = directoryLock;
     this.options = options;
@@ -83,6 +86,36 @@ final class SiltState {
   /** Under the write lock. */
   SiltManifest manifest() {
     return manifest;
+  }
+
+  /**
+   * Under the write lock: forces {@code active}'s log, then records in the sync mark (if the store
+   * keeps one) how far it reached. In that order, so that the mark never leads the log.
+   */
+  void sync(LogStore active) throws IOException {
+    active.force();
+    // After a failed write or force (a close of a store left read-only), what the log holds is
+    // uncertain: a failed fsync may have dropped pages a later one does not bring back.
+    if (syncMark != null && !writeFailure.failed()) {
+      syncMark.record(active.number(), active.logBytes());
+    }
+  }
+
+  /**
+   * Under the write lock, at close, after {@link #sync}: forces the sync mark's last write (unless a
+   * write or force failed, as there), so that a store closed keeps its mark through a power loss.
+   */
+  void forceSyncMark() throws IOException {
+    if (syncMark != null && !writeFailure.failed()) {
+      syncMark.force();
+    }
+  }
+
+  /** Under the write lock, at close: closes the sync mark's file. */
+  void closeSyncMark() throws IOException {
+    if (syncMark != null) {
+      syncMark.close();
+    }
   }
 
   /** Under the write lock: replaces the view readers see. */

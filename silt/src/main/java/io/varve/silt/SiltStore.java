@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Durability: the logs are the write-ahead log. Writes reach the operating system before
  * {@code put} returns, so a killed process loses none; {@link #sync()} (or {@link
  * SiltOptions#syncEveryWrite()}) forces them to the device, so that they survive a crash of the
- * machine. Opening replays the logs, dropping a last record that a crash cut short. A merge
+ * machine, and record in the store's sync mark how far they reached: opening refuses a newest log
+ * shorter than that ({@link LogShorterThanSyncException}: an older copy of it put back), and drops
+ * a last record that a crash cut short after it. A merge
  * publishes its sorted store by an atomic rename of the manifest, so a crash during one leaves
  * the store as before it. A put, delete, sync or freeze that fails with an {@code IOException} (a
  * full disk, a failed {@code fsync}) leaves the store read-only: later writes and syncs throw,
@@ -82,12 +84,20 @@ public final class SiltStore implements Closeable {
    * goldens: a fixed id, or 0 for a store as made before ids, of version 1).
    */
   static SiltStore open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId) throws IOException {
+    return open(directory, options, newStoreId, true);
+  }
+
+  /**
+   * {@link #open(Path, SiltOptions, java.util.function.LongSupplier)}, a new store with an id
+   * keeping a sync mark (manifest version 3) only when {@code syncMark} (for goldens of version 2).
+   */
+  static SiltStore open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId, boolean syncMark) throws IOException {
     Objects.requireNonNull(options, "options");
     // The sorted store's reader and the manifest read through plain channels, which an interrupted
     // thread's read closes, failing the open: the interrupt waits until the store is open.
     boolean interrupted = Thread.interrupted();
     try {
-      SiltStore store = new SiltStore(SiltDirectory.open(directory, options, newStoreId));
+      SiltStore store = new SiltStore(SiltDirectory.open(directory, options, newStoreId, syncMark));
       store.state.writeLock.lock();
       try {
         store.work.scheduleIfDue();
@@ -170,7 +180,7 @@ public final class SiltStore implements Closeable {
         }
       }
       if (state.options.syncEveryWrite()) {
-        active.force();
+        state.sync(active);
       }
       state.written.incrementAndGet(0);
       state.written.addAndGet(1, key.length + (value == null ? 0 : value.length));
@@ -187,7 +197,7 @@ public final class SiltStore implements Closeable {
   public void sync() throws IOException {
     state.writeLock.lock();
     try {
-      state.checkWritable().active.force();
+      state.sync(state.checkWritable().active);
     } catch (IOException e) {
       throw state.writeFailed(e);
     } finally {
@@ -328,13 +338,20 @@ public final class SiltStore implements Closeable {
         return;
       }
       try {
-        view.active.force();
+        // A store closed is synced: its mark too, so that an older copy of the log is refused.
+        state.sync(view.active);
+        state.forceSyncMark();
       } catch (IOException e) {
-        throw new UncheckedIOException("forcing " + view.active.file(), e);
+        throw new UncheckedIOException("forcing " + view.active.file() + " and the store's sync mark", e);
       } finally {
         // The store's own references, besides the view's: every part closes once readers let go.
         view.parts().forEach(Retained::release);
         view.release();
+        try {
+          state.closeSyncMark();
+        } catch (IOException e) {
+          // Nothing is lost: its writes were forced above, or their failure was thrown.
+        }
         state.directoryLock.close(); // nothing writes any more: readers in flight only read
       }
     } finally {

@@ -23,7 +23,10 @@ import java.util.function.Consumer;
  * Regenerate with {@link #main} (which also rebuilds the base) after a deliberate format change.
  * Likewise {@code hostile/silt-v2} over {@code hostile/silt-v2-base}, the same store with the id
  * {@link #V2_ID} (manifest, logs and hash store of version 2): files of the other version, or
- * checked with another store id, and manifests that name another id or sorted store.
+ * checked with another store id, and manifests that name another id or sorted store. And {@code
+ * hostile/silt-v3} over {@code hostile/silt-v3-base}, of id {@link #V3_ID} with a sync mark
+ * (manifest version 3): the newest log shorter than its last sync, or damaged before it, and sync
+ * marks missing, damaged, another store's, or naming a log the manifest does not.
  */
 final class HostileSiltFiles {
   private HostileSiltFiles() {}
@@ -33,6 +36,8 @@ final class HostileSiltFiles {
 
   /** The store id of {@code hostile/silt-v2-base}. */
   static final long V2_ID = 0x5117_BA5E_0000_0002L;
+  /** The store id of {@code hostile/silt-v3-base}. */
+  static final long V3_ID = 0x5117_BA5E_0000_0003L;
 
   /** The note of a variant: a fragment of the message that opening it must throw. */
   static final String EXPECT = "expect";
@@ -57,12 +62,12 @@ final class HostileSiltFiles {
    * store of version 1 (id 0), as before store ids, so that its variants stay as they were.
    */
   static void writeBase(Path dir) throws IOException {
-    writeBase(dir, 0);
+    writeBase(dir, 0, false);
   }
 
-  /** {@link #writeBase(Path)} in a store of id {@code storeId}. */
-  static void writeBase(Path dir, long storeId) throws IOException {
-    try (SiltStore store = SiltStore.open(dir, OPTIONS, () -> storeId)) {
+  /** {@link #writeBase(Path)} in a store of id {@code storeId}, with a sync mark when {@code syncMark}. */
+  static void writeBase(Path dir, long storeId, boolean syncMark) throws IOException {
+    try (SiltStore store = SiltStore.open(dir, OPTIONS, () -> storeId, syncMark)) {
       for (int i = 0; i < 12; i++) {
         store.put(key(i), value(i, 0));
       }
@@ -188,9 +193,9 @@ final class HostileSiltFiles {
     Map<String, Variant> v = new LinkedHashMap<>();
     // --- the manifest ---
     v.put("manifest-bad-magic", variant("magic").with(SiltManifest.FILE, edited(manifestBytes, m -> m[0] ^= 0x20)));
-    // Version 2 is read since store ids (2026-11-28): version 3 is the one not known.
-    v.put("manifest-version-3", variant("version 3").with(SiltManifest.FILE, edited(manifestBytes, m -> {
-      m[4] = 3;
+    // Version 2 is read since store ids (2026-11-28), version 3 since sync marks: version 4 is the one not known.
+    v.put("manifest-version-4", variant("version 4").with(SiltManifest.FILE, edited(manifestBytes, m -> {
+      m[4] = 4;
       SiltTestFiles.resealManifest(m);
     })));
     v.put("manifest-bad-checksum", variant("checksum").with(SiltManifest.FILE, edited(manifestBytes, m -> m[15] ^= 0x01)));
@@ -441,18 +446,84 @@ final class HostileSiltFiles {
     return v;
   }
 
+  /** A sync mark slot of generation {@code generation}, from the layout in {@link SiltSyncMark}'s Javadoc, checked with {@code id}. */
+  static byte[] markSlot(long generation, long logNumber, long bytes, long id) {
+    byte[] slot = ByteBuffer.allocate(36).putInt(0x56534C53).put((byte) 1).put(new byte[3])
+        .putLong(generation).putLong(logNumber).putLong(bytes).array();
+    SiltTestFiles.putInt(slot, 32, salted(slot, 0, 32, id));
+    return slot;
+  }
+
+  /** A sync mark file whose two slots are {@code slot0} and {@code slot1}. */
+  static byte[] markFile(byte[] slot0, byte[] slot1) {
+    byte[] mark = new byte[4096 + 36];
+    System.arraycopy(slot0, 0, mark, 0, 36);
+    System.arraycopy(slot1, 0, mark, 4096, 36);
+    return mark;
+  }
+
+  /** The variants of the version-3 base: a newest log shorter than its last sync, or sync marks that lie. */
+  static Map<String, Variant> v3Variants(Path base) throws IOException {
+    SiltManifest manifest = SiltManifest.read(base);
+    byte[] mark = Files.readAllBytes(base.resolve(SiltSyncMark.FILE));
+    ByteBuffer m = ByteBuffer.wrap(mark);
+    long newestNumber = manifest.logNumbers().get(manifest.logNumbers().size() - 1);
+    String newest = SiltManifest.logName(newestNumber);
+    byte[] newestLog = Files.readAllBytes(base.resolve(newest));
+    // The close's mark (generation 2, slot 0) says the newest log is synced to its end.
+    if (manifest.version() != 3 || manifest.storeId() != V3_ID || mark.length != 4096 + 36 || m.getLong(8) != 2
+        || m.getLong(16) != newestNumber || m.getLong(24) != newestLog.length) {
+      throw new IllegalStateException("the v3 base's sync mark is not the one these variants expect");
+    }
+    List<SiltTestFiles.Rec> records = SiltTestFiles.records(newestLog, V3_ID);
+    SiltTestFiles.Rec last = records.get(records.size() - 1);
+    long other = V3_ID ^ 0x0100_0000_0000_0001L;
+    Map<String, Variant> v = new LinkedHashMap<>();
+    // --- the newest log, shorter than its last sync or damaged before it: no crash leaves that ---
+    v.put("newest-log-an-older-copy", variant("shorter than its last sync").with(newest, Arrays.copyOf(newestLog, last.offset())));
+    v.put("newest-log-cut-in-its-last-record", variant("shorter than its last sync").with(newest, Arrays.copyOf(newestLog, last.end() - 1)));
+    v.put("newest-log-header-only", variant("shorter than its last sync").with(newest, Arrays.copyOf(newestLog, SiltLog.HEADER_BYTES)));
+    v.put("newest-last-record-torn-within-the-sync", variant("its last sync reached").with(newest, edited(newestLog, l -> l[last.end() - 1] ^= 0x10)));
+    v.put("newest-last-record-length-past-the-end-within-the-sync", variant("its last sync reached").with(newest, edited(newestLog,
+        l -> SiltTestFiles.putInt(l, last.offset(), last.length() + 1))));
+    // --- the sync mark ---
+    v.put("sync-mark-missing", variant("missing").with(SiltSyncMark.FILE, null));
+    v.put("sync-mark-empty", variant("a sync mark of 0 bytes").with(SiltSyncMark.FILE, new byte[0]));
+    v.put("sync-mark-cut-short", variant("a sync mark of 4131 bytes").with(SiltSyncMark.FILE, Arrays.copyOf(mark, mark.length - 1)));
+    v.put("sync-mark-both-slots-damaged", variant("neither slot").with(SiltSyncMark.FILE, edited(mark, b -> {
+      b[20] ^= 0x01;
+      b[4096 + 20] ^= 0x01;
+    })));
+    v.put("sync-mark-of-another-store", variant("another store's").with(SiltSyncMark.FILE,
+        markFile(markSlot(2, newestNumber, newestLog.length, other), markSlot(1, newestNumber, newestLog.length, other))));
+    v.put("sync-mark-of-a-log-newer-than-the-manifests", variant("newer than the newest log").with(SiltSyncMark.FILE,
+        markFile(markSlot(2, manifest.nextNumber(), SiltLog.HEADER_BYTES, V3_ID), markSlot(1, manifest.nextNumber(), SiltLog.HEADER_BYTES, V3_ID))));
+    v.put("sync-mark-length-huge", variant("bad synced length").with(SiltSyncMark.FILE,
+        markFile(markSlot(4, newestNumber, 1L << 40, V3_ID), markSlot(3, newestNumber, newestLog.length, V3_ID))));
+    v.put("sync-mark-length-below-a-header", variant("bad synced length").with(SiltSyncMark.FILE,
+        markFile(markSlot(4, newestNumber, 0, V3_ID), markSlot(3, newestNumber, newestLog.length, V3_ID))));
+    v.put("sync-mark-a-byte-past-the-log", variant("shorter than its last sync").with(SiltSyncMark.FILE,
+        markFile(markSlot(4, newestNumber, newestLog.length + 1, V3_ID), markSlot(3, newestNumber, newestLog.length, V3_ID))));
+    return v;
+  }
+
   /**
    * Writes {@code args[0]}/silt-base and {@code args[0]}/silt (e.g. silt/src/test/resources/hostile),
-   * replacing them; with {@code args[1]} = {@code v2}, {@code silt-v2-base} and {@code silt-v2}
-   * instead.
+   * replacing them; with {@code args[1]} = {@code v2} or {@code v3}, {@code silt-v2-base} and
+   * {@code silt-v2} (or v3) instead; with {@code args[2]} = {@code variants}, only the variants,
+   * over the base there.
    */
   public static void main(String[] args) throws IOException {
     Path root = Path.of(args[0]);
-    boolean v2 = args.length > 1 && args[1].equals("v2");
-    Path base = root.resolve(v2 ? "silt-v2-base" : "silt-base");
-    FileTrees.deleteTree(base);
-    writeBase(base, v2 ? V2_ID : 0);
-    Files.deleteIfExists(base.resolve(SiltManifest.LOCK_FILE));
-    HostileDirectories.write(root.resolve(v2 ? "silt-v2" : "silt"), v2 ? v2Variants(base) : variants(base));
+    String version = args.length > 1 ? args[1] : "v1";
+    String suffix = version.equals("v1") ? "" : "-" + version;
+    Path base = root.resolve("silt" + suffix + "-base");
+    if (!(args.length > 2 && args[2].equals("variants"))) {
+      FileTrees.deleteTree(base);
+      writeBase(base, version.equals("v1") ? 0 : version.equals("v2") ? V2_ID : V3_ID, version.equals("v3"));
+      Files.deleteIfExists(base.resolve(SiltManifest.LOCK_FILE));
+    }
+    HostileDirectories.write(root.resolve("silt" + suffix),
+        version.equals("v1") ? variants(base) : version.equals("v2") ? v2Variants(base) : v3Variants(base));
   }
 }

@@ -40,6 +40,10 @@ class HostileSiltTest {
     return HostileDirectories.names(resource("silt-v2"));
   }
 
+  static List<String> v3Variants() throws IOException, URISyntaxException {
+    return HostileDirectories.names(resource("silt-v3"));
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("variants")
   void isRefusedOnOpen(String variant) throws Exception {
@@ -51,6 +55,13 @@ class HostileSiltTest {
   @MethodSource("v2Variants")
   void isRefusedOnOpenWithAnId(String variant) throws Exception {
     isRefusedOnOpen("silt-v2", variant);
+  }
+
+  /** The variants of a store with a sync mark (manifest version 3). */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("v3Variants")
+  void isRefusedOnOpenWithASyncMark(String variant) throws Exception {
+    isRefusedOnOpen("silt-v3", variant);
   }
 
   private void isRefusedOnOpen(String folder, String variant) throws Exception {
@@ -123,6 +134,7 @@ class HostileSiltTest {
   void theFolderHoldsEveryGeneratedVariant() throws Exception {
     HostileDirectories.assertHoldsExactly(resource("silt"), HostileSiltFiles.variants(resource("silt-base")));
     HostileDirectories.assertHoldsExactly(resource("silt-v2"), HostileSiltFiles.v2Variants(resource("silt-v2-base")));
+    HostileDirectories.assertHoldsExactly(resource("silt-v3"), HostileSiltFiles.v3Variants(resource("silt-v3-base")));
   }
 
   @Test
@@ -134,5 +146,17 @@ class HostileSiltTest {
       assertArrayEquals(HostileSiltFiles.value(20 + 1, 0), store.get(HostileSiltFiles.key(21)));
     }
     assertEquals(HostileSiltFiles.V2_ID, SiltManifest.read(dir).storeId());
+  }
+
+  @Test
+  void theVersion3BaseOpensWithItsSyncMark() throws IOException, URISyntaxException {
+    Path dir = temp.resolve("v3-base");
+    FileTrees.copyTree(resource("silt-v3-base"), dir);
+    try (SiltStore store = SiltStore.open(dir, HostileSiltFiles.OPTIONS)) {
+      assertEquals(3, store.stats().logStores());
+      assertArrayEquals(HostileSiltFiles.value(20 + 1, 0), store.get(HostileSiltFiles.key(21)));
+    }
+    assertEquals(3, SiltManifest.read(dir).version());
+    assertEquals(HostileSiltFiles.V3_ID, SiltManifest.read(dir).storeId());
   }
 }

@@ -161,6 +161,8 @@ class SiltDamageTest {
     for (int g = 0; g < 4; g++) {
       Files.write(work.resolve(names[g]), g == f ? damaged : pristine[g]);
     }
+    // An open that took writes synced them, and its mark with them: the next case starts from the fixture's.
+    Files.copy(fixture.dir.resolve(SiltSyncMark.FILE), work.resolve(SiltSyncMark.FILE), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     SiltStore store;
     try {
       store = SiltTestFiles.open(work, SiltFixture.OPTIONS);

@@ -19,7 +19,8 @@ import java.util.Random;
 /**
  * A small closed SILT store with every tier: records merged into the sorted store, two frozen logs
  * and the newest log, each op's tier known, so that a test can say what the store must hold when a
- * log loses its records from some point on.
+ * log loses its records from some point on. Its sync mark says that the newest log's records were
+ * never synced (the store killed before any sync of that log), so that a crash may cut any of them.
  */
 final class SiltFixture {
   /** Background merges off: nothing changes the directory but the test. */
@@ -77,6 +78,7 @@ final class SiltFixture {
       }
       assertEquals(3, store.stats().logStores());
     }
+    SiltTestFiles.markSynced(dir, SiltLog.HEADER_BYTES);
     SiltManifest manifest = SiltManifest.read(dir);
     assertEquals(List.of(f.logNumbers[1], f.logNumbers[2], f.logNumbers[3]), manifest.logNumbers());
     for (int tier = FROZEN_OLDER; tier <= NEWEST; tier++) {

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * SILT directories of released format versions stay readable. {@code v1}: a sorted store, two hash
  * stores, a frozen log and the newest log, with deletes in each, of a store without an id (manifest
  * version 1). {@code v2}: the same operations in a store of id {@link #V2_ID} (manifest, logs and
- * hash stores of version 2). Regenerate with {@link #main} (only for a new format version, into a
+ * hash stores of version 2). {@code v3}: the same in a store of id {@link #V3_ID} with a sync mark
+ * (manifest version 3, logs and hash stores of version 2, the mark's slots of version 1), written
+ * at the close. Regenerate with {@link #main} (only for a new format version, into a
  * new folder).
  */
 class SiltGoldenFilesTest {
@@ -29,6 +31,8 @@ class SiltGoldenFilesTest {
 
   /** The store id of the {@code v2} golden. */
   static final long V2_ID = 0x5117_601D_E17A_B1E5L;
+  /** The store id of the {@code v3} golden. */
+  static final long V3_ID = 0x5117_601D_E17A_B1E3L;
 
   static final SiltOptions OPTIONS = SiltOptions.builder().logStoreEntries(16).maxLogBytes(64 << 10).backgroundMerges(false).build();
 
@@ -37,9 +41,10 @@ class SiltGoldenFilesTest {
   }
 
   /** The operations, and the model they leave. */
-  static Map<String, String> write(Path dir, long storeId) throws IOException {
+  static Map<String, String> write(Path dir, int version) throws IOException {
     Map<String, String> model = new TreeMap<>();
-    try (SiltStore store = SiltStore.open(dir, OPTIONS, () -> storeId)) {
+    long storeId = version == 1 ? 0 : version == 2 ? V2_ID : V3_ID;
+    try (SiltStore store = SiltStore.open(dir, OPTIONS, () -> storeId, version >= 3)) {
       for (int batch = 0; batch < 5; batch++) {
         for (int i = 0; i < 10; i++) {
           String key = "golden-" + (batch * 7 + i) % 31;
@@ -86,6 +91,11 @@ class SiltGoldenFilesTest {
     readsAndTodaysCodeWritesTheSameFiles(2, V2_ID);
   }
 
+  @Test
+  void version3ReadsAndTodaysCodeWritesTheSameFiles() throws IOException {
+    readsAndTodaysCodeWritesTheSameFiles(3, V3_ID);
+  }
+
   /**
    * The golden of {@code version} serves the model, its files are of that version, and today's code
    * writes the same bytes from the same operations (the sorted store aside, whose meta file holds
@@ -96,13 +106,15 @@ class SiltGoldenFilesTest {
     Path golden = golden(version);
     Path copy = temp.resolve("copy");
     FileTrees.copyTree(golden, copy);
-    Map<String, String> model = write(temp.resolve("today"), storeId);
+    Map<String, String> model = write(temp.resolve("today"), version);
     SiltManifest manifest = SiltManifest.read(golden);
     assertEquals(version, manifest.version());
     assertEquals(storeId, manifest.storeId());
     for (String name : fileNames(golden)) {
       if (!name.startsWith("sorted-")) {
-        assertEquals(version, Files.readAllBytes(golden.resolve(name))[4], name + "'s version");
+        // Logs and hash stores stay at version 2 in a store of version 3; a sync mark's slots are of version 1.
+        int expected = name.equals(SiltManifest.FILE) ? version : name.equals(SiltSyncMark.FILE) ? 1 : Math.min(version, 2);
+        assertEquals(expected, Files.readAllBytes(golden.resolve(name))[4], name + "'s version");
       }
     }
     try (SiltStore store = SiltStore.open(copy, OPTIONS)) {
@@ -121,7 +133,7 @@ class SiltGoldenFilesTest {
       if (!name.startsWith("sorted-")) {
         byte[] expected = Files.readAllBytes(golden.resolve(name));
         byte[] today = Files.readAllBytes(temp.resolve("today").resolve(name));
-        if (name.equals(SiltManifest.FILE) && version == 2) {
+        if (name.equals(SiltManifest.FILE) && version >= 2) {
           // storeId at 8, sortedMeta at 16: the sorted store's meta CRC32C, then the footer, differ.
           assertEquals(expected.length, today.length, name);
           assertArrayEquals(Arrays.copyOfRange(expected, 0, 16), Arrays.copyOfRange(today, 0, 16), name);
@@ -140,8 +152,8 @@ class SiltGoldenFilesTest {
     }
   }
 
-  /** Writes the golden directory: {@code args[0]} is the folder to create, {@code args[1]} the version (1 or 2). */
+  /** Writes the golden directory: {@code args[0]} is the folder to create, {@code args[1]} the version (1 to 3). */
   public static void main(String[] args) throws IOException {
-    write(Path.of(args[0]), args[1].equals("1") ? 0 : V2_ID);
+    write(Path.of(args[0]), Integer.parseInt(args[1]));
   }
 }

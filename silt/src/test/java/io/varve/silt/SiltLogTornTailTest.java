@@ -57,6 +57,8 @@ class SiltLogTornTailTest {
     for (int t = SiltFixture.FROZEN_OLDER; t <= SiltFixture.NEWEST; t++) {
       Files.write(SiltTestFiles.log(work, fixture.logNumbers[t]), t == tier ? log : pristineLogs[t]);
     }
+    // An open that took writes synced them, and its mark with them: each case starts from the fixture's.
+    Files.copy(fixture.dir.resolve(SiltSyncMark.FILE), work.resolve(SiltSyncMark.FILE), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     return work;
   }
 

@@ -23,13 +23,29 @@ final class SiltTestFiles {
   }
 
   /**
+   * Rewrites the sync mark of the store in {@code dir} (closed) to say that its newest log was
+   * synced to {@code bytes}: the mark a crash leaves when the store was killed after that sync,
+   * whatever its log holds after it.
+   */
+  static void markSynced(Path dir, long bytes) throws java.io.IOException {
+    SiltManifest manifest = SiltManifest.read(dir);
+    java.nio.file.Files.delete(dir.resolve(SiltSyncMark.FILE));
+    SiltSyncMark.create(dir, manifest.check(), manifest.logNumbers().get(manifest.logNumbers().size() - 1), bytes).close();
+  }
+
+  /**
    * The check of {@code bytes[from, from + length)} in {@code file} (a log or hash store): CRC32C,
    * preceded by {@link #TEST_ID} when the file is of version 2.
    */
   static int check(byte[] file, int from, int length) {
+    return check(file, from, length, TEST_ID);
+  }
+
+  /** {@link #check(byte[], int, int)} in a store of id {@code id}. */
+  static int check(byte[] file, int from, int length, long id) {
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
     if (file[4] == 2) {
-      crc.update(ByteBuffer.allocate(8).putLong(TEST_ID).array());
+      crc.update(ByteBuffer.allocate(8).putLong(id).array());
     }
     crc.update(file, from, length);
     return (int) crc.getValue();
@@ -50,6 +66,11 @@ final class SiltTestFiles {
 
   /** The records of a well-formed log, in order; throws if the bytes are not one. */
   static List<Rec> records(byte[] log) {
+    return records(log, TEST_ID);
+  }
+
+  /** {@link #records(byte[])} of a log of the store of id {@code id}. */
+  static List<Rec> records(byte[] log, long id) {
     ByteBuffer b = ByteBuffer.wrap(log);
     if (b.getInt(0) != SiltLog.MAGIC) {
       throw new IllegalArgumentException("not a SILT log");
@@ -60,7 +81,7 @@ final class SiltTestFiles {
       int length = b.getInt(at);
       int crc = b.getInt(at + 4);
       int body = at + SiltLog.RECORD_HEADER_BYTES;
-      if (length < 2 || body + length > log.length || check(log, body, length) != crc) {
+      if (length < 2 || body + length > log.length || check(log, body, length, id) != crc) {
         throw new IllegalArgumentException("a bad record at " + at);
       }
       int keyLength = 0;

@@ -6,9 +6,12 @@ package io.varve.core.format;
  * with this one type, whether found while opening or during a lookup; the message names what was
  * wrong and where.
  *
+ * <p>Not final: a format may name one defect with a subtype (SILT's log shorter than its last
+ * sync), which every caller of this type still catches.
+ *
  * <p>Immutable, like every exception here; safe to share between threads.
  */
-public final class CorruptStoreException extends RuntimeException {
+public class CorruptStoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   /** Creates the exception with a message that names what is damaged and where. */
