@@ -31,6 +31,7 @@ final class SiltDirectory {
    * @throws CorruptStoreException if a part is damaged or missing
    */
   static SiltState open(Path directory, SiltOptions options, java.util.function.LongSupplier newStoreId, boolean syncMark) throws IOException {
+    refuseTablesLargerThanTheHeap(options);
     Path dir = directory.toAbsolutePath().normalize();
     DirectoryEntries.createDirectories(dir, FileAccess.opener::open); // a new store's name survives a power loss
     if (!SiltManifest.exists(dir)) {
@@ -148,6 +149,23 @@ final class SiltDirectory {
       SiltSyncMark.create(dir, manifest.check(), logNumber, SiltLog.HEADER_BYTES).close(); // the manifest's write forces its name
     }
     manifest.write(dir);
+  }
+
+  /**
+   * Throws before anything is created if the log stores' tables that the store holds at its peak
+   * (the one taking writes and the frozen ones writers wait for) cannot fit the heap's maximum: they
+   * would be allocated freeze after freeze until one failed with an OutOfMemoryError, which any
+   * thread of the process could meet instead.
+   */
+  private static void refuseTablesLargerThanTheHeap(SiltOptions options) {
+    long heap = Runtime.getRuntime().maxMemory();
+    long peak = SiltTuning.peakLogTableBytes(options);
+    if (peak > heap) {
+      throw new IllegalArgumentException("logStoreEntries " + options.logStoreEntries() + " is more than the heap can hold: "
+          + SiltTuning.PEAK_LOG_STORES + " log stores' tables, " + peak + " bytes, are held at once at the peak (the one taking writes"
+          + " and the frozen ones awaiting conversion), and the heap holds " + heap + " bytes at most (-Xmx): give fewer log store"
+          + " entries (SiltTuning.optionsFor picks them for a memory budget), or a larger heap");
+    }
   }
 
   /** Throws if {@code dir}, which has no manifest, holds files that are not a SILT store's. */

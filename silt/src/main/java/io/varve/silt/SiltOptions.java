@@ -11,7 +11,9 @@ import io.varve.core.cuckoo.CuckooTagTable;
  * }</pre>
  *
  * @param logStoreEntries entries a log store's table is sized for (a power of two slots at least
- *     this many; it takes about 95 % of them before it is frozen)
+ *     this many; it takes about 95 % of them before it is frozen). A table takes six bytes of heap
+ *     a slot, and a store holds up to four at once: {@link SiltStore#open(java.nio.file.Path,
+ *     SiltOptions)} refuses a size whose four tables the heap cannot hold
  * @param maxLogBytes the size at which a log store is frozen, at most 2^31 - 1
  * @param syncEveryWrite whether every put and delete is forced to the device before it returns;
  *     otherwise writes are durable once {@link SiltStore#sync()} returns

@@ -71,7 +71,10 @@ public final class SiltStore implements Closeable {
    * another, is refused, since two writers would overwrite each other's log records.
    *
    * @throws IllegalStateException if another {@code SiltStore} has {@code directory} open
-   * @throws IllegalArgumentException if {@code directory} holds other files but no store
+   * @throws IllegalArgumentException if {@code directory} holds other files but no store, or the
+   *     log stores' tables held at the peak ({@code options.logStoreEntries()}, six bytes a slot,
+   *     four tables) are larger than the heap's maximum ({@link Runtime#maxMemory}); nothing is
+   *     created then
    * @throws CorruptStoreException if the manifest, a log, a hash store or the sorted store is
    *     damaged or missing
    */

@@ -63,7 +63,12 @@ public record SiltTuning(long keys, int recordBytes, double sortedBitsPerKey) {
   }
 
   /** Log stores at the peak: the one taking writes and those frozen when writers wait for conversions. */
-  private static final int PEAK_LOG_STORES = BackgroundWork.MAX_FROZEN_LOGS + 2;
+  static final int PEAK_LOG_STORES = BackgroundWork.MAX_FROZEN_LOGS + 2;
+
+  /** Heap bytes of the log stores' tables at the peak: {@link #PEAK_LOG_STORES} tables of these options' size. */
+  static long peakLogTableBytes(SiltOptions options) {
+    return (long) (LOG_STORE_BYTES_PER_SLOT * slots(options)) * PEAK_LOG_STORES;
+  }
 
   /** Disk reads per get of a key that the sorted store holds, at the peak (the most stores in front of it). */
   public double readAmplification(SiltOptions options) {

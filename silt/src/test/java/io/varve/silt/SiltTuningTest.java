@@ -29,6 +29,25 @@ class SiltTuningTest {
   }
 
   /**
+   * Log stores whose tables, at the peak, the heap cannot hold are refused before anything is
+   * created. Before, 2^28 entries (1.5 GiB a table, four at the peak) opened on the tests' 3 GiB heap,
+   * its first table allocated, the next ones left to fail with an OutOfMemoryError at a freeze (on
+   * a 1 GiB heap the open itself failed so, in CuckooTagTable's constructor).
+   */
+  @Test
+  void logStoresLargerThanTheHeapAreRefused() {
+    long heap = Runtime.getRuntime().maxMemory();
+    SiltOptions options = SiltOptions.builder().logStoreEntries(1 << 28).build();
+    assertEquals(4L * 6 * (1 << 28), SiltTuning.peakLogTableBytes(options));
+    assertTrue(SiltTuning.peakLogTableBytes(options) > heap, "a heap of " + heap + " bytes holds even the largest tables (the pom gives -Xmx3g)");
+    Path dir = temp.resolve("too-large");
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> SiltStore.open(dir, options).close());
+    assertTrue(refused.getMessage().contains("logStoreEntries 268435456 is more than the heap can hold")
+        && refused.getMessage().contains(Long.toString(heap)), refused.getMessage());
+    assertTrue(!java.nio.file.Files.exists(dir), "nothing is created");
+  }
+
+  /**
    * The tuner weighs thousands of candidate options; it once built each candidate's log table to
    * count its buckets (2^26 slots at the top), so a YCSB client with a 160 MiB heap ran out of it.
    */
