@@ -21,8 +21,11 @@ import java.util.concurrent.locks.StampedLock;
  * between slots, then read the log, which is append-only, without a lock.
  */
 final class LogStore extends Retained {
-  /** The SILT log store's hash: fixed, so that a log replays into the table it had. */
-  static final KeyHasher HASHER = KeyHasher.withSeed(0x5117_106L);
+  /**
+   * The hash of stores of manifest versions 1 and 2: a public seed, so that keys crafted to share
+   * buckets fill their log stores (see {@link SiltManifest#hasher()}).
+   */
+  static final KeyHasher FIXED_HASHER = KeyHasher.withSeed(0x5117_106L);
 
   private final SiltLog log;
   private final CuckooTagTable table;
@@ -48,17 +51,19 @@ final class LogStore extends Retained {
    *     dropped rather than refused ({@link SiltOptions#dropDamagedLogTail})
    * @param check the store's check: another store's log fails it
    * @param synced the length the newest log's last sync reached (its sync mark), or 0
+   * @param hasher the store's key hash: the one its tables were built with
    * @throws LogShorterThanSyncException when the newest log is shorter than {@code synced}
    * @throws CorruptStoreException when the log is damaged, or another store's
    */
-  static LogStore open(Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail, SiltCheck check, long synced)
+  static LogStore open(
+      Path file, long number, boolean newest, long maxBytes, boolean dropDamagedTail, SiltCheck check, long synced, KeyHasher hasher)
       throws IOException {
     SiltLog log = SiltLog.open(file, number, newest, check);
     try {
       LogStore store = new LogStore(log, maxBytes);
       long[] hash = new long[2];
       log.scan(newest, newest && dropDamagedTail, newest ? synced : 0, (offset, key, value) -> {
-        HASHER.hash(key, hash);
+        hasher.hash(key, hash);
         CorruptStoreException.check(store.index(key, hash[0], hash[1], offset),
             file + ": its table fills before its records end (a log of another table size?)");
       });

@@ -86,7 +86,7 @@ final class SiltDirectory {
         long number = numbers.get(i);
         boolean newest = i == numbers.size() - 1;
         LogStore log = LogStore.open(dir.resolve(SiltManifest.logName(number)), number, newest, options.maxLogBytes(),
-            options.dropDamagedLogTail(), check, synced);
+            options.dropDamagedLogTail(), check, synced, manifest.hasher());
         logs.add(log);
         if (newest && mark != null && log.logBytes() < synced) {
           // dropDamagedLogTail took a log shorter than its last sync: the mark follows it, so that the

@@ -35,9 +35,9 @@ import java.util.List;
  * {@code sortedMeta} names the exact sorted store, so that a file of another store put in under a
  * number this one uses is refused. A store of version 1 (made before ids) keeps id 0 and writes
  * version 1 forever: it is never converted, so no crash can leave it half converted. Version 3 is
- * version 2's layout for a store that also keeps a sync mark ({@link SiltSyncMark}), which an
- * older library, reading version 2, would ignore; a store of version 2 likewise stays version 2,
- * without one.
+ * version 2's layout for a store that also keeps a sync mark ({@link SiltSyncMark}) and hashes its
+ * keys with its id as the seed ({@link #hasher()}), which an older library, reading version 2,
+ * would ignore; a store of version 2 likewise stays version 2, without either.
  *
  * Numbers name files: a log {@code log-NNNNNNNNNNNNNNNN.vlog}, a hash store {@code
  * hash-NNNNNNNNNNNNNNNN.vhash}, the sorted store's directory {@code sorted-NNNNNNNNNNNNNNNN} (16
@@ -99,6 +99,17 @@ record SiltManifest(
 
   static String sortedName(long number) {
     return String.format("sorted-%016d", number);
+  }
+
+  /**
+   * The hash of this store's keys, which places them in its log stores' tables and so in its hash
+   * stores: XXH3-128 seeded with the store id in a store of version 3, so that keys crafted to
+   * share buckets (which fill a log store early: a freeze and a conversion for every few keys) need
+   * the id; the fixed public seed 0x5117106 in versions 1 and 2, whose hash stores were laid out
+   * with it. Fixed per store: a log replays into the table it had.
+   */
+  io.varve.core.hash.KeyHasher hasher() {
+    return version() >= 3 ? io.varve.core.hash.KeyHasher.withSeed(storeId) : LogStore.FIXED_HASHER;
   }
 
   /** The checks of this store's logs and hash stores. */

@@ -16,6 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class SiltState {
   final Path directory;
   final SiltOptions options;
+  /** The hash of the store's keys ({@link SiltManifest#hasher()}). */
+  final io.varve.core.hash.KeyHasher hasher;
   /** Sole use of the directory, released when the store closes. */
   final ExclusiveUse directoryLock;
   final ReentrantLock writeLock = new ReentrantLock();
@@ -32,6 +34,7 @@ final class SiltState {
 
   SiltState(Path directory, ExclusiveUse directoryLock, SiltOptions options, SiltManifest manifest, SiltSyncMark syncMark, SiltView view) {
     this.syncMark = syncMark;
+    this.hasher = manifest.hasher();
     this.directory = directory;
     this.directoryLock = directoryLock;
     this.options = options;

@@ -129,7 +129,7 @@ public final class SiltStore implements Closeable {
   public byte[] get(byte[] key) {
     Objects.requireNonNull(key, "key");
     long[] hash = new long[2];
-    LogStore.HASHER.hash(key, hash);
+    state.hasher.hash(key, hash);
     SiltView view = state.acquire();
     try {
       byte[] value = view.active.get(key, hash[0], hash[1]);
@@ -170,7 +170,7 @@ public final class SiltStore implements Closeable {
           "a record of " + recordBytes + " bytes does not fit a log of " + state.options.maxLogBytes() + " bytes (SiltOptions.maxLogBytes)");
     }
     long[] hash = new long[2];
-    LogStore.HASHER.hash(key, hash);
+    state.hasher.hash(key, hash);
     work.awaitCapacity();
     state.writeLock.lock();
     try {
