@@ -90,7 +90,9 @@ final class SiltDirectory {
         logs.add(log);
         if (newest && mark != null && log.logBytes() < synced) {
           // dropDamagedLogTail took a log shorter than its last sync: the mark follows it, so that the
-          // next open does not refuse what this one accepted.
+          // next open does not refuse what this one accepted; the log first, as at a sync (a copy
+          // put back may not be on the device yet).
+          log.force();
           mark.record(number, log.logBytes());
         }
         long recorded = manifest.logBytes().get(i);
