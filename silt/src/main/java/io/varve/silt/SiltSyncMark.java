@@ -28,7 +28,9 @@ import java.nio.file.StandardOpenOption;
  * valid slot answers. The mark may lag the log (a power loss losing the scratch slot's unforced
  * writes, or tearing it), never lead it: it is written only once the log's bytes are durable, and
  * opening accepts any log at least as long as its newest valid slot says. A killed process loses
- * no mark (the kernel holds the write); a power loss may lose the marks of up to about a second.
+ * no mark (the kernel holds the write); a power loss may lose those since the last force: up to a
+ * second of them, or, when no sync came after the last one, that one until the kernel writes it
+ * back (seconds) or the store closes.
  *
  * <p>Not thread-safe: the store writes it under its write lock.
  */
