@@ -311,6 +311,9 @@ class SiltConcurrencyTest {
     }
   }
 
+  /** Writes of a round before its close: 20 rounds then make more than {@code 10 * keys}. */
+  private static final int WRITES_BEFORE_CLOSE = 500;
+
   @Test
   void closeUnderLoadThrowsOnlyStoreClosedAndKeepsEveryReturnedWrite() throws Exception {
     long seed = 0x5117_C002L;
@@ -389,6 +392,11 @@ class SiltConcurrencyTest {
       int delayMillis = 10 + random.nextInt(120);
       threads.forEach(Thread::start);
       Thread.sleep(delayMillis);
+      // The close must come under load on a slow machine too: a round's writes, not its time, count.
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (writes.get() < WRITES_BEFORE_CLOSE && failures.isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(1);
+      }
       go.countDown();
       joinAll(threads, 30);
       assertNoFailures(failures);
