@@ -1,5 +1,7 @@
 package io.varve.reader;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -17,8 +19,15 @@ import java.util.function.BooleanSupplier;
  * snapshot, and a thread that backs out after the close may land its +1 and -1 in different cells,
  * so that a sum taken meanwhile cancels a real reader's +1. That let close unmap under a reader.)
  *
- * <p>Slots are a cache line pair apart, eight per processor, chosen by thread id, so that threads
- * rarely share one: a lookup costs two uncontended atomic adds.
+ * <p>A guard starts with one counter, {@code base}. The first time two lookups collide on it (its
+ * compare-and-set fails) it spreads: later lookups count in stripes, slots a cache line pair apart,
+ * eight per processor, chosen by thread id, so that threads rarely share one. Either way a lookup
+ * costs two uncontended atomic adds. Stripes for every guard from the open on took {@code 128 * 8 *
+ * processors} bytes per store (64 KiB on 64 cores), though most stores of a process serving
+ * thousands are never read by two threads at the same instant. A lookup counted in {@code base}
+ * exits from {@code base}, the stripes are never dropped, and close reads {@code base}, then the
+ * stripes: a lookup that saw the stripes made them visible before it read the state, so a close
+ * that set the state first sees them.
  *
  * <p>A store whose records became unreadable (its data file truncated under the mapping) is
  * {@link #fail failed}: lookups are then refused with the failure, without touching the records
@@ -33,7 +42,26 @@ final class LookupGuard {
   /** How long close waits on counts that may be broken before it gives up (lookups take microseconds). */
   static final long GIVE_UP_NANOS = 1_000_000_000L;
 
-  private final AtomicLongArray counts;
+  /** The slot of a lookup counted in {@link #base}. */
+  static final int BASE = -1;
+  private static final VarHandle BASE_COUNT;
+  private static final VarHandle STRIPES;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      BASE_COUNT = lookup.findVarHandle(LookupGuard.class, "base", long.class);
+      STRIPES = lookup.findVarHandle(LookupGuard.class, "stripes", AtomicLongArray.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** The lookups in flight that were counted before the guard spread (all of them, until it does). */
+  private volatile long base;
+  /** Null until two lookups collided on {@link #base}; then set once, never dropped. */
+  private volatile AtomicLongArray stripes;
+  private final int stripeSlots;
   private final int slotMask;
   private final String name;
   /** {@link #OPEN}, {@link #FAILED} or {@link #CLOSED}: one volatile read per lookup tells all. */
@@ -52,14 +80,14 @@ final class LookupGuard {
 
   LookupGuard(String name, int processors) {
     int slots = Integer.highestOneBit(Math.max(2, 8 * processors) - 1) << 1;
-    this.counts = new AtomicLongArray(slots * STRIDE);
+    this.stripeSlots = slots;
     this.slotMask = slots - 1;
     this.name = name;
   }
 
-  /** The calling thread's slot, for {@link #enter(int)} and {@link #exit(int)}. */
+  /** The calling thread's slot, for {@link #enter(int)} and {@link #exit(int)}: {@link #BASE} until the guard spread. */
   int slot() {
-    return slotOfCurrentThread();
+    return stripes == null ? BASE : slotOfCurrentThread();
   }
 
   /**
@@ -74,9 +102,33 @@ final class LookupGuard {
    * @throws io.varve.core.format.CorruptStoreException when the guard {@link #fail failed} (likewise)
    */
   void enter(int slot) {
-    counts.getAndIncrement(slot);
+    if (slot == BASE) {
+      enterBase();
+    } else {
+      stripes.getAndIncrement(slot); // non-null: slot() saw it, and it is never dropped
+    }
     if (state != OPEN) {
       throw refusal();
+    }
+  }
+
+  private void enterBase() {
+    long count = base;
+    if (!BASE_COUNT.compareAndSet(this, count, count + 1)) {
+      // Another thread's lookup came in between: count this one all the same, then let later
+      // lookups spread over stripes, so that threads stop taking the line from each other.
+      BASE_COUNT.getAndAdd(this, 1L);
+      spread();
+    }
+  }
+
+  /**
+   * Makes later lookups count in stripes. Not synchronized: a close holds the monitor while it
+   * waits for the very lookup that may call this.
+   */
+  void spread() {
+    if (stripes == null) {
+      STRIPES.compareAndSet(this, null, new AtomicLongArray(stripeSlots * STRIDE));
     }
   }
 
@@ -100,7 +152,11 @@ final class LookupGuard {
 
   /** Ends a lookup that {@link #enter(int)} counted in {@code slot}. */
   void exit(int slot) {
-    counts.getAndDecrement(slot);
+    if (slot == BASE) {
+      BASE_COUNT.getAndAdd(this, -1L);
+    } else {
+      stripes.getAndDecrement(slot);
+    }
   }
 
   /**
@@ -156,19 +212,16 @@ final class LookupGuard {
       return Closing.ALREADY_CLOSED;
     }
     state = CLOSED;
-    long waitingSince = 0;
-    for (int slot = 0; slot < counts.length(); slot += STRIDE) {
-      for (int looks = 0; counts.get(slot) != 0; looks++) {
-        if (looks < SPINS) {
-          Thread.onSpinWait();
-          continue;
-        }
-        // A getAll over many keys may run for milliseconds: do not burn a core waiting for it.
-        LockSupport.parkNanos(SLEEP_NANOS);
-        long now = System.nanoTime();
-        if (waitingSince == 0) {
-          waitingSince = now;
-        } else if (now - waitingSince > GIVE_UP_NANOS && countsBroken.getAsBoolean()) {
+    Waiting waiting = new Waiting(countsBroken);
+    while (base != 0) {
+      if (waiting.gaveUp()) {
+        return Closing.ABANDONED;
+      }
+    }
+    AtomicLongArray striped = stripes; // read after base: see the class comment
+    for (int slot = 0; striped != null && slot < striped.length(); slot += STRIDE) {
+      while (striped.get(slot) != 0) {
+        if (waiting.gaveUp()) {
           return Closing.ABANDONED;
         }
       }
@@ -176,16 +229,53 @@ final class LookupGuard {
     return Closing.DRAINED;
   }
 
-  /** The heap bytes of the slots: {@code 128 * 8 * processors}, rounded up to a power of two. */
+  /** How close waits on a count: spins, then sleeps, and gives up on counts that may be broken. */
+  private static final class Waiting {
+    private final BooleanSupplier countsBroken;
+    private int looks;
+    private long waitingSince;
+
+    Waiting(BooleanSupplier countsBroken) {
+      this.countsBroken = countsBroken;
+    }
+
+    /** Waits a little; true when close should give up. */
+    boolean gaveUp() {
+      if (looks++ < SPINS) {
+        Thread.onSpinWait();
+        return false;
+      }
+      // A getAll over many keys may run for milliseconds: do not burn a core waiting for it.
+      LockSupport.parkNanos(SLEEP_NANOS);
+      long now = System.nanoTime();
+      if (waitingSince == 0) {
+        waitingSince = now;
+        return false;
+      }
+      return now - waitingSince > GIVE_UP_NANOS && countsBroken.getAsBoolean();
+    }
+  }
+
+  /**
+   * The heap bytes of the counts: {@link #base}, and once the guard spread its stripes, {@code 128
+   * * 8 * processors} rounded up to a power of two.
+   */
   long ramBytesUsed() {
-    return (long) counts.length() * Long.BYTES;
+    AtomicLongArray striped = stripes;
+    return Long.BYTES + (striped == null ? 0 : (long) striped.length() * Long.BYTES);
+  }
+
+  /** Whether lookups count in stripes (two collided on {@link #base}); for tests. */
+  boolean isSpread() {
+    return stripes != null;
   }
 
   /** The lookups in flight now (a moment's count, for tests and diagnostics). */
   long inFlight() {
-    long sum = 0;
-    for (int slot = 0; slot < counts.length(); slot += STRIDE) {
-      sum += counts.get(slot);
+    long sum = base;
+    AtomicLongArray striped = stripes;
+    for (int slot = 0; striped != null && slot < striped.length(); slot += STRIDE) {
+      sum += striped.get(slot);
     }
     return sum;
   }

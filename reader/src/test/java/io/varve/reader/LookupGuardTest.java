@@ -28,8 +28,9 @@ class LookupGuardTest {
     System.out.println("LookupGuardTest seed " + Long.toHexString(seed) + ", " + rounds + " rounds");
     SplittableRandom random = new SplittableRandom(seed);
     int threads = 12;
+    int spreadRounds = 0;
     for (int round = 0; round < rounds; round++) {
-      LookupGuard guard = new LookupGuard("round " + round, 1); // 4 slots for 12 threads
+      LookupGuard guard = new LookupGuard("round " + round, 1); // 8 stripes for 12 threads, once spread
       AtomicIntegerArray inside = new AtomicIntegerArray(threads);
       AtomicReference<Throwable> failure = new AtomicReference<>();
       CountDownLatch started = new CountDownLatch(threads);
@@ -79,7 +80,10 @@ class LookupGuardTest {
         throw new AssertionError(failure.get());
       }
       assertEquals(0, guard.inFlight(), "round " + round + ": every slot back to zero");
+      spreadRounds += guard.isSpread() ? 1 : 0;
     }
+    // Both kinds of close race are covered: with one counter, and across the spread.
+    System.out.println("LookupGuardTest: " + spreadRounds + " of " + rounds + " guards spread before their close");
   }
 
   @Test
@@ -151,6 +155,75 @@ class LookupGuardTest {
     closer.join(10_000);
     assertFalse(closer.isAlive(), "close returned");
   }
+
+  /**
+   * A guard that spreads while a lookup counted in its one counter is in flight: close waits for
+   * that lookup (counted before) and for one counted in the stripes (after), each exiting where it
+   * entered.
+   */
+  @Test
+  void closeWaitsForLookupsCountedBeforeAndAfterTheGuardSpread() throws Exception {
+    LookupGuard guard = new LookupGuard("spreading", 2);
+    int before = guard.slot();
+    assertEquals(LookupGuard.BASE, before, "one counter until two lookups collide");
+    guard.enter(before);
+    assertEquals(Long.BYTES, guard.ramBytesUsed());
+    guard.spread();
+    int after = guard.slot();
+    assertTrue(after >= 0, "a stripe once spread");
+    guard.enter(after);
+    assertEquals(2, guard.inFlight());
+    assertEquals(Long.BYTES + 16 * 128, guard.ramBytesUsed(), "16 stripes of 128 bytes for 2 processors");
+    Thread closer = new Thread(guard::close);
+    closer.start();
+    while (!guard.isClosed()) {
+      Thread.onSpinWait();
+    }
+    guard.exit(before);
+    closer.join(50);
+    assertTrue(closer.isAlive(), "close waits for the lookup counted in the stripes");
+    guard.exit(after);
+    closer.join(10_000);
+    assertFalse(closer.isAlive(), "close returns once both left");
+    assertEquals(0, guard.inFlight());
+  }
+
+  /**
+   * Two threads looking up at once collide on the one counter and spread the guard (at most
+   * {@value #COLLISION_LOOKUPS} lookups each; a collision takes a few thousand on two cores), and
+   * their counts stay exact across it.
+   */
+  @Test
+  void lookupsOfTwoThreadsAtOnceSpreadTheGuard() throws Exception {
+    LookupGuard guard = new LookupGuard("contended", 2);
+    CountDownLatch started = new CountDownLatch(2);
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 2; t++) {
+      Thread thread =
+          new Thread(
+              () -> {
+                started.countDown();
+                for (int i = 0; i < COLLISION_LOOKUPS && !guard.isSpread(); i++) {
+                  int slot = guard.slot();
+                  try {
+                    guard.enter(slot);
+                  } finally {
+                    guard.exit(slot);
+                  }
+                }
+              });
+      thread.start();
+      threads.add(thread);
+    }
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    assertTrue(guard.isSpread(), "no collision in " + COLLISION_LOOKUPS + " lookups of each thread");
+    assertEquals(0, guard.inFlight());
+    assertTrue(guard.close());
+  }
+
+  private static final int COLLISION_LOOKUPS = 50_000_000;
 
   @Test
   void nestedLookupsOfOneThreadCount() {
