@@ -3,6 +3,7 @@ package io.varve.reader;
 import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
+import io.varve.core.store.StoreFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,8 @@ final class DataFaults {
   private final boolean mapped;
   private final long openedLength;
   private final LookupGuard guard;
+  /** The first damage found in a loaded copy's records, or null: see {@link #damageOfCopy()}. */
+  private volatile CorruptStoreException damageOfCopy;
 
   /**
    * Faults of the store at {@code origin} whose data lies in {@code data}: a data file, or an
@@ -59,7 +62,33 @@ final class DataFaults {
     if (fileShrank()) {
       return truncated(null);
     }
-    return new CorruptStoreException(dataPath + ": " + what);
+    CorruptStoreException damage = new CorruptStoreException(dataPath + ": " + what);
+    if (!mapped && damageOfCopy == null) {
+      damageOfCopy = damage;
+    }
+    return damage;
+  }
+
+  /**
+   * The first damage that lookups found in a loaded copy of the records, or null. The copy keeps
+   * it after the file is repaired in place (a mapping would read the repaired bytes), so a
+   * follower loads the version anew ({@link #checkCopy}).
+   */
+  CorruptStoreException damageOfCopy() {
+    return damageOfCopy;
+  }
+
+  /**
+   * Checks a loaded copy of the data file, {@code data}, against the file's footer {@code
+   * checksum}, reading the whole copy; nothing to do for a mapping.
+   *
+   * @throws CorruptStoreException when the copy is damaged
+   */
+  void checkCopy(RecordMemory data, int checksum) {
+    if (!mapped) {
+      int computed = data.crc32c(data.length() - StoreFile.FOOTER_LENGTH);
+      StoreFile.DATA.envelope().checkChecksum(checksum, computed, dataPath + " (the copy loaded in memory)");
+    }
   }
 
   /**

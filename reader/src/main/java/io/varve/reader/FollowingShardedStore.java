@@ -54,7 +54,8 @@ public final class FollowingShardedStore implements Closeable {
             ShardedStore::open,
             ShardedStore::close,
             (store, version) -> ShardManifest.read(version.resolve(ShardManifest.FILE_NAME)).equals(store.manifest()),
-            ShardedStore::failure));
+            ShardedStore::failure,
+            sharded -> {})); // shards are mapped: a repaired file is what they read
   }
 
   /** The value of {@code key} in the current version, or null. */

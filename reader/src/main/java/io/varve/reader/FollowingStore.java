@@ -61,7 +61,8 @@ public final class FollowingStore implements Closeable {
             version -> Store.open(version, access),
             Store::close,
             (store, version) -> StoreFiles.of(version).readMeta().equals(store.meta()),
-            Store::failure));
+            Store::failure,
+            Store::checkLoadedCopy));
   }
 
   /** The value of {@code key} in the current version, or null. */
@@ -102,6 +103,9 @@ public final class FollowingStore implements Closeable {
    * is another build (a name used again after a rollback and a delete) and is swapped in too. A
    * served version whose data file was cut or rewritten under it refuses every lookup; it is opened
    * anew, so that once its files are whole again (repaired, or published again) it serves again.
+   * So is a loaded version whose copy in memory was found to hold a damaged record: the copy keeps
+   * the damage after the file is repaired in place, so the version is loaded anew, and swapped in
+   * once its copy matches the data file's checksum.
    *
    * @return whether the version changed (or a failed one was opened anew)
    * @throws IOException when the new version cannot be opened (a {@code CorruptStoreException} when

@@ -5,6 +5,7 @@ import io.varve.core.store.RecordChecksum;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
 
 /**
  * The bytes of a store's data file, addressable for lookups. Through Chronicle Bytes ({@link
@@ -81,6 +82,19 @@ abstract class RecordMemory {
 
   /** {@link #checksum} by {@link RecordChecksum#XXH3}, which reads native memory itself. */
   abstract int xxh3Checksum(long position, long length, long payloadOffset);
+
+  /** The CRC32C of the bytes before {@code end}: a file's footer checksum, over a loaded copy. */
+  final int crc32c(long end) {
+    CRC32C crc = new CRC32C();
+    byte[] chunk = new byte[1 << 16]; // allocated per call: only a follower's recovery calls this
+    for (long at = 0; at < end; ) {
+      int n = (int) Math.min(chunk.length, end - at);
+      read(at, chunk, 0, n);
+      crc.update(chunk, 0, n);
+      at += n;
+    }
+    return (int) crc.getValue();
+  }
 
   abstract byte readByte(long position);
 

@@ -482,11 +482,16 @@ public final class Store implements Closeable {
   }
 
   /**
-   * Why this store refuses every lookup (its mapped data file was cut or rewritten under it), or
-   * null while it serves: such a store never serves again, a new one must be opened.
+   * Why this store must be opened anew, or null while it serves: its mapped data file was cut or
+   * rewritten under it (every lookup refused), or its loaded copy holds a damaged record.
    */
   RuntimeException failure() {
-    return guard.failure();
+    return guard.failure() != null ? guard.failure() : faults.damageOfCopy(); // a failure is never undone
+  }
+
+  /** Checks a loaded copy against the data file's checksum (nothing for a mapped store). */
+  void checkLoadedCopy() {
+    faults.checkCopy(data, meta.file(StoreFile.DATA).checksum());
   }
 
   /** How this store reaches its records: mapped ({@link #open}) or loaded ({@link #load}). */

@@ -21,6 +21,9 @@ import java.util.function.Function;
  * refuses every lookup) is opened anew by the next refresh even when its version's name and build
  * are unchanged: once the files are whole again (repaired in place, or the same build published
  * again) the follower serves again; until then the refresh throws and says which reader is kept.
+ * Likewise a loaded reader that found damaged records in its copy, which it keeps after the files
+ * are repaired: the version is loaded anew and its copy checked before it is swapped in, so that a
+ * refresh never swaps one damaged copy for another.
  *
  * <p>The readers' own {@code close} must wait for their lookups in flight and make later calls
  * throw {@link StoreClosedException}, as {@link Store} and {@link ShardedStore} do.
@@ -47,10 +50,20 @@ final class VersionFollower<S> {
     boolean test(S reader, Path version) throws IOException;
   }
 
-  /** Why a reader refuses every lookup for good, or null while it serves. */
+  /** Why a reader must be opened anew (it refuses every lookup for good, or a loaded copy is damaged), or null. */
   @FunctionalInterface
   interface Failure<S> {
     RuntimeException of(S reader);
+  }
+
+  /**
+   * Checks a reader opened anew in place of a failed one before it is swapped in.
+   *
+   * @throws CorruptStoreException when it is damaged too
+   */
+  @FunctionalInterface
+  interface Check<S> {
+    void check(S reader);
   }
 
   /** A reader and the version name it was opened from. */
@@ -61,16 +74,24 @@ final class VersionFollower<S> {
   private final Consumer<S> closer;
   private final SameBuild<S> sameBuild;
   private final Failure<S> failure;
+  private final Check<S> checkReopened;
   private volatile Version<S> current;
   private volatile boolean closed;
 
   private VersionFollower(
-      StoreRoot root, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Failure<S> failure, Version<S> first) {
+      StoreRoot root,
+      Opener<S> opener,
+      Consumer<S> closer,
+      SameBuild<S> sameBuild,
+      Failure<S> failure,
+      Check<S> checkReopened,
+      Version<S> first) {
     this.root = root;
     this.opener = opener;
     this.closer = closer;
     this.sameBuild = sameBuild;
     this.failure = failure;
+    this.checkReopened = checkReopened;
     this.current = first;
   }
 
@@ -78,21 +99,25 @@ final class VersionFollower<S> {
    * Opens the version {@code CURRENT} names under {@code rootDirectory} with {@code opener};
    * {@code closer} closes a version's reader; {@code sameBuild} tells whether a reader still
    * serves what a version's directory holds, for a refresh that finds the version's name unchanged;
-   * {@code failure} tells whether a reader failed for good, so that a refresh opens its version anew.
+   * {@code failure} tells whether a reader failed for good, so that a refresh opens its version anew;
+   * {@code checkReopened} checks a reader opened in place of a failed one.
    *
    * @throws NoSuchFileException when {@code rootDirectory} does not exist (it is not created) or
    *     nothing is published yet
    */
   static <S> VersionFollower<S> open(
-      Path rootDirectory, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Failure<S> failure) throws IOException {
+      Path rootDirectory, Opener<S> opener, Consumer<S> closer, SameBuild<S> sameBuild, Failure<S> failure, Check<S> checkReopened)
+      throws IOException {
     Objects.requireNonNull(opener, "opener");
     Objects.requireNonNull(closer, "closer");
     Objects.requireNonNull(sameBuild, "sameBuild");
     Objects.requireNonNull(failure, "failure");
+    Objects.requireNonNull(checkReopened, "checkReopened");
     return Interrupted.of(rootDirectory, "opening the version it follows", () -> {
       StoreRoot root = StoreRoot.existing(rootDirectory);
       String name = currentName(root);
-      return new VersionFollower<>(root, opener, closer, sameBuild, failure, new Version<>(name, opener.open(root.path(name))));
+      Version<S> first = new Version<>(name, opener.open(root.path(name)));
+      return new VersionFollower<>(root, opener, closer, sameBuild, failure, checkReopened, first);
     });
   }
 
@@ -168,9 +193,25 @@ final class VersionFollower<S> {
       wrapped.initCause(e);
       throw wrapped;
     }
+    if (failed != null) {
+      checkBeforeSwap(reader, name, old, failed);
+    }
     current = new Version<>(name, reader);
     closer.accept(old.reader());
     return true;
+  }
+
+  /** {@link #checkReopened} of {@code reader}; closes it when it fails (nothing else holds it). */
+  private void checkBeforeSwap(S reader, String name, Version<S> old, RuntimeException failed) {
+    try {
+      checkReopened.check(reader);
+    } catch (CorruptStoreException e) {
+      closer.accept(reader);
+      throw new CorruptStoreException(notSwapped(name, old, failed) + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      closer.accept(reader);
+      throw e;
+    }
   }
 
   /**
@@ -187,7 +228,7 @@ final class VersionFollower<S> {
 
   private String notSwapped(String name, Version<S> old, RuntimeException failed) {
     return root.directory() + ": version " + name + " cannot be opened, still serving " + old.name()
-        + (failed == null ? "" : ", which refuses every lookup (" + failed.getMessage() + ")") + ": ";
+        + (failed == null ? "" : ", which refuses lookups (" + failed.getMessage() + ")") + ": ";
   }
 
   /** Closes the version being served (after its lookups in flight); later calls throw {@link StoreClosedException}. */

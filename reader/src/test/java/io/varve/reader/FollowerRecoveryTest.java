@@ -85,6 +85,57 @@ class FollowerRecoveryTest {
     }
   }
 
+  /**
+   * A loaded follower whose version's data file had a damaged record when it was loaded (a load
+   * compares the data file's footer with the meta file, and reads the records unchecked): lookups
+   * of that record fail on the copy in memory. Once the file is repaired in place, the next refresh
+   * must load the version anew: it saw the same name and the same meta file and kept the damaged
+   * copy for good. While the file is still damaged, the refresh says so and keeps the copy it has.
+   */
+  @Test
+  void aLoadedFollowingStoreReloadsItsCurrentVersionOnceItsDamagedRecordsAreRepaired() throws IOException {
+    Path version = root.newVersion();
+    try (StoreBuilder builder = StoreBuilder.create(version)) {
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        builder.put(e.getKey().array(), e.getValue());
+      }
+      builder.build();
+    }
+    root.publish(version.getFileName().toString());
+    Path data = version.resolve("data");
+    byte[] intact = Files.readAllBytes(data);
+    long damagedByte = intact.length / 2;
+    try (FileChannel channel = FileChannel.open(data, StandardOpenOption.WRITE)) {
+      channel.write(ByteBuffer.wrap(new byte[] {(byte) ~intact[(int) damagedByte]}), damagedByte);
+    }
+    try (FollowingStore store = FollowingStore.open(root.directory(), DataAccess.LOADED)) {
+      List<byte[]> damagedKeys = new ArrayList<>();
+      for (Map.Entry<ByteBuffer, byte[]> e : records.entrySet()) {
+        try {
+          assertArrayEquals(e.getValue(), store.get(e.getKey().array()));
+        } catch (CorruptStoreException damaged) {
+          damagedKeys.add(e.getKey().array());
+        }
+      }
+      assertEquals(1, damagedKeys.size(), "records damaged by byte " + damagedByte);
+      byte[] damagedKey = damagedKeys.get(0);
+
+      CorruptStoreException stillDamaged =
+          assertThrows(CorruptStoreException.class, store::refresh, "a refresh ignored the damaged copy");
+      assertTrue(stillDamaged.getMessage().contains("cannot be opened") && stillDamaged.getMessage().contains(data.toString()),
+          stillDamaged.getMessage());
+      System.out.println("FollowerRecoveryTest: refresh while damaged: " + stillDamaged.getMessage());
+      assertThrows(CorruptStoreException.class, () -> store.get(damagedKey), "the damaged copy is kept");
+
+      try (FileChannel channel = FileChannel.open(data, StandardOpenOption.WRITE)) {
+        channel.write(ByteBuffer.wrap(intact), 0);
+      }
+      assertTrue(store.refresh(), "the repaired version was not loaded again");
+      checkAll(store::get);
+      assertFalse(store.refresh(), "nothing changed since");
+    }
+  }
+
   private interface Refresh {
     boolean run() throws IOException;
   }
