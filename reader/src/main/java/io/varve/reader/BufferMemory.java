@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.FileRegion;
 import io.varve.core.store.RecordChecksum;
 import java.io.EOFException;
@@ -56,13 +57,16 @@ final class BufferMemory extends RecordMemory {
     int count = (int) Math.max(1, (length + (1L << shift) - 1) >>> shift);
     ByteBuffer[] chunks = new ByteBuffer[count];
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      for (int i = 0; i < count; i++) {
-        long start = (long) i << shift;
-        int size = (int) Math.min(length - start, (1L << shift) + OVERLAP);
-        long at = region.offset() + start;
-        ByteBuffer chunk = access == DataAccess.LOADED ? copy(channel, path, at, size) : map(channel, path, at, size);
-        chunks[i] = chunk.order(ByteOrder.LITTLE_ENDIAN);
-      }
+      FileReadInterrupted.reading(region.name(), () -> {
+        for (int i = 0; i < count; i++) {
+          long start = (long) i << shift;
+          int size = (int) Math.min(length - start, (1L << shift) + OVERLAP);
+          long at = region.offset() + start;
+          ByteBuffer chunk = access == DataAccess.LOADED ? copy(channel, path, at, size) : map(channel, path, at, size);
+          chunks[i] = chunk.order(ByteOrder.LITTLE_ENDIAN);
+        }
+        return null;
+      });
     } catch (IOException | RuntimeException | Error e) {
       release(chunks);
       throw e;

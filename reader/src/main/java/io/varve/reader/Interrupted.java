@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.files.FileReadInterrupted;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
@@ -9,7 +10,8 @@ import java.nio.file.Path;
  * What a read cut short by its thread's interrupt becomes. A {@code FileChannel} read on a thread
  * whose interrupt flag is set closes the channel and throws a {@link ClosedByInterruptException}
  * with no message, which says neither which store nor that an interrupt was the cause; a caller's
- * catch of {@code IOException} then logs a bare class name. Stateless; thread-safe.
+ * catch of {@code IOException} then logs a bare class name. The message names the store and, when
+ * the read named it ({@link FileReadInterrupted}), the file being read. Stateless; thread-safe.
  */
 final class Interrupted {
   private Interrupted() {}
@@ -31,23 +33,14 @@ final class Interrupted {
     } catch (InterruptedIOException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
-      if (!byInterrupt(e)) {
+      if (FileReadInterrupted.cause(e, ClosedByInterruptException.class) == null) {
         throw e;
       }
-      InterruptedIOException interrupted =
-          new InterruptedIOException(path + ": the thread was interrupted while " + doing + " (its interrupt flag stays set)");
+      FileReadInterrupted named = FileReadInterrupted.cause(e, FileReadInterrupted.class);
+      InterruptedIOException interrupted = new InterruptedIOException(path + ": the thread was interrupted while " + doing
+          + (named == null ? "" : ", reading " + named.file()) + " (its interrupt flag stays set)");
       interrupted.initCause(e);
       throw interrupted;
     }
-  }
-
-  /** Whether {@code e} or one of its causes is a channel's report of its thread's interrupt. */
-  private static boolean byInterrupt(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ClosedByInterruptException) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.FileRegion;
 import io.varve.core.store.RecordChecksum;
 import java.io.IOException;
@@ -33,7 +34,9 @@ abstract class RecordMemory {
   /** The bytes of {@code region} reached as {@code access} says, the fastest way this JVM allows. */
   static RecordMemory open(FileRegion region, DataAccess access) throws IOException {
     if (ChronicleAccess.isGranted()) {
-      return access == DataAccess.LOADED ? ChronicleMemory.load(region) : ChronicleMemory.map(region);
+      // Chronicle's mapping wraps the channel's exception in its own: named here, once for both.
+      return FileReadInterrupted.reading(region.name(),
+          () -> access == DataAccess.LOADED ? ChronicleMemory.load(region) : ChronicleMemory.map(region));
     }
     if (FALLBACK_LOGGED.compareAndSet(false, true)) {
       System.getLogger(Store.class.getName())

@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -154,10 +155,11 @@ public final class ShardedStore implements Closeable {
   private static void checkAgainstManifest(Store store, ShardManifest manifest, int i) throws IOException {
     FileRegion metaFile = store.files().find(StoreFile.META.fileName());
     CorruptStoreException.check(metaFile != null, store.directory() + ": the meta file is gone");
-    int metaChecksum;
-    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(metaFile.file())) {
-      metaChecksum = StoreFileReader.checkEnvelope(channel, metaFile, StoreFile.META, -1);
-    }
+    int metaChecksum = FileReadInterrupted.reading(metaFile.name(), () -> {
+      try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(metaFile.file())) {
+        return StoreFileReader.checkEnvelope(channel, metaFile, StoreFile.META, -1);
+      }
+    });
     manifest.checkShard(i, store.meta(), metaFile.length(), metaChecksum);
   }
 

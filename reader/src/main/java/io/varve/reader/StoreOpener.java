@@ -1,5 +1,6 @@
 package io.varve.reader;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.artifact.StoreFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -90,10 +91,13 @@ final class StoreOpener {
     CorruptStoreException.check(
         meta.file(StoreFile.DATA).size() == dataFileLength,
         data + ": " + meta.file(StoreFile.DATA).size() + " bytes cannot hold " + meta.dataBytes() + " bytes of records");
-    try (FileChannel channel = FileChannel.open(data.file(), StandardOpenOption.READ)) {
-      int footer = StoreFileReader.checkEnvelope(channel, data, StoreFile.DATA, meta.dataFormatVersion());
-      CorruptStoreException.check(footer == meta.file(StoreFile.DATA).checksum(), data + ": checksum differs from the meta file's");
-    }
+    FileReadInterrupted.reading(data.name(), () -> {
+      try (FileChannel channel = FileChannel.open(data.file(), StandardOpenOption.READ)) {
+        int footer = StoreFileReader.checkEnvelope(channel, data, StoreFile.DATA, meta.dataFormatVersion());
+        CorruptStoreException.check(footer == meta.file(StoreFile.DATA).checksum(), data + ": checksum differs from the meta file's");
+      }
+      return null;
+    });
     RecordMemory memoryOfData = memory.open(data, access);
     return new Store(files, data, meta, index, offsets, blocks, pages, memoryOfData, access, fileBytes, sharedGuard);
   }

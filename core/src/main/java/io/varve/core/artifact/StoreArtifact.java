@@ -1,5 +1,6 @@
 package io.varve.core.artifact;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
 import io.varve.core.format.EnvelopeOutput;
@@ -98,6 +99,10 @@ public final class StoreArtifact {
    * @throws java.nio.file.NoSuchFileException when it does not exist
    */
   public static StoreArtifact open(Path file) throws IOException {
+    return FileReadInterrupted.reading(file.toString(), () -> openUninterrupted(file));
+  }
+
+  private static StoreArtifact openUninterrupted(Path file) throws IOException {
     String source = file.toString();
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       List<ZipDirectory.Entry> list = ZipDirectory.read(channel, source, MAX_ENTRIES).entries();
@@ -167,6 +172,13 @@ public final class StoreArtifact {
    * @throws CorruptStoreException naming the entry whose CRC-32 differs
    */
   public void checkCrc32s() throws IOException {
+    FileReadInterrupted.reading(file.toString(), () -> {
+      checkCrc32sUninterrupted();
+      return null;
+    });
+  }
+
+  private void checkCrc32sUninterrupted() throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       ByteBuffer buffer = ByteBuffer.allocate(1 << 20); // on the heap: a direct one is freed only by a GC
       for (ZipDirectory.Entry entry : entries.values()) {

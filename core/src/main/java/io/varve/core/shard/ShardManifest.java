@@ -1,5 +1,6 @@
 package io.varve.core.shard;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.RegularFiles;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
@@ -209,7 +210,7 @@ public record ShardManifest(long seed, KeyMode keyMode, long createdMillis, List
   public static ShardManifest read(Path path) throws IOException {
     long size = RegularFiles.attributes(path, "damaged or hostile store").size();
     CorruptStoreException.check(size <= MAX_FILE_BYTES, path + ": " + size + " bytes is longer than any manifest (" + MAX_FILE_BYTES + ")");
-    return parse(Files.readAllBytes(path), path.toString());
+    return parse(FileReadInterrupted.reading(path.toString(), () -> Files.readAllBytes(path)), path.toString());
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.varve.core.store;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -44,16 +45,20 @@ public final class StoreFileReader {
    * @throws CorruptStoreException on any defect
    */
   public static int verify(Path path, StoreFile kind) throws IOException {
-    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      return verify(channel, FileRegion.whole(path, channel.size()), kind);
-    }
+    return FileReadInterrupted.reading(path.toString(), () -> {
+      try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+        return verify(channel, FileRegion.whole(path, channel.size()), kind);
+      }
+    });
   }
 
   /** {@link #verify(Path, StoreFile)} of a file that lies in {@code region} (an artifact's entry, say). */
   public static int verify(FileRegion region, StoreFile kind) throws IOException {
-    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
-      return verify(channel, region, kind);
-    }
+    return FileReadInterrupted.reading(region.name(), () -> {
+      try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+        return verify(channel, region, kind);
+      }
+    });
   }
 
   private static int verify(FileChannel channel, FileRegion region, StoreFile kind) throws IOException {
@@ -137,9 +142,11 @@ public final class StoreFileReader {
    * its checksum is that one.
    */
   public static <T> T read(Path path, StoreFile kind, int expectedChecksum, PayloadParser<T> parser) throws IOException {
-    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      return read(channel, FileRegion.whole(path, channel.size()), kind, expectedChecksum, parser);
-    }
+    return FileReadInterrupted.reading(path.toString(), () -> {
+      try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+        return read(channel, FileRegion.whole(path, channel.size()), kind, expectedChecksum, parser);
+      }
+    });
   }
 
   /**
@@ -147,17 +154,21 @@ public final class StoreFileReader {
    * artifact's entry, say).
    */
   public static <T> T read(FileRegion region, StoreFile kind, int expectedChecksum, PayloadParser<T> parser) throws IOException {
-    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
-      return read(channel, region, kind, expectedChecksum, parser);
-    }
+    return FileReadInterrupted.reading(region.name(), () -> {
+      try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+        return read(channel, region, kind, expectedChecksum, parser);
+      }
+    });
   }
 
   /** {@link #read(Path, StoreFile, VersionedPayloadParser)} of a file that lies in {@code region}. */
   public static <T> T read(FileRegion region, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
-    try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
-      verify(channel, region, kind);
-      return parseVerified(channel, region, kind, parser);
-    }
+    return FileReadInterrupted.reading(region.name(), () -> {
+      try (FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ)) {
+        verify(channel, region, kind);
+        return parseVerified(channel, region, kind, parser);
+      }
+    });
   }
 
   private static <T> T read(FileChannel channel, FileRegion region, StoreFile kind, int expectedChecksum, PayloadParser<T> parser)
@@ -167,9 +178,11 @@ public final class StoreFileReader {
   }
 
   private static <T> T parseVerified(Path path, StoreFile kind, VersionedPayloadParser<T> parser) throws IOException {
-    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      return parseVerified(channel, FileRegion.whole(path, channel.size()), kind, parser);
-    }
+    return FileReadInterrupted.reading(path.toString(), () -> {
+      try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+        return parseVerified(channel, FileRegion.whole(path, channel.size()), kind, parser);
+      }
+    });
   }
 
   private static <T> T parseVerified(FileChannel channel, FileRegion region, StoreFile kind, VersionedPayloadParser<T> parser)

@@ -1,5 +1,6 @@
 package io.varve.core.store;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.RegularFiles;
 import io.varve.core.files.DirectoryEntries;
 import io.varve.core.format.CorruptStoreException;
@@ -130,7 +131,7 @@ public final class StoreRoot {
     }
     byte[] bytes;
     try (InputStream in = Files.newInputStream(pointer)) {
-      bytes = in.readNBytes(POINTER_BYTES + 1);
+      bytes = FileReadInterrupted.reading(pointer.toString(), () -> in.readNBytes(POINTER_BYTES + 1));
     } catch (NoSuchFileException none) {
       return Optional.empty();
     } catch (FileSystemException named) {
