@@ -481,10 +481,7 @@ public final class Store implements Closeable {
     data.close();
   }
 
-  /**
-   * Why this store must be opened anew, or null while it serves: its mapped data file was cut or
-   * rewritten under it (every lookup refused), or its loaded copy holds a damaged record.
-   */
+  /** Why this store must be opened anew (its mapped file was cut: all refused; its loaded copy is damaged), or null. */
   RuntimeException failure() {
     return guard.failure() != null ? guard.failure() : faults.damageOfCopy(); // a failure is never undone
   }
