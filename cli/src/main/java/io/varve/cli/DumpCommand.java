@@ -4,6 +4,7 @@ import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.shard.ShardManifest;
 import io.varve.reader.ShardedStore;
 import io.varve.reader.Store;
+import io.varve.reader.StoreCursor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -94,7 +95,7 @@ final class DumpCommand implements Callable<Integer> {
    */
   private long print(Store store, long firstRank, long max) {
     boolean keys = store.meta().keyMode().keepsKeys();
-    Store.Cursor cursor = store.cursor();
+    StoreCursor cursor = store.cursor();
     long i = 0;
     for (; i < max && cursor.next(); i++) {
       varve.out.print(keys ? escapeTsv(cursor.key()) : Long.toString(firstRank + cursor.index()));

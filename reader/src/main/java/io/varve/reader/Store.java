@@ -14,7 +14,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
@@ -318,95 +317,9 @@ public final class Store implements Closeable {
   }
 
   /** A cursor over all records in hash order (each cursor belongs to one thread). */
-  public Cursor cursor() {
+  public StoreCursor cursor() {
     guard.checkOpen();
-    return new Cursor();
-  }
-
-  /**
-   * Iterates over the records in hash order: {@code while (cursor.next()) use(cursor.key(),
-   * cursor.value())}. Not thread-safe; each call to {@code key()} or {@code value()} returns a new
-   * array.
-   */
-  public final class Cursor {
-    private long next;
-    private long current = -1;
-    /** The rank whose file position is in {@code position} (-1: none), and where it ends. */
-    private long positionRank = -1;
-    private long position;
-    private long positionEnd;
-
-    private Cursor() {}
-
-    /**
-     * Moves to the next record; false after the last.
-     *
-     * @throws StoreClosedException once the store is closed, as every call of the cursor
-     */
-    public boolean next() {
-      guard.checkOpen();
-      if (next == size()) {
-        current = -1;
-        return false;
-      }
-      current = next++;
-      return true;
-    }
-
-    /** The current record's position in hash order. */
-    public long index() {
-      guard.checkOpen();
-      checkCurrent();
-      return current;
-    }
-
-    /** The current record's key (only in a store that keeps full keys). */
-    public byte[] key() {
-      checkCurrent();
-      checkKeysKept();
-      int slot = guard.slot();
-      try {
-        guard.enter(slot);
-        return records.keyBytes(locate());
-      } catch (InternalError fault) {
-        throw faults.fault(fault);
-      } finally {
-        guard.exit(slot);
-      }
-    }
-
-    /** The current record's value. */
-    public byte[] value() {
-      checkCurrent();
-      int slot = guard.slot();
-      try {
-        guard.enter(slot);
-        return records.valueBytes(locate());
-      } catch (InternalError fault) {
-        throw faults.fault(fault);
-      } finally {
-        guard.exit(slot);
-      }
-    }
-
-    /** The current record's file position: from the previous record's end when walking in order. */
-    private long locate() {
-      if (positionRank != current) {
-        long start = positionRank >= 0 && positionRank == current - 1 ? records.nextStart(current, positionEnd) : records.start(current);
-        long lengths = records.lengthsAt(start);
-        records.check(start, lengths);
-        positionEnd = records.end(start, lengths);
-        position = start;
-        positionRank = current;
-      }
-      return position;
-    }
-
-    private void checkCurrent() {
-      if (current < 0) {
-        throw new NoSuchElementException("no current record: call next() first and check that it returned true");
-      }
-    }
+    return new StoreCursor(this, records, guard, faults);
   }
 
   /**
@@ -519,7 +432,7 @@ public final class Store implements Closeable {
     return finder.readAhead();
   }
 
-  private void checkKeysKept() {
+  void checkKeysKept() {
     if (!meta.keyMode().keepsKeys()) {
       throw new UnsupportedOperationException(directory + " keeps no full keys (key mode " + meta.keyMode() + ")");
     }

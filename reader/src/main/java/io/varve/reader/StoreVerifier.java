@@ -74,7 +74,7 @@ final class StoreVerifier {
       verifyByKeptHashes();
       return;
     }
-    Store.Cursor cursor = store.cursor();
+    StoreCursor cursor = store.cursor();
     while (cursor.next()) {
       if (store.indexOf(cursor.key()) != cursor.index()) {
         throw new CorruptStoreException(directory + ": record " + cursor.index() + " is not found by its own key");

@@ -121,7 +121,7 @@ class BufferMemoryTest {
         for (int i = 0; i < all.length; i++) {
           assertArrayEquals(reference.get(ByteBuffer.wrap(all[i])), values[i]);
         }
-        Store.Cursor walk = buffers.cursor();
+        StoreCursor walk = buffers.cursor();
         int seen = 0;
         while (walk.next()) {
           assertArrayEquals(chronicle.valueAt(walk.index()), walk.value());

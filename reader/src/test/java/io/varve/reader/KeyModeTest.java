@@ -114,7 +114,7 @@ class KeyModeTest {
           io.varve.core.store.RecordFormat.fixedPayloadBytes(records.size(), 8 + RecordChecksum.BYTES, 4096),
           store.stats().dataBytes(),
           "8-byte values and their checksums, nothing else");
-      Store.Cursor cursor = store.cursor();
+      StoreCursor cursor = store.cursor();
       assertTrue(cursor.next());
       assertThrows(UnsupportedOperationException.class, cursor::key);
     }

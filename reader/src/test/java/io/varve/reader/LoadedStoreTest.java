@@ -113,7 +113,7 @@ class LoadedStoreTest {
     Path dir = build(records, temp.resolve("store"));
     Path data = dir.resolve(StoreFile.DATA.fileName()).toRealPath();
     Store store = Store.load(dir);
-    Store.Cursor cursor = store.cursor();
+    StoreCursor cursor = store.cursor();
     assertTrue(cursor.next());
     assertFalse(mapsOf(data), "a loaded store unmaps its data file");
     assertFalse(holdsOpen(data), "a loaded store closes its data file");

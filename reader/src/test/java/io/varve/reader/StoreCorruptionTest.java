@@ -633,7 +633,7 @@ class StoreCorruptionTest {
       }
     }
 
-    Store.Cursor cursor = store.cursor();
+    StoreCursor cursor = store.cursor();
     long seen = 0;
     while (cursor.next()) {
       Result<byte[]> key = attempt(label, "cursor.key() at " + seen, cursor::key);

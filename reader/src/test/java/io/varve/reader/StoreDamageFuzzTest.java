@@ -254,7 +254,7 @@ class StoreDamageFuzzTest {
           detected |= answers(label, "keyAt", () -> store.keyAt(r), key -> assertArrayEquals(kind.keyAt()[r], key));
         }
       }
-      Store.Cursor cursor = store.cursor();
+      StoreCursor cursor = store.cursor();
       for (int rank = 0; cursor.next(); rank++) {
         int r = rank;
         detected |= answers(label, "cursor.value", cursor::value, value -> assertArrayEquals(kind.valueAt()[r], value));

@@ -82,7 +82,7 @@ class StoreRoundTripTest {
         assertEquals(-1, store.get(key, 0, key.length, target, 0));
       }
     }
-    Store.Cursor cursor = store.cursor();
+    StoreCursor cursor = store.cursor();
     long seen = 0;
     while (cursor.next()) {
       assertEquals(seen, cursor.index());
