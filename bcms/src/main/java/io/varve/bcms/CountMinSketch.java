@@ -2,6 +2,7 @@ package io.varve.bcms;
 
 import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.HeapLimit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -93,12 +94,8 @@ public final class CountMinSketch extends HashedSketch {
     // that any other thread could meet first), or their count overflowed an int
     // (NegativeArraySizeException).
     long bytes = parameters.width() * parameters.depth() * parameters.counterBytes();
-    long heap = Runtime.getRuntime().maxMemory();
-    if (bytes > heap) {
-      throw new IllegalArgumentException("an in-memory sketch of " + parameters.width() + " x " + parameters.depth()
-          + " counters needs " + bytes + " bytes, more than the heap can hold (" + heap + " bytes at most):"
-          + " create it in a file");
-    }
+    HeapLimit.check(bytes, "an in-memory sketch of " + parameters.width() + " x " + parameters.depth() + " counters needs " + bytes
+        + " bytes,", ": create it in a file");
     return new CountMinSketch(parameters,
         Counters.onHeap(parameters.width() * parameters.depth(), parameters.counterBytes()), null, 0);
   }

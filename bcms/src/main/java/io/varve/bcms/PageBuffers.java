@@ -1,5 +1,7 @@
 package io.varve.bcms;
 
+import io.varve.core.format.HeapLimit;
+
 /**
  * The per-page update buffers of a buffered sketch (the paper's sub-buffers): for each page, room
  * for {@code capacity} pending updates, each one {@code long} holding the item's in-page hash (low
@@ -40,12 +42,7 @@ final class PageBuffers {
     long perPage = ramBudgetBytes / pageCount - BYTES_PER_PAGE;
     long capacity = Math.max(0, Math.min(perPage / BYTES_PER_ENTRY, (Integer.MAX_VALUE - 8) / pageCount));
     long bytes = pageCount * capacity * BYTES_PER_ENTRY;
-    long heap = Runtime.getRuntime().maxMemory();
-    if (bytes > heap) {
-      // Allocated at once: the heap would run out (an OutOfMemoryError any thread could meet).
-      throw new IllegalArgumentException("a RAM budget of " + ramBudgetBytes + " bytes gives " + bytes
-          + " bytes of update buffers, more than the heap can hold (" + heap + " bytes at most, -Xmx)");
-    }
+    HeapLimit.check(bytes, "a RAM budget of " + ramBudgetBytes + " bytes gives " + bytes + " bytes of update buffers,", "");
     return new PageBuffers((int) pageCount, (int) capacity);
   }
 

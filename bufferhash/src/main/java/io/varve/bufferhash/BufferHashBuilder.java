@@ -2,6 +2,7 @@ package io.varve.bufferhash;
 
 import io.varve.core.files.ExclusiveUse;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.HeapLimit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -160,12 +161,8 @@ public final class BufferHashBuilder {
     if (memoryBytes <= 0) {
       throw new IllegalArgumentException("memoryBytes must be set: the RAM budget of buffers and Bloom filters");
     }
-    long heap = Runtime.getRuntime().maxMemory();
-    if (memoryBytes > heap) {
-      // The Bloom filters are sized to the budget: they were allocated until the heap ran out.
-      throw new IllegalArgumentException("memoryBytes " + memoryBytes + " is more than the heap can hold (" + heap
-          + " bytes at most, -Xmx): the RAM budget of buffers and Bloom filters must fit in it");
-    }
+    // The Bloom filters are sized to the budget.
+    HeapLimit.check(memoryBytes, "memoryBytes " + memoryBytes + " is", ": the RAM budget of buffers and Bloom filters must fit in it");
     Channels.createDirectories(directory); // a new table's name survives a power loss
     if (!Files.exists(directory.resolve("state")) && !Files.exists(directory.resolve("log"))) {
       refuseOccupied(); // before the lock file goes into a directory that is not ours

@@ -5,6 +5,7 @@ import io.varve.core.files.DirectoryEntries;
 import io.varve.core.files.ExclusiveUse;
 import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
+import io.varve.core.format.HeapLimit;
 import io.varve.reader.Store;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -160,14 +161,11 @@ final class SiltDirectory {
    * thread of the process could meet instead.
    */
   private static void refuseTablesLargerThanTheHeap(SiltOptions options) {
-    long heap = Runtime.getRuntime().maxMemory();
     long peak = SiltTuning.peakLogTableBytes(options);
-    if (peak > heap) {
-      throw new IllegalArgumentException("logStoreEntries " + options.logStoreEntries() + " is more than the heap can hold: "
-          + SiltTuning.PEAK_LOG_STORES + " log stores' tables, " + peak + " bytes, are held at once at the peak (the one taking writes"
-          + " and the frozen ones awaiting conversion), and the heap holds " + heap + " bytes at most (-Xmx): give fewer log store"
-          + " entries (SiltTuning.optionsFor picks them for a memory budget), or a larger heap");
-    }
+    HeapLimit.check(peak, "logStoreEntries " + options.logStoreEntries() + " is",
+        ": " + SiltTuning.PEAK_LOG_STORES + " log stores' tables, " + peak + " bytes, are held at once at the peak (the one taking"
+            + " writes and the frozen ones awaiting conversion); give fewer log store entries (SiltTuning.optionsFor picks them for"
+            + " a memory budget), or a larger heap");
   }
 
   /** Throws if {@code dir}, which has no manifest, holds files that are not a SILT store's. */
