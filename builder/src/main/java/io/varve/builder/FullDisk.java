@@ -4,7 +4,9 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.ToLongFunction;
 
 /**
  * Names the directory a full disk refused a write in. The JVM reports ENOSPC (and EDQUOT) on a
@@ -13,7 +15,9 @@ import java.nio.file.Path;
  * spills name their files here where they write; the build, merge and re-index name their staging
  * directory for whatever reaches them unnamed. Which of the two a file is in shows in the names
  * {@link TemporaryDirectories} gives: spills in {@code .varve-build-*} or {@code .varve-merge-*},
- * the new store in {@code .NAME.staging-*}.
+ * the new store in {@code .NAME.staging-*}. A JVM that runs in another language gets the system's
+ * message translated; a plain write failure on a file system with almost no space left is then
+ * taken for a full disk. Thread-safe (stateless, but for the test seam {@link #usableSpace}).
  */
 final class FullDisk {
   private FullDisk() {}
@@ -32,8 +36,11 @@ final class FullDisk {
    * else {@code failure} itself.
    */
   static IOException named(IOException failure, Path file) {
-    String reason = reason(failure);
-    if (file == null || failure instanceof NamedException || reason == null) {
+    if (file == null || failure instanceof NamedException) {
+      return failure;
+    }
+    String reason = reason(failure, file);
+    if (reason == null) {
       return failure;
     }
     Path outermost = null;
@@ -104,17 +111,54 @@ final class FullDisk {
     };
   }
 
-  /** The operating system's words for a full disk or quota in {@code failure}, else null. */
-  private static String reason(IOException failure) {
+  /**
+   * Below this many usable bytes, a plain write failure on the file's file system is taken for a
+   * full disk whatever its words: the system's message is translated where the JVM runs in another
+   * language ("Auf dem Gerät ist kein Speicherplatz mehr verfügbar").
+   */
+  static final long NEARLY_FULL_BYTES = 1 << 20;
+
+  /** The bytes a write to {@code file}'s file system may still use, or -1 when unknown. A seam for tests. */
+  static ToLongFunction<Path> usableSpace = FullDisk::usableSpaceOf;
+
+  /**
+   * The words for a full disk or quota in {@code failure} met writing {@code file}, else null: the
+   * operating system's English ones, or "No space left on device" for a plain write failure
+   * ({@code IOException} or {@code FileSystemException} itself, not a subtype that names another
+   * cause) on a file system with less than {@link #NEARLY_FULL_BYTES} left.
+   */
+  private static String reason(IOException failure, Path file) {
     String reason = failure instanceof FileSystemException f ? f.getReason() : failure.getMessage();
-    if (reason == null) {
-      return null;
+    if (reason != null) {
+      for (String full : new String[] {FULL, "Disk quota exceeded"}) {
+        if (reason.contains(full)) {
+          return full;
+        }
+      }
     }
-    for (String full : new String[] {"No space left on device", "Disk quota exceeded"}) {
-      if (reason.contains(full)) {
-        return full;
+    boolean plain = failure.getClass() == IOException.class || failure.getClass() == FileSystemException.class;
+    if (plain && file != null) {
+      long usable = usableSpace.applyAsLong(file);
+      if (usable >= 0 && usable < NEARLY_FULL_BYTES) {
+        return FULL;
       }
     }
     return null;
+  }
+
+  private static final String FULL = "No space left on device";
+
+  /** {@code getUsableSpace} of the file store of {@code file}'s nearest existing ancestor, or -1. */
+  private static long usableSpaceOf(Path file) {
+    for (Path p = file.toAbsolutePath(); p != null; p = p.getParent()) {
+      if (Files.exists(p)) {
+        try {
+          return Files.getFileStore(p).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+          return -1;
+        }
+      }
+    }
+    return -1;
   }
 }

@@ -38,7 +38,10 @@ class FullDiskTest {
   @AfterEach
   void restoreOpener() {
     StoreDirectory.directoryOpener = FileChannel::open;
+    FullDisk.usableSpace = FULL_DISK_SEAM_DEFAULT;
   }
+
+  private static final java.util.function.ToLongFunction<Path> FULL_DISK_SEAM_DEFAULT = FullDisk.usableSpace;
 
   /** As in SpillFailureTest: hi's top byte is the key's first byte, the record's partition. */
   private static final RecordHasher BY_FIRST_BYTE = (key, offset, length, result) -> {
@@ -133,6 +136,57 @@ class FullDiskTest {
       assertTrue(e.getMessage().endsWith("free space there, or write the store to another disk"), e.getMessage());
     }
     StoreFiles.assertCleanFailure(target);
+  }
+
+  /**
+   * A JVM running in German gets the system's words for ENOSPC in German: before 2026-11-28 that
+   * failure reached the caller as it was, naming no directory. Now a plain write failure on a file
+   * system with (almost) no usable space is named as a full disk whatever its words.
+   */
+  @Test
+  void aTranslatedFullDiskMessageIsNamedWhenTheFileSystemIsFull() throws IOException {
+    String german = "Auf dem Gerät ist kein Speicherplatz mehr verfügbar";
+    Path stores = Files.createDirectory(parent.resolve("stores"));
+    Path temporary = Files.createDirectory(parent.resolve("tmp"));
+    StoreDirectory.directoryOpener = (path, options) -> new DelegatingChannel(FileChannel.open(path, options)) {
+      @Override
+      public void force(boolean metaData) throws IOException {
+        if (path.getFileName().toString().contains(".staging-")) {
+          throw new IOException(german);
+        }
+        real.force(metaData);
+      }
+    };
+    FullDisk.usableSpace = file -> file.startsWith(stores) ? 4096 : FULL_DISK_SEAM_DEFAULT.applyAsLong(file);
+    Path target = stores.resolve("store");
+    try (StoreBuilder builder = StoreBuilder.create(target).temporaryDirectory(temporary)) {
+      for (int i = 0; i < 1000; i++) {
+        builder.put(key(i), new byte[10]);
+      }
+      IOException e = assertThrows(IOException.class, builder::build);
+      assertTrue(e.getMessage().startsWith(FULL + " in the store's directory " + stores + " (writing " + stores + "/.store.staging-"),
+          e.getMessage());
+      assertEquals(german, e.getCause().getMessage(), "the system's own words stay as the cause");
+    }
+    StoreFiles.assertCleanFailure(target);
+  }
+
+  /** The same words on a file system with space left are another failure: passed on unnamed. */
+  @Test
+  void aPlainFailureWithSpaceLeftOrOfAnotherKindIsNotCalledAFullDisk() {
+    Path file = parent.resolve(".store.staging-1").resolve("data");
+    FullDisk.usableSpace = f -> 10L << 30;
+    IOException withSpace = new IOException("Eingabe-/Ausgabefehler");
+    assertEquals(withSpace, FullDisk.named(withSpace, file));
+    FullDisk.usableSpace = f -> 0;
+    IOException missing = new java.nio.file.NoSuchFileException(file.toString());
+    assertEquals(missing, FullDisk.named(missing, file), "a missing file is not a full disk, however full the disk");
+    IOException unknownSpace = new IOException("Eingabe-/Ausgabefehler");
+    FullDisk.usableSpace = f -> -1;
+    assertEquals(unknownSpace, FullDisk.named(unknownSpace, file));
+    FullDisk.usableSpace = f -> 0;
+    IOException full = new IOException("Eingabe-/Ausgabefehler");
+    assertTrue(FullDisk.named(full, file).getMessage().startsWith(FULL + " in the store's directory " + parent), FullDisk.named(full, file).getMessage());
   }
 
   /** As root: the store's disk, a small tmpfs, fills up while the data is written; the spills are elsewhere. */
