@@ -117,7 +117,18 @@ final class IncarnationLog implements AutoCloseable {
     Path logFile = directory.resolve("log");
     Path stateFile = directory.resolve("state");
     InterruptSafeFile log = Channels.openShared(logFile);
-    InterruptSafeFile state = Channels.openShared(stateFile);
+    InterruptSafeFile state;
+    try {
+      state = Channels.openShared(stateFile);
+    } catch (IOException | RuntimeException e) {
+      // Else each failed open (no file handles left, a permission) keeps one more open.
+      try {
+        log.close();
+      } catch (IOException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
     try {
       byte[] bytes = new byte[2 * StateSlot.BYTES];
       readFully(state, ByteBuffer.wrap(bytes), 0, stateFile);
