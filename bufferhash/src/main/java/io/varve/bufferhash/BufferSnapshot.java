@@ -27,7 +27,7 @@ final class BufferSnapshot {
    * file of the table of id {@code tableId} (its version and salted check).
    */
   static long generationOf(Path file, long tableId) throws IOException {
-    byte[] bytes = Files.readAllBytes(file);
+    byte[] bytes = WholeFile.read(file, "buffers file");
     int end = bytes.length - 4;
     if (end < HEADER_BYTES || !LogFormat.isSealed(tableId, bytes, 0, end) || !LogFormat.BUFFERS.isHeader(java.nio.ByteBuffer.wrap(bytes))
         || bytes[4] != LogFormat.structureVersion(tableId)) {
@@ -88,7 +88,7 @@ final class BufferSnapshot {
    * checksum {@code expectedChecksum} unless that is -1.
    */
   static void read(Path file, int superTables, long tableId, long expectedChecksum, EntrySink sink) throws IOException {
-    byte[] bytes = Files.readAllBytes(file);
+    byte[] bytes = WholeFile.read(file, "buffers file");
     CorruptStoreException.check(bytes.length >= HEADER_BYTES + 4, file + ": " + bytes.length + " bytes, too short for a buffers file");
     int end = bytes.length - 4;
     int version = LogFormat.BUFFERS.checkHeader(bytes, file.toString());

@@ -33,7 +33,7 @@ final class SegmentReplay {
       Path file, boolean newest, boolean dropDamaged, int superTables, long tableId, long expectedFirst, WriteAheadLog.Replayer replayer,
       boolean entries)
       throws IOException {
-    byte[] bytes = Files.readAllBytes(file);
+    byte[] bytes = WholeFile.read(file, "write-ahead segment");
     String where = file.toString();
     if (newest && !LogFormat.isSealed(tableId, bytes, 0, 24)
         && bytes.length <= SEGMENT_HEADER_BYTES) {
