@@ -59,7 +59,7 @@ final class SegmentReplay {
       whole = whole && length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length <= bytes.length;
       boolean valid = whole && LogFormat.getInt(bytes, at + 4) == LogFormat.check(tableId, bytes, at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + length);
       if (!valid) {
-        cutAtDamage(file, bytes, at, whole, length, newest, dropDamaged);
+        cutAtDamage(file, bytes, at, whole, length, newest, dropDamaged, tableId, sequence);
         break;
       }
       int body = at + RECORD_HEADER_BYTES;
@@ -103,13 +103,16 @@ final class SegmentReplay {
    * Cuts the file at the damaged record at {@code at}, or throws. A record cut short at the very
    * end of the newest segment is an append the process did not finish (a crash may leave zeros
    * after the part written, up to where the file's length reached; a length has no checksum of its
-   * own, so one that runs past the end is taken as cut short). Any other damage is refused, unless
-   * {@code dropDamaged}: then it goes with every record after it, logged.
+   * own, so one that runs past the end is taken as cut short, unless the record it heads is whole
+   * before the end, see {@link #wholeUnderItsLength}). Any other damage is refused, unless {@code
+   * dropDamaged}: then it goes with every record after it, logged.
    */
-  private static void cutAtDamage(Path file, byte[] bytes, int at, boolean whole, int length, boolean newest, boolean dropDamaged)
+  private static void cutAtDamage(
+      Path file, byte[] bytes, int at, boolean whole, int length, boolean newest, boolean dropDamaged, long tableId, long sequence)
       throws IOException {
     boolean cutShort = at + RECORD_HEADER_BYTES > bytes.length
-        || (length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length > bytes.length);
+        || (length >= BODY_HEADER_BYTES && at + RECORD_HEADER_BYTES + (long) length > bytes.length
+            && !wholeUnderItsLength(bytes, at, tableId, sequence));
     boolean torn = newest && (cutShort || zerosFrom(bytes, whole ? at + RECORD_HEADER_BYTES + length : at));
     if (!torn && !dropDamaged) {
       throw new CorruptStoreException(file + ": damaged record at offset " + at + (newest
@@ -122,6 +125,35 @@ final class SegmentReplay {
               file, at, bytes.length - at);
     }
     truncate(file, at);
+  }
+
+  /**
+   * Whether the record at {@code at}, whose length runs past the end, is whole all the same: its
+   * body, of the length its own entry (or kind) implies, carries the sequence expected and the
+   * header's checksum. Then its length was damaged, and the synced records after it are there:
+   * before, they were all dropped as a write the crash cut short, without a word.
+   */
+  private static boolean wholeUnderItsLength(byte[] bytes, int at, long tableId, long sequence) {
+    int body = at + RECORD_HEADER_BYTES;
+    if (bytes.length - body < BODY_HEADER_BYTES || LogFormat.getLong(bytes, body) != sequence) {
+      return false;
+    }
+    long bodyBytes;
+    if (bytes[body + 8] == KIND_FLUSHED) {
+      bodyBytes = BODY_HEADER_BYTES + 8;
+    } else if (bytes[body + 8] == KIND_ENTRY) {
+      int payload = body + BODY_HEADER_BYTES;
+      long keyLength = LogFormat.getVarint(bytes, payload, bytes.length);
+      long valueCode = keyLength < 0 ? -1 : LogFormat.getVarint(bytes, (int) (keyLength >>> 32), bytes.length);
+      if (valueCode < 0) {
+        return false;
+      }
+      int code = (int) valueCode;
+      bodyBytes = (valueCode >>> 32) - body + (keyLength & 0xFFFFFFFFL) + (code == 0 ? 0 : code - 1L);
+    } else {
+      return false;
+    }
+    return body + bodyBytes <= bytes.length && LogFormat.getInt(bytes, at + 4) == LogFormat.check(tableId, bytes, body, (int) (body + bodyBytes));
   }
 
   /** Whether {@code bytes} from {@code from} to the end are all zero (true for none). */

@@ -261,6 +261,12 @@ final class HostileBufferHashFiles {
     v.put(
         "wal-segment-renamed",
         variant("v1-crashed").with("wal-0000000000000001", null).with("wal-0000000000000002", golden("v1-crashed", "wal-0000000000000001")));
+    // A length grown past the end of the newest segment, the record whole after it: damage, where
+    // one cut short by a crash is dropped (before, it was taken as cut short, and the synced
+    // records from there on were dropped without a word).
+    java.util.function.ObjIntConsumer<byte[]> lengthPastTheEnd = (w, body) -> LogFormat.putInt(w, body - 8, LogFormat.getInt(w, body - 8) + (1 << 20));
+    v.put("wal-record-length-past-the-end", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(1, lengthPastTheEnd, false)));
+    v.put("wal-last-record-length-past-the-end", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(walRecords() - 1, lengthPastTheEnd, false)));
     tableIdVariants(v);
     if (walRecords() < 3 || last < 0) {
       throw new IllegalStateException("the golden write-ahead log is too short for the variants");
