@@ -45,8 +45,9 @@ import java.util.function.Supplier;
  * writes still buffered, never an incarnation or the log's consistency (the state file only ever
  * lists whole incarnations). Damage to any file surfaces as {@link CorruptStoreException} naming
  * the file, never as a wrong value. A write or {@code fsync} of the table's files that fails (a
- * full disk, a failing device) makes the table refuse writes and syncs from then on; reads go on,
- * and a reopen recovers what reached the device.
+ * full disk, a failing device), or a flush whose eviction meets a damaged incarnation it must read
+ * (for the listener or a partial discard), makes the table refuse writes and syncs from then on;
+ * reads go on, and a reopen recovers what reached the device.
  *
  * <p><b>Threads.</b> Thread-safe. Lookups run concurrently with each other and with writes to
  * other super tables; writes to one super table are serialized by its lock, and flushes to the
@@ -170,7 +171,7 @@ public final class BufferHash implements Closeable {
       if (wal != null && (durability == Durability.SYNC_EVERY_WRITE || wal.pendingBytes() > PENDING_WAL_BYTES)) {
         walSync.sync(wal, durability == Durability.SYNC_EVERY_WRITE ? sequence : Long.MAX_VALUE);
       }
-    } catch (UncheckedIOException e) {
+    } catch (UncheckedIOException | CorruptStoreException e) {
       throw writeFailure.record(e);
     }
   }
@@ -226,8 +227,8 @@ public final class BufferHash implements Closeable {
     boolean sealed = false;
     table.lock.writeLock().lock();
     try {
-      if (closed || table.version() != seenVersion) {
-        return;
+      if (closed || table.version() != seenVersion || writeFailure.failed()) {
+        return; // after a failure the copy would only pile up in sealed buffers that no flush takes
       }
       sealed = table.put(key, value, false, hi, lo, 0);
     } finally {
@@ -259,7 +260,7 @@ public final class BufferHash implements Closeable {
       writeFailure.checkUnchecked();
       try {
         walSync.sync(wal, Long.MAX_VALUE);
-      } catch (UncheckedIOException e) {
+      } catch (UncheckedIOException | CorruptStoreException e) {
         throw writeFailure.record(e);
       }
       return;
@@ -283,7 +284,7 @@ public final class BufferHash implements Closeable {
       log.sync();
     } catch (IOException e) {
       throw writeFailure.record(new UncheckedIOException("syncing " + log.file(), e));
-    } catch (UncheckedIOException e) {
+    } catch (UncheckedIOException | CorruptStoreException e) {
       throw writeFailure.record(e);
     } finally {
       logLock.unlock();
@@ -399,13 +400,15 @@ public final class BufferHash implements Closeable {
   private void flushSealed(SuperTable table) {
     logLock.lock();
     try {
-      if (closed) {
-        return; // close() writes sealed buffers to the buffers file
+      if (closed || writeFailure.failed()) {
+        return; // close() writes sealed buffers to the buffers file; after a failure, writes are refused
       }
       ArrayDeque<SuperTable> work = new ArrayDeque<>();
       work.add(table);
       writer.drainSealed(work, policy.partialDiscard());
-    } catch (UncheckedIOException e) {
+    } catch (UncheckedIOException | CorruptStoreException e) {
+      // A damaged incarnation that eviction must read (for the listener or a partial discard)
+      // fails every flush: each write that sealed a buffer then added one more to RAM, unbounded.
       throw writeFailure.record(e);
     } finally {
       logLock.unlock();
