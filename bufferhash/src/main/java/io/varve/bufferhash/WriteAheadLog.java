@@ -62,6 +62,8 @@ final class WriteAheadLog implements AutoCloseable {
   private final java.util.concurrent.locks.Condition synced = syncLock.newCondition();
   /** Whether a thread is writing and forcing records now (sync lock). */
   private boolean leading;
+  /** Whether the table's buffers file took over every record, on close (sync lock). */
+  private boolean handedOver;
   private byte[] pending = new byte[1 << 16];
   private int pendingBytes;
   private long nextSequence;
@@ -252,8 +254,12 @@ final class WriteAheadLog implements AutoCloseable {
       while (durableSequence < target) {
         failure.checkUnchecked();
         if (current == null) {
-          // The table closed: its buffers file, forced before the segments went, holds what they held.
-          return;
+          if (handedOver) {
+            return; // the table closed: its buffers file, forced before the segments went, holds what they held
+          }
+          // Closed without writing the buffers file: the records pending in memory went with the log.
+          throw new UncheckedIOException(new IOException("the write-ahead log in " + directory + " was closed before its records up to "
+              + target + " were written: the table's close failed to write its buffers out"));
         }
         if (leading) {
           synced.awaitUninterruptibly();
@@ -379,6 +385,7 @@ final class WriteAheadLog implements AutoCloseable {
     syncLock.lock();
     try {
       closeCurrent();
+      handedOver = true;
       for (long[] segment : segments) {
         Files.deleteIfExists(directory.resolve(segmentName(segment[0])));
       }

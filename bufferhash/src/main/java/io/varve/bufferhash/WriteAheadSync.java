@@ -48,12 +48,10 @@ final class WriteAheadSync {
   void sync(WriteAheadLog wal, long through) {
     logLock.lock();
     try {
-      if (closed.getAsBoolean()) {
-        // A write that returned from its table before close is in the buffers file close wrote;
-        // the incarnation log is closed, and forcing it would fail a write that was kept.
-        return;
-      }
-      List<long[]> flushed = writer.takePendingFlushed();
+      // Closed: a write that returned from its table before close is in the buffers file close
+      // wrote, unless that failed, which the write-ahead log's sync says; the incarnation log is
+      // closed, and forcing it would fail a write that was kept.
+      List<long[]> flushed = closed.getAsBoolean() ? List.of() : writer.takePendingFlushed();
       if (!flushed.isEmpty()) {
         log.sync();
         for (long[] table : flushed) {
