@@ -135,6 +135,7 @@ public final class BufferHash implements Closeable {
       seenVersion = table.version();
     } finally {
       table.lock.readLock().unlock();
+      context.release();
       lookups.increment();
       reads.add(context.reads);
       readsPerLookup[Math.min(context.reads, readsPerLookup.length - 1)].increment();

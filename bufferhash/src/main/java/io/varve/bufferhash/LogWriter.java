@@ -218,6 +218,7 @@ final class LogWriter {
             }
           }
         }
+        evictionContext.release();
         failures.log(where(victim));
       }
       owner.evictOldest(victim);
