@@ -2,6 +2,7 @@ package io.varve.bcms;
 
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.Envelope;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -12,35 +13,51 @@ import java.util.zip.CRC32C;
  * BufferedCountMinSketch} write and read it only through here.
  *
  * <pre>
- * SketchFile := Header Padding Body                 (all integers little-endian)
- * Header     :=  off  bytes  field
- *                  0      8  magic = "VARVECMS" (ASCII)      (magic and version: the {@link #ENVELOPE}'s header)
- *                  8      4  format version = 1
- *                 12      4  layout: 1 = ROWS (CountMinSketch), 2 = PAGES (BufferedCountMinSketch)
- *                 16      4  counter bytes: 4 or 8
- *                 20      4  depth (rows)
- *                 24      8  width (counters per row, as configured)
- *                 32      4  page size in bytes (PAGES; 0 for ROWS)
- *                 36      4  columns per page = floor(pageSize / (depth * counterBytes)) (PAGES; 0)
- *                 40      8  page count = ceil(width / columnsPerPage) (PAGES; 0)
- *                 48      8  hash seed
- *                 56      4  flags: bit 0 = conservative update; other bits zero
- *                 60      4  state: 0 = closed cleanly, 1 = open for writing (counts not final)
- *                 64      8  total weight of all updates (saturating)
- *                 72      8  body length in bytes
- *                 80      4  body checksum (meaningful in state 0): ROWS: CRC32C of the body;
- *                            PAGES: XOR over pages i of low32(mix64(i << 32 | CRC32C(page i)))
- *                 84      4  CRC32C of header bytes [0, 84)      (the envelope's footer, closing the header)
- * Padding    := zero bytes up to the header length: max(4096, page size), so that pages of the
- *               body start on page boundaries of the file
+ * SketchFile  := Fixed Padding Slot Slot Padding Body   (version 2; all integers little-endian)
+ * Fixed       :=  off  bytes  field                     (written once, when the file is created)
+ *                   0      8  magic = "VARVECMS" (ASCII)      (magic and version: the {@link #ENVELOPE}'s header)
+ *                   8      4  format version = 2
+ *                  12      4  layout: 1 = ROWS (CountMinSketch), 2 = PAGES (BufferedCountMinSketch)
+ *                  16      4  counter bytes: 4 or 8
+ *                  20      4  depth (rows)
+ *                  24      8  width (counters per row, as configured)
+ *                  32      4  page size in bytes (PAGES; 0 for ROWS)
+ *                  36      4  columns per page = floor(pageSize / (depth * counterBytes)) (PAGES; 0)
+ *                  40      8  page count = ceil(width / columnsPerPage) (PAGES; 0)
+ *                  48      8  hash seed
+ *                  56      4  flags: bit 0 = conservative update; other bits zero
+ *                  60      8  body length in bytes
+ *                  68      4  CRC32C of bytes [0, 68)        (the envelope's footer, closing the fixed fields)
+ * Padding     := zero bytes: up to 4096 after Fixed; after slot 1, up to the header length,
+ *                roundUp(12288, pageSize) (PAGES) or 12288 (ROWS), so that pages of the body start
+ *                on page boundaries of the file
+ * Slot        := a {@link SketchCommit} record and zeros to 4096 bytes: slot s at 4096 * (1 + s)
  * Body (ROWS)  := row[depth], row := counter[width]             counter i of row r at (r*width+i)*cb
  * Body (PAGES) := page[pageCount], page := column[columnsPerPage] zero-fill to the page size,
  *                 column := counter[depth]                      (column-first: one item's counters
  *                 of all rows lie in one page)
  * counter    := unsigned 32-bit or signed non-negative 64-bit integer, saturating at its maximum
+ *
+ * SketchFile  := Header Padding Body                    (version 1, read and kept as it is)
+ * Header      := the fields of Fixed up to the flags (version = 1), then
+ *                  60  4  state   64  8  total weight   72  8  body length   80  4  body checksum
+ *                  84  4  CRC32C of bytes [0, 84)
+ * Padding     := zero bytes up to max(4096, page size) (PAGES) or 4096 (ROWS)
  * </pre>
  *
- * Where a buffered sketch puts an item: page {@code h0 = floor(h * pageCount / 2^64)} for the
+ * <b>Commits.</b> What changes as a sketch is written (the state, the total weight, the body
+ * checksum) is rewritten in place when a sketch opens for writing and when it flushes. In version 1
+ * that rewrote the one header, and a power loss during the write could tear it (part old bytes,
+ * part new): its checksum failed and the whole sketch, its body intact, no longer opened. Version 2
+ * writes those fields as a record with a generation number into the slot that does not hold the
+ * newest valid record, so the write never touches the record it replaces nor the fixed fields; on
+ * open the valid record of the highest generation answers. The slots are a 4 KiB page apart (as
+ * SILT's sync mark): a page is what the kernel writes back and what 4Kn disks and most SSDs write
+ * at once, so a write that fails or is torn as a whole unit still damages one slot only; it costs 8
+ * KiB per file. A version-1 file is never converted (the body would have to move): it keeps its
+ * one header, rewritten in place as before, and stays readable by the builds that wrote it.
+ *
+ * <p>Where a buffered sketch puts an item: page {@code h0 = floor(h * pageCount / 2^64)} for the
  * item's 64-bit XXH3 hash {@code h}; in that page, row {@code r}'s column is derived from a 32-bit
  * remix of {@code h} (see {@link ItemHash}). The state word makes a sketch that was not closed
  * (a crash with updates only partly on disk, which could make estimates fall below the truth) fail
@@ -52,17 +69,27 @@ import java.util.zip.CRC32C;
  */
 final class SketchFile {
   static final long MAGIC = 0x534D_4345_5652_4156L; // "VARVECMS" read little-endian
-  static final int VERSION = 1;
+  /** The version new files get. */
+  static final int VERSION = 2;
+  /** One header rewritten in place: read, and written to files of this version, never created. */
+  static final int VERSION_1 = 1;
   /**
-   * Magic and version open the header, the header checksum closes its fields: the envelope every
-   * Varve file has, here little-endian with an 8-byte magic, and around the header only (the body
-   * has its own checksum, kept current page by page).
+   * Magic and version open the file, a checksum closes its fields: the envelope every Varve file
+   * has, here little-endian with an 8-byte magic, and around the fields only (the body has its own
+   * checksum, kept current page by page; each commit record its own envelope).
    */
   static final Envelope ENVELOPE =
-      Envelope.builder("Varve count-min sketch").longMagic(MAGIC).littleEndian().versions(VERSION, VERSION).build();
-  static final int MIN_HEADER_LENGTH = 4096;
-  static final int HEADER_CRC_OFFSET = 84;
+      Envelope.builder("Varve count-min sketch").longMagic(MAGIC).littleEndian().versions(VERSION_1, VERSION).build();
+  /** The bytes read first: version 1's header, longer than version 2's fixed fields. */
   static final int HEADER_FIELDS_LENGTH = 88;
+  static final int HEADER_CRC_OFFSET = 84;
+  static final int MIN_HEADER_LENGTH = 4096;
+  static final int FIXED_CRC_OFFSET = 68;
+  static final int FIXED_FIELDS_LENGTH = 72;
+  /** A commit slot's page: slot s at {@code SLOT_SPACING * (1 + s)}. */
+  static final int SLOT_SPACING = 4096;
+  /** The fixed fields' page and two slots: the least header of version 2. */
+  static final int SLOTS_END = 3 * SLOT_SPACING;
   static final int STATE_CLOSED = 0;
   static final int STATE_OPEN = 1;
   /** The most pages a buffered sketch may have: page numbers are {@code int}s in its buffers. */
@@ -81,32 +108,51 @@ final class SketchFile {
     }
   }
 
-  /** Everything the header says. */
-  record Header(
-      Layout layout,
-      SketchParameters parameters,
-      int columnsPerPage,
-      long pageCount,
-      int state,
-      long totalWeight,
-      int bodyCrc) {
+  /**
+   * Everything the header says: the fixed fields, the commit the file is read with, and in which slot
+   * that lies (version 2; -1 in version 1, which has none).
+   */
+  record Header(int version, Layout layout, SketchParameters parameters, int columnsPerPage, long pageCount,
+      SketchCommit commit, int slot) {
+
+    int state() {
+      return commit.state();
+    }
+
+    long totalWeight() {
+      return commit.totalWeight();
+    }
+
+    int bodyCrc() {
+      return commit.bodyCrc();
+    }
 
     long bodyLength() {
       return SketchFile.bodyLength(layout, parameters, columnsPerPage, pageCount);
     }
 
     int headerLength() {
-      return SketchFile.headerLength(layout, parameters);
+      return SketchFile.headerLength(version, layout, parameters);
     }
 
+    /**
+     * The header after the next commit: version 2 writes it into the other slot, one generation on;
+     * version 1 over the old one.
+     */
     Header withState(int newState, long newTotalWeight, int newBodyCrc) {
-      return new Header(layout, parameters, columnsPerPage, pageCount, newState, newTotalWeight, newBodyCrc);
+      return version == VERSION_1
+          ? withCommit(new SketchCommit(0, newState, newTotalWeight, newBodyCrc), -1)
+          : withCommit(commit.next(newState, newTotalWeight, newBodyCrc), 1 - slot);
+    }
+
+    Header withCommit(SketchCommit newCommit, int newSlot) {
+      return new Header(version, layout, parameters, columnsPerPage, pageCount, newCommit, newSlot);
     }
 
     /** A header for a new, empty file of {@code layout} (state open: it is about to be written). */
     static Header forNewSketch(Layout layout, SketchParameters parameters) {
       if (layout == Layout.ROWS) {
-        return new Header(layout, parameters, 0, 0, STATE_OPEN, 0, 0);
+        return new Header(VERSION, layout, parameters, 0, 0, SketchCommit.NEW_FILE, 0);
       }
       int columnsPerPage = SketchFile.columnsPerPage(parameters);
       long pageCount = (parameters.width() + columnsPerPage - 1) / columnsPerPage;
@@ -114,8 +160,19 @@ final class SketchFile {
         throw new IllegalArgumentException(parameters + " needs " + pageCount + " pages; a buffered sketch has at most "
             + MAX_PAGE_COUNT + " (use larger pages)");
       }
-      return new Header(layout, parameters, columnsPerPage, pageCount, STATE_OPEN, 0, 0);
+      return new Header(VERSION, layout, parameters, columnsPerPage, pageCount, SketchCommit.NEW_FILE, 0);
     }
+  }
+
+  /**
+   * A header as read, and whether the slot it was not read from holds a valid record too (always
+   * true in version 1): when it does not, a closed record may be older than the file's body.
+   */
+  record Read(Header header, boolean otherSlotValid) {}
+
+  /** Where the file's bytes are read from: {@link io.varve.core.files.InterruptSafeFile#read}. */
+  interface Source {
+    int read(ByteBuffer into, long position) throws IOException;
   }
 
   private SketchFile() {}
@@ -131,8 +188,13 @@ final class SketchFile {
     return parameters.pageSize() / columnBytes;
   }
 
-  static int headerLength(Layout layout, SketchParameters parameters) {
-    return layout == Layout.PAGES ? Math.max(MIN_HEADER_LENGTH, parameters.pageSize()) : MIN_HEADER_LENGTH;
+  /** Where the body starts in a file of {@code version}. */
+  static int headerLength(int version, Layout layout, SketchParameters parameters) {
+    if (version == VERSION_1) {
+      return layout == Layout.PAGES ? Math.max(MIN_HEADER_LENGTH, parameters.pageSize()) : MIN_HEADER_LENGTH;
+    }
+    int pageSize = parameters.pageSize(); // a power of two
+    return layout == Layout.PAGES ? (SLOTS_END + pageSize - 1) & -pageSize : SLOTS_END;
   }
 
   static long bodyLength(Layout layout, SketchParameters parameters, int columnsPerPage, long pageCount) {
@@ -141,11 +203,20 @@ final class SketchFile {
         : pageCount * parameters.pageSize();
   }
 
-  /** The header's fields, checksummed, in a buffer of {@link #HEADER_FIELDS_LENGTH} bytes. */
+  /** Offset of commit slot {@code slot} (0 or 1) in a file of version 2. */
+  static long slotOffset(int slot) {
+    return SLOT_SPACING * (1L + slot);
+  }
+
+  /**
+   * The header's fields, checksummed: version 1's {@link #HEADER_FIELDS_LENGTH} bytes with the
+   * commit, or version 2's {@link #FIXED_FIELDS_LENGTH} without.
+   */
   static ByteBuffer encode(Header header) {
     SketchParameters p = header.parameters();
-    ByteBuffer b = ByteBuffer.allocate(HEADER_FIELDS_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(ENVELOPE.header(VERSION))
+    boolean v1 = header.version() == VERSION_1;
+    ByteBuffer b = ByteBuffer.allocate(v1 ? HEADER_FIELDS_LENGTH : FIXED_FIELDS_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    b.put(ENVELOPE.header(header.version()))
         .putInt(header.layout().code)
         .putInt(p.counterBytes())
         .putInt(p.depth())
@@ -154,18 +225,85 @@ final class SketchFile {
         .putInt(header.columnsPerPage())
         .putLong(header.pageCount())
         .putLong(p.seed())
-        .putInt(p.conservativeUpdate() ? FLAG_CONSERVATIVE : 0)
-        .putInt(header.state())
-        .putLong(header.totalWeight())
-        .putLong(header.bodyLength())
-        .putInt(header.bodyCrc());
-    b.put(ENVELOPE.footer(Envelope.crc32c(b.array(), 0, HEADER_CRC_OFFSET)));
+        .putInt(p.conservativeUpdate() ? FLAG_CONSERVATIVE : 0);
+    if (v1) {
+      b.putInt(header.state()).putLong(header.totalWeight()).putLong(header.bodyLength()).putInt(header.bodyCrc());
+    } else {
+      b.putLong(header.bodyLength());
+    }
+    b.put(ENVELOPE.footer(Envelope.crc32c(b.array(), 0, b.position())));
     return b.flip();
   }
 
+  /** The whole header of a new file: fields, padding and, in version 2, the first commit in slot 0. */
+  static ByteBuffer encodeNew(Header header) {
+    ByteBuffer b = ByteBuffer.allocate(header.headerLength());
+    b.put(encode(header));
+    if (header.version() != VERSION_1) {
+      b.put((int) slotOffset(header.slot()), header.commit().encode(), 0, SketchCommit.BYTES);
+    }
+    return b.clear();
+  }
+
+  /** What a commit writes: version 1's whole header, or version 2's record for its slot. */
+  static ByteBuffer encodeCommit(Header header) {
+    return header.version() == VERSION_1 ? encode(header) : header.commit().encode();
+  }
+
+  /** Where {@link #encodeCommit} goes in the file. */
+  static long commitOffset(Header header) {
+    return header.version() == VERSION_1 ? 0 : slotOffset(header.slot());
+  }
+
   /**
-   * Decodes and validates a header against the file's size: every field in range, consistent with
-   * the others, and the file exactly as long as header and body.
+   * Reads and validates a file's header: the fields, checked against the file's size; the padding;
+   * and in version 2 both commit slots, of which the valid record of the highest generation answers.
+   *
+   * @throws CorruptStoreException naming the file and what is wrong, also when neither slot holds a
+   *     valid record
+   */
+  static Read read(Source in, long fileSize, Path file) throws IOException {
+    ByteBuffer first = ByteBuffer.allocate(HEADER_FIELDS_LENGTH);
+    while (first.hasRemaining() && in.read(first, first.position()) > 0) {
+      // read until full or end of file
+    }
+    Header header = decode(first.flip(), fileSize, file);
+    ByteBuffer region = ByteBuffer.allocate(header.headerLength());
+    while (region.hasRemaining()) {
+      check(in.read(region, region.position()) >= 0, "sketch file " + file + " ended inside its header");
+    }
+    if (header.version() == VERSION_1) {
+      checkZero(region, HEADER_FIELDS_LENGTH, region.capacity(), file);
+      return new Read(header, true);
+    }
+    checkZero(region, FIXED_FIELDS_LENGTH, SLOT_SPACING, file);
+    checkZero(region, SLOTS_END, region.capacity(), file);
+    String where = "sketch file " + file + ": ";
+    SketchCommit[] slots = new SketchCommit[2];
+    for (int s = 0; s < 2; s++) {
+      slots[s] = SketchCommit.decodeOrNull(region.slice((int) slotOffset(s), SLOT_SPACING));
+      if (slots[s] != null) {
+        slots[s].check(where, true); // a torn or damaged record fails its checksum; this one lies
+      }
+    }
+    check(slots[0] != null || slots[1] != null, where + "neither commit record is valid (both slots torn or damaged)");
+    int newest = slots[1] == null || (slots[0] != null && slots[0].generation() > slots[1].generation()) ? 0 : 1;
+    SketchCommit commit = slots[newest];
+    check(slots[1 - newest] == null || slots[1 - newest].generation() != commit.generation(),
+        where + "both commit records have generation " + commit.generation());
+    return new Read(header.withCommit(commit, newest), slots[1 - newest] != null);
+  }
+
+  private static void checkZero(ByteBuffer region, int from, int to, Path file) {
+    for (int i = from; i < to; i++) {
+      check(region.get(i) == 0, "sketch file " + file + ": non-zero byte in the header padding at offset " + i);
+    }
+  }
+
+  /**
+   * Decodes and validates the header fields at {@code bytes}' position against the file's size:
+   * every field in range, consistent with the others, and the file exactly as long as header and
+   * body. A version-2 header comes back with the new file's commit: its own are in the slots.
    *
    * @throws CorruptStoreException naming the file and what is wrong
    */
@@ -175,10 +313,8 @@ final class SketchFile {
         where + "only " + fileSize + " bytes, shorter than a sketch header");
     ByteBuffer b = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     int start = b.position();
-    ENVELOPE.checkHeader(b, "sketch file " + file);
+    int version = ENVELOPE.checkHeader(b, "sketch file " + file);
     b.position(start + ENVELOPE.headerLength());
-    byte[] fields = new byte[HEADER_CRC_OFFSET];
-    bytes.duplicate().position(start).get(fields);
     int layoutCode = b.getInt();
     int counterBytes = b.getInt();
     int depth = b.getInt();
@@ -188,16 +324,25 @@ final class SketchFile {
     long pageCount = b.getLong();
     long seed = b.getLong();
     int flags = b.getInt();
-    int state = b.getInt();
-    long totalWeight = b.getLong();
-    long bodyLength = b.getLong();
-    int bodyCrc = b.getInt();
+    SketchCommit commit = SketchCommit.NEW_FILE;
+    long bodyLength;
+    if (version == VERSION_1) {
+      int state = b.getInt();
+      long totalWeight = b.getLong();
+      bodyLength = b.getLong();
+      commit = new SketchCommit(0, state, totalWeight, b.getInt());
+    } else {
+      bodyLength = b.getLong();
+    }
+    byte[] fields = new byte[b.position() - start];
+    bytes.duplicate().position(start).get(fields);
     ENVELOPE.checkFooter(b, Envelope.crc32c(fields, 0, fields.length), "sketch file " + file + " (header)");
     check(layoutCode == Layout.ROWS.code || layoutCode == Layout.PAGES.code, where + "unknown layout " + layoutCode);
     Layout layout = layoutCode == Layout.ROWS.code ? Layout.ROWS : Layout.PAGES;
     check((flags & ~FLAG_CONSERVATIVE) == 0, where + "unknown flags 0x" + Integer.toHexString(flags));
-    check(state == STATE_CLOSED || state == STATE_OPEN, where + "unknown state " + state);
-    check(totalWeight >= 0, where + "negative total weight " + totalWeight);
+    if (version == VERSION_1) {
+      commit.check(where, false);
+    }
     SketchParameters parameters;
     try {
       parameters = SketchParameters.ofDimensions(width, depth)
@@ -220,7 +365,7 @@ final class SketchFile {
     check(columnsPerPage == expected.columnsPerPage() && pageCount == expected.pageCount(),
         where + "page layout " + columnsPerPage + " columns x " + pageCount + " pages does not follow from "
             + parameters);
-    Header header = new Header(layout, parameters, columnsPerPage, pageCount, state, totalWeight, bodyCrc);
+    Header header = new Header(version, layout, parameters, columnsPerPage, pageCount, commit, version == VERSION_1 ? -1 : 0);
     check(bodyLength == header.bodyLength(), where + "body length " + bodyLength + " does not follow from "
         + parameters + " (expected " + header.bodyLength() + ")");
     long expectedSize = header.headerLength() + bodyLength;

@@ -61,6 +61,12 @@ final class SketchFileHandle {
    * force of a file deleted (or replaced) under the open sketch succeeds and makes nothing durable.
    */
   private FileIdentity identity;
+  /**
+   * Whether the newest commit record is known to be durable. One read on open may be a write that a
+   * killed process left unforced; a commit into the other slot, forced before it, could then leave
+   * only an older record valid after a power loss.
+   */
+  private boolean newestDurable;
 
   private SketchFileHandle(Path path, InterruptSafeFile channel, ExclusiveUse use, SketchFile.Header header, boolean markedOpen) {
     this.path = path;
@@ -99,7 +105,8 @@ final class SketchFileHandle {
     SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, true);
     try {
       handle.identity = FileIdentity.of(path);
-      handle.writeHeader();
+      handle.newestDurable = true; // nothing older to lose: the file is forced below before any commit
+      channel.writeFully(SketchFile.encodeNew(header), 0);
       if (layout == SketchFile.Layout.ROWS) {
         handle.writeZeroBody();
       } else {
@@ -165,12 +172,8 @@ final class SketchFileHandle {
       throw new UncheckedIOException("cannot open sketch file " + path, e);
     }
     try {
-      ByteBuffer bytes = ByteBuffer.allocate(SketchFile.HEADER_FIELDS_LENGTH);
-      while (bytes.hasRemaining() && channel.read(bytes, bytes.position()) > 0) {
-        // read until full or end of file
-      }
-      SketchFile.Header header = SketchFile.decode(bytes.flip(), channel.size(), path);
-      checkPaddingIsZero(channel, header, path);
+      SketchFile.Read read = SketchFile.read(channel::read, channel.size(), path);
+      SketchFile.Header header = read.header();
       if (header.layout() != layout) {
         throw new CorruptStoreException("sketch file " + path + " holds a "
             + (header.layout() == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch")
@@ -183,13 +186,20 @@ final class SketchFileHandle {
       }
       SketchFileHandle handle = new SketchFileHandle(path, channel, use, header, false);
       handle.identity = FileIdentity.of(path);
+      // A closed record beside an invalid slot may be older than the body: the invalid one may have
+      // been a newer open record, damaged after the body changed. Trusted only once the body checks.
+      boolean suspect = !read.otherSlotValid();
       if (header.state() != SketchFile.STATE_CLOSED) {
-        handle.markRecovered();
-      } else if (verifyBody) {
+        handle.markRecovered(handle.bodyChecksum());
+      } else if (verifyBody || suspect) {
         int actual = handle.bodyChecksum();
-        if (actual != header.bodyCrc()) {
+        if (actual != header.bodyCrc() && suspect && unclean == Unclean.RECOVER) {
+          handle.markRecovered(actual);
+        } else if (actual != header.bodyCrc()) {
           throw new CorruptStoreException("sketch file " + path + ": body checksum mismatch (stored 0x"
-              + Integer.toHexString(header.bodyCrc()) + ", computed 0x" + Integer.toHexString(actual) + ")");
+              + Integer.toHexString(header.bodyCrc()) + ", computed 0x" + Integer.toHexString(actual) + ")"
+              + (suspect ? "; its other commit record is damaged, and may have been newer (openAfterCrash takes the"
+                  + " counters as they are)" : ""));
         }
       }
       return handle;
@@ -201,23 +211,6 @@ final class SketchFileHandle {
       closeQuietly(channel);
       use.close();
       throw e;
-    }
-  }
-
-  /** The bytes between the header's fields and the body carry nothing: anything else there is damage. */
-  private static void checkPaddingIsZero(InterruptSafeFile channel, SketchFile.Header header, Path path)
-      throws IOException {
-    ByteBuffer padding = ByteBuffer.allocate(header.headerLength() - SketchFile.HEADER_FIELDS_LENGTH);
-    while (padding.hasRemaining()) {
-      if (channel.read(padding, SketchFile.HEADER_FIELDS_LENGTH + padding.position()) < 0) {
-        throw new CorruptStoreException("sketch file " + path + " ended inside its header");
-      }
-    }
-    for (int i = 0; i < padding.capacity(); i++) {
-      if (padding.get(i) != 0) {
-        throw new CorruptStoreException("sketch file " + path + ": non-zero byte in the header padding at offset "
-            + (SketchFile.HEADER_FIELDS_LENGTH + i));
-      }
     }
   }
 
@@ -257,7 +250,7 @@ final class SketchFileHandle {
     if (!markedOpen) {
       header = header.withState(SketchFile.STATE_OPEN, header.totalWeight(), 0);
       try {
-        writeHeader();
+        writeCommit();
         channel.force(false);
       } catch (IOException e) {
         throw writeFailed("cannot write sketch file " + path, e);
@@ -299,9 +292,9 @@ final class SketchFileHandle {
   }
 
   /** Marks a file whose writer stopped before it finished as closed, with its body's checksum computed anew. */
-  private void markRecovered() throws IOException {
-    header = header.withState(SketchFile.STATE_CLOSED, header.totalWeight(), bodyChecksum());
-    writeHeader();
+  private void markRecovered(int bodyChecksum) throws IOException {
+    header = header.withState(SketchFile.STATE_CLOSED, header.totalWeight(), bodyChecksum);
+    writeCommit();
     channel.force(false);
     System.getLogger(SketchFileHandle.class.getName())
         .log(System.Logger.Level.WARNING, "sketch file {0} was not closed cleanly: opened as it is, with the total weight of its last flush ({1})",
@@ -340,7 +333,7 @@ final class SketchFileHandle {
         }
       }
       header = header.withState(SketchFile.STATE_CLOSED, totalWeight, checksum);
-      writeHeader();
+      writeCommit();
       channel.force(false);
       identity.check();
     } catch (IOException e) {
@@ -364,11 +357,16 @@ final class SketchFileHandle {
     use.close();
   }
 
-  private void writeHeader() throws IOException {
-    ByteBuffer bytes = SketchFile.encode(header);
-    while (bytes.hasRemaining()) {
-      channel.write(bytes, bytes.position());
+  /**
+   * Writes the header's commit: in version 2 into the slot that does not hold the newest valid
+   * record, so that however a power loss tears the write, that record stays (see {@link SketchFile}).
+   */
+  private void writeCommit() throws IOException {
+    if (!newestDurable) {
+      channel.force(false);
+      newestDurable = true;
     }
+    channel.writeFully(SketchFile.encodeCommit(header), SketchFile.commitOffset(header));
   }
 
   /** The body checksum the header should hold, computed from the body (see {@link SketchFile}). */

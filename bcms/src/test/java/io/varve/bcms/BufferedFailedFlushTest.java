@@ -45,7 +45,7 @@ class BufferedFailedFlushTest {
 
       sketch.update(neighbour, 1); // pending in the next page's buffer
       try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
-        channel.truncate(4096 + 4096L * page); // cuts the page and the ones after it
+        channel.truncate(SketchFile.headerLength(SketchFile.VERSION, SketchFile.Layout.PAGES, parameters) + 4096L * page); // cuts the page and the ones after it
       }
       for (int i = 0; i < capacity - 1; i++) {
         sketch.update(onPage.get(i), 1);

@@ -6,8 +6,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Writes the golden sample sketch files of each released format version (run by hand when a
- * version is released; {@link GoldenSketchTest} reads the committed copies):
+ * Writes the golden sample sketch files of the newest format version (run by hand when a version
+ * is released; {@link GoldenSketchTest} reads the committed copies of every version):
  *
  * <pre>
  * java -cp ... io.varve.bcms.GoldenSketchFiles bcms/src/test/resources/golden
@@ -20,6 +20,10 @@ final class GoldenSketchFiles {
   static final String ROWS_V1 = "cms-v1-rows.sketch";
   /** Format version 1, page layout: 512-byte pages, 64-bit counters, conservative update. */
   static final String PAGES_V1 = "bcms-v1-pages.sketch";
+  /** Format version 2 (commit records in two slots), row layout: the sketch of {@link #ROWS_V1}. */
+  static final String ROWS_V2 = "cms-v2-rows.sketch";
+  /** Format version 2, page layout: the sketch of {@link #PAGES_V1}. */
+  static final String PAGES_V2 = "bcms-v2-pages.sketch";
   static final int ITEMS = 600;
 
   static final SketchParameters ROWS_PARAMETERS =
@@ -69,9 +73,10 @@ final class GoldenSketchFiles {
     }
   }
 
+  /** Writes the samples of the newest version (those of older versions were written by the builds of their time). */
   public static void main(String[] args) {
     Path dir = Path.of(args[0]);
-    writeRows(dir.resolve(ROWS_V1));
-    writePages(dir.resolve(PAGES_V1));
+    writeRows(dir.resolve(ROWS_V2));
+    writePages(dir.resolve(PAGES_V2));
   }
 }

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LargeSketchTest {
   private static final long TWO_GIB = 1L << 31;
   private static final SketchParameters PARAMETERS = SketchParameters.ofDimensions(70_000_000, 5).withSeed(31);
+  /** Where the body starts: the same for both layouts with 4 KiB pages. */
+  private static final long HEADER = SketchFile.headerLength(SketchFile.VERSION, SketchFile.Layout.ROWS, PARAMETERS);
 
   @TempDir Path dir;
 
@@ -78,7 +80,7 @@ class LargeSketchTest {
       SketchChecks.assertNoUnderestimate(AnySketch.of(s), model);
       SketchChecks.assertMostlyExact(AnySketch.of(s), model, 0.99);
     }
-    assertEquals(4096 + 2_800_000_000L, Files.size(path));
+    assertEquals(HEADER + 2_800_000_000L, Files.size(path));
 
     // rows 3 (from column 58.4M) and 4 lie past 2 GiB: their counters are where the format puts them
     ItemHash hash = new ItemHash(PARAMETERS.seed());
@@ -87,8 +89,8 @@ class LargeSketchTest {
       for (Map.Entry<Long, Long> e : model.exact.entrySet()) {
         long h = hash.ofLong(e.getKey());
         for (int row = 3; row < 5; row++) {
-          long offset = 4096 + (row * width + ItemHash.rowColumn(h, row, width)) * 8;
-          if (offset - 4096 >= TWO_GIB) {
+          long offset = HEADER + (row * width + ItemHash.rowColumn(h, row, width)) * 8;
+          if (offset - HEADER >= TWO_GIB) {
             pastTwoGib++;
             long counter = counterAt(channel, offset);
             assertTrue(counter >= e.getValue(), "row " + row + " counter " + counter + " of item " + e.getKey()
@@ -163,7 +165,7 @@ class LargeSketchTest {
         estimates[i] = s.estimate(items[i]);
       }
     }
-    assertEquals(4096 + pageCount * 4096, Files.size(path));
+    assertEquals(HEADER + pageCount * 4096, Files.size(path));
 
     // the counters of items in pages past 2 GiB are where the format puts them
     int checked = 0;
@@ -177,7 +179,7 @@ class LargeSketchTest {
         int inPage = ItemHash.inPageHash(h);
         for (int row = 0; row < 5; row++) {
           int column = ItemHash.pageColumn(inPage, row, columnsPerPage);
-          long offset = 4096 + page * 4096 + (column * 5L + row) * 8;
+          long offset = HEADER + page * 4096 + (column * 5L + row) * 8;
           assertTrue(offset > TWO_GIB);
           long counter = counterAt(channel, offset);
           assertTrue(counter >= e.getValue(), "row " + row + " counter " + counter + " of item " + e.getKey()

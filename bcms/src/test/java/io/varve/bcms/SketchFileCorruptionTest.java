@@ -56,8 +56,12 @@ class SketchFileCorruptionTest {
       return this != PLAIN;
     }
 
+    SketchFile.Layout layout() {
+      return buffered() ? SketchFile.Layout.PAGES : SketchFile.Layout.ROWS;
+    }
+
     int headerLength() {
-      return buffered() ? Math.max(4096, parameters.pageSize()) : 4096;
+      return SketchFile.headerLength(SketchFile.VERSION, layout(), parameters);
     }
 
     /** Creates a sketch in {@code path}, applies {@code work}, and closes it. */
@@ -224,28 +228,42 @@ class SketchFileCorruptionTest {
 
   /** The header's fields as a little-endian buffer over a copy of {@code bytes}. */
   private static ByteBuffer fields(byte[] bytes) {
-    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-  }
-
-  /** Recomputes the header checksum after a deliberate change, so that field validation is reached. */
-  private static void resealHeader(byte[] bytes) {
-    CRC32C crc = new CRC32C();
-    crc.update(bytes, 0, 84);
-    fields(bytes).putInt(84, (int) crc.getValue());
+    return SketchFiles.fields(bytes);
   }
 
   @ParameterizedTest
   @EnumSource(Format.class)
   void headersWithAValidChecksumButInvalidFieldsAreCorrupt(Format format) throws IOException {
-    byte[] bytes = Files.readAllBytes(validFile(format));
+    assertLyingFieldsAreCorrupt(format, Files.readAllBytes(validFile(format)), SketchFile.VERSION);
+  }
+
+  /** The same lies in the one header of a version-1 file, which this code still reads. */
+  @ParameterizedTest
+  @EnumSource(Format.class)
+  void version1HeadersWithAValidChecksumButInvalidFieldsAreCorrupt(Format format) throws IOException {
+    assertLyingFieldsAreCorrupt(format, SketchFiles.version1Of(Files.readAllBytes(validFile(format))), SketchFile.VERSION_1);
+  }
+
+  /**
+   * Each case changes one field and reseals what it changed (the fields, or in version 2 the newest
+   * commit record, in slot 1 of a file created and closed once): opening fails on that field.
+   */
+  private void assertLyingFieldsAreCorrupt(Format format, byte[] bytes, int version) throws IOException {
+    boolean v1 = version == SketchFile.VERSION_1;
     ByteBuffer original = fields(bytes);
     long width = original.getLong(24);
     int columnsPerPage = original.getInt(36);
     long pageCount = original.getLong(40);
+    int bodyLengthAt = v1 ? 72 : 60;
+    int record = (int) SketchFile.slotOffset(1); // the newest record: state at +24, weight at +16, checksum at +28
+    int stateAt = v1 ? 60 : record + 24;
+    int weightAt = v1 ? 64 : record + 16;
+    int bodyCrcAt = v1 ? 80 : record + 28;
     List<Object[]> cases = new ArrayList<>();
     // {description, mutation, expected message part}
-    cases.add(new Object[] {"version 2", (Consumer<ByteBuffer>) b -> b.putInt(8, 2), "format version 2"});
+    cases.add(new Object[] {"version 3", (Consumer<ByteBuffer>) b -> b.putInt(8, 3), "format version 3"});
     cases.add(new Object[] {"version 0", (Consumer<ByteBuffer>) b -> b.putInt(8, 0), "format version 0"});
+    cases.add(new Object[] {"the other version", (Consumer<ByteBuffer>) b -> b.putInt(8, v1 ? 2 : 1), ""});
     cases.add(new Object[] {"layout 3", (Consumer<ByteBuffer>) b -> b.putInt(12, 3), "unknown layout"});
     cases.add(new Object[] {"layout 0", (Consumer<ByteBuffer>) b -> b.putInt(12, 0), "unknown layout"});
     cases.add(new Object[] {"counter bytes 2", (Consumer<ByteBuffer>) b -> b.putInt(16, 2), "invalid parameters"});
@@ -259,14 +277,20 @@ class SketchFileCorruptionTest {
     cases.add(new Object[] {"width doubled", (Consumer<ByteBuffer>) b -> b.putLong(24, 2 * width), ""});
     cases.add(new Object[] {"flags 2", (Consumer<ByteBuffer>) b -> b.putInt(56, 2), "unknown flags"});
     cases.add(new Object[] {"flags -1", (Consumer<ByteBuffer>) b -> b.putInt(56, -1), "unknown flags"});
-    cases.add(new Object[] {"state 2", (Consumer<ByteBuffer>) b -> b.putInt(60, 2), "unknown state"});
-    cases.add(new Object[] {"state 1", (Consumer<ByteBuffer>) b -> b.putInt(60, 1), "not closed cleanly"});
-    cases.add(new Object[] {"total weight -1", (Consumer<ByteBuffer>) b -> b.putLong(64, -1), "negative total weight"});
-    cases.add(new Object[] {"body length + 1", (Consumer<ByteBuffer>) b -> b.putLong(72, b.getLong(72) + 1),
+    cases.add(new Object[] {"state 2", (Consumer<ByteBuffer>) b -> b.putInt(stateAt, 2), "unknown state"});
+    cases.add(new Object[] {"state 1", (Consumer<ByteBuffer>) b -> b.putInt(stateAt, 1), "not closed cleanly"});
+    cases.add(new Object[] {"total weight -1", (Consumer<ByteBuffer>) b -> b.putLong(weightAt, -1), "negative total weight"});
+    cases.add(new Object[] {"body length + 1", (Consumer<ByteBuffer>) b -> b.putLong(bodyLengthAt, b.getLong(bodyLengthAt) + 1),
         "body length"});
-    cases.add(new Object[] {"body length 0", (Consumer<ByteBuffer>) b -> b.putLong(72, 0), "body length"});
-    cases.add(new Object[] {"body crc + 1", (Consumer<ByteBuffer>) b -> b.putInt(80, b.getInt(80) + 1),
+    cases.add(new Object[] {"body length 0", (Consumer<ByteBuffer>) b -> b.putLong(bodyLengthAt, 0), "body length"});
+    cases.add(new Object[] {"body crc + 1", (Consumer<ByteBuffer>) b -> b.putInt(bodyCrcAt, b.getInt(bodyCrcAt) + 1),
         "body checksum mismatch"});
+    if (!v1) {
+      cases.add(new Object[] {"generation 0", (Consumer<ByteBuffer>) b -> b.putLong(record + 8, 0), "generation 0"});
+      cases.add(new Object[] {"generation -1", (Consumer<ByteBuffer>) b -> b.putLong(record + 8, -1), "generation -1"});
+      cases.add(new Object[] {"the older record's generation", (Consumer<ByteBuffer>) b -> b.putLong(record + 8, 1),
+          "both commit records have generation 1"});
+    }
     if (format.buffered()) {
       cases.add(new Object[] {"page size 256", (Consumer<ByteBuffer>) b -> b.putInt(32, 256), "invalid parameters"});
       cases.add(new Object[] {"page size 1000", (Consumer<ByteBuffer>) b -> b.putInt(32, 1000), "invalid parameters"});
@@ -296,7 +320,10 @@ class SketchFileCorruptionTest {
       @SuppressWarnings("unchecked")
       Consumer<ByteBuffer> mutation = (Consumer<ByteBuffer>) c[1];
       mutation.accept(fields(copy));
-      resealHeader(copy);
+      SketchFiles.resealFields(copy, version);
+      if (!v1) {
+        SketchFiles.resealRecord(copy, 1);
+      }
       Files.write(damaged, copy);
       String expected = (String) c[2];
       if (expected.equals("body checksum mismatch")) {

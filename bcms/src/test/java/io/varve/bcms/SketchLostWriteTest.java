@@ -57,7 +57,7 @@ class SketchLostWriteTest {
   /** Zeroes {@code bytes} bytes of the body from {@code offset}, as lost writes leave them. */
   private static void loseWrites(Path file, long offset, int bytes) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      channel.write(ByteBuffer.allocate(bytes), 4096 + offset);
+      channel.write(ByteBuffer.allocate(bytes), SketchFile.SLOTS_END + offset);
     }
   }
 
@@ -119,7 +119,7 @@ class SketchLostWriteTest {
     Path file = dir.resolve("dense.cms");
     long size;
     try (CountMinSketch sketch = CountMinSketch.create(file, SketchParameters.ofDimensions(1 << 20, 4))) {
-      size = 4096 + sketch.sizeBytes();
+      size = SketchFile.SLOTS_END + sketch.sizeBytes();
     }
     Process stat;
     try {

@@ -56,7 +56,7 @@ class SketchParametersTest {
       s.update(7L);
       assertEquals(1, s.estimate(7L));
     }
-    assertEquals(4096 + 134_217_760L, Files.size(path));
+    assertEquals(SketchFile.SLOTS_END + 134_217_760L, Files.size(path));
     Files.delete(path);
     try (CountMinSketch s = CountMinSketch.inMemory(p.withCounterBits(32))) {
       assertEquals(67_108_880L, s.sizeBytes());
@@ -69,7 +69,7 @@ class SketchParametersTest {
       assertEquals(32_897, s.pageCount());
       assertEquals(32_897L * 4096, s.sizeBytes());
     }
-    assertEquals(4096 + 32_897L * 4096, Files.size(buffered));
+    assertEquals(SketchFile.SLOTS_END + 32_897L * 4096, Files.size(buffered));
   }
 
   @Test
