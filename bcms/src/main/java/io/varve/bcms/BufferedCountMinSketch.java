@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.zip.CRC32C;
 
 /**
  * The Buffered Count-Min Sketch (Eydi et al., ESA 2018): a count-min sketch on a file larger than
@@ -65,10 +64,8 @@ public final class BufferedCountMinSketch extends HashedSketch {
   private final PageBuffers buffers;
   private final CounterPage page;
   private final CounterPage otherPage;
-  private final CRC32C pageCrc = new CRC32C();
+  private final PagesChecksum bodyChecksum;
   private long totalWeight;
-  private int bodyChecksum;
-  private int loadedPageChecksum;
   /** Estimates of pages without pending updates share the read lock; everything else takes the write lock. */
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final ThreadLocal<CounterPage> readerPages;
@@ -91,9 +88,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
     this.otherPage = new CounterPage(parameters, columnsPerPage);
     this.readerPages = ThreadLocal.withInitial(() -> new CounterPage(parameters, columnsPerPage));
     this.totalWeight = header.totalWeight();
-    this.bodyChecksum = header.state() == SketchFile.STATE_OPEN
-        ? SketchFile.zeroPagesChecksum(pageCount, pageSize) // a new file: all pages zero
-        : header.bodyCrc();
+    this.bodyChecksum = new PagesChecksum(header);
   }
 
   /**
@@ -325,7 +320,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
       ensureOpen();
       file.checkWritable();
       applyAllPendingLocked();
-      file.finish(totalWeight, bodyChecksum);
+      file.finish(totalWeight, bodyChecksum.value());
     } finally {
       lock.writeLock().unlock();
     }
@@ -466,14 +461,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
   /** Reads the page about to be changed and remembers its share of the body checksum. */
   private void readPageForChange(int pageIndex) {
     readPage(pageIndex, page);
-    loadedPageChecksum = SketchFile.pageChecksum(pageIndex, crcOf(page.bytes()));
-  }
-
-  private int crcOf(ByteBuffer bytes) {
-    pageCrc.reset();
-    pageCrc.update(bytes.clear());
-    bytes.clear();
-    return (int) pageCrc.getValue();
+    bodyChecksum.loaded(pageIndex, page.bytes());
   }
 
   /**
@@ -483,7 +471,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
    */
   private void writePage(int pageIndex) {
     ByteBuffer bytes = page.bytes();
-    int written = SketchFile.pageChecksum(pageIndex, crcOf(bytes));
+    int written = bodyChecksum.share(pageIndex, bytes);
     long position = bodyOffset + (long) pageIndex * pageSize;
     try {
       while (bytes.hasRemaining()) {
@@ -492,7 +480,7 @@ public final class BufferedCountMinSketch extends HashedSketch {
     } catch (IOException e) {
       throw file.writeFailed("cannot write page " + pageIndex + " of sketch file " + file.path(), e);
     }
-    bodyChecksum ^= loadedPageChecksum ^ written;
+    bodyChecksum.written(written);
     pageWrites++;
   }
 
