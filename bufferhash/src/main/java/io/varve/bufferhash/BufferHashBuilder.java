@@ -22,7 +22,8 @@ public final class BufferHashBuilder {
   int entryBytes = 32;
   int bufferBytes;
   int superTables;
-  long seed = 0x5EEDB0FFL;
+  /** The hash seed of a new table: null draws one at random ({@link #newSeed}). */
+  Long seed;
   /** The id of a new table: null draws one at random ({@link #newTableId}). */
   Long tableId;
   EvictionPolicy policy = EvictionPolicy.fifo();
@@ -69,7 +70,12 @@ public final class BufferHashBuilder {
     return this;
   }
 
-  /** The hash seed of a new table. */
+  /**
+   * The hash seed of a new table (default: random, drawn by {@link java.security.SecureRandom}).
+   * The seed places keys in super tables; a fixed, known one lets a client craft keys that all
+   * land in one super table and force early evictions. An existing table keeps the seed its state
+   * records, whatever is given here.
+   */
   public BufferHashBuilder seed(long seed) {
     this.seed = seed;
     return this;
@@ -97,6 +103,14 @@ public final class BufferHashBuilder {
       id = random.nextLong();
     } while (id == 0);
     return id;
+  }
+
+  /**
+   * A random seed for a new table. Before, every table's default was the public constant
+   * 0x5EEDB0FF, so keys could be crafted offline to pile into one super table.
+   */
+  static long newSeed() {
+    return new java.security.SecureRandom().nextLong();
   }
 
   /** What eviction keeps (default {@link EvictionPolicy#fifo()}). */
@@ -182,8 +196,8 @@ public final class BufferHashBuilder {
           throw new IllegalArgumentException("logBytes must be set for a new BufferHash: the SSD budget of its log");
         }
         BufferHashTuning tuning = BufferHashTuning.forBudgets(logBytes, memoryBytes, entryBytes, bufferBytes, superTables);
-        log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(), seed,
-            tableId != null ? tableId : newTableId());
+        log = IncarnationLog.create(directory, (int) Math.min(Integer.MAX_VALUE, logBytes / LogFormat.PAGE_BYTES), tuning.superTables(),
+            seed != null ? seed : newSeed(), tableId != null ? tableId : newTableId());
       }
       long pagesBytes = (long) log.totalPages() * LogFormat.PAGE_BYTES;
       BufferHashTuning tuning = BufferHashTuning.forBudgets(pagesBytes, memoryBytes, entryBytes, bufferBytes, log.superTables());
