@@ -253,7 +253,7 @@ public final class BufferHashBuilder {
       names = files.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".") && !n.equals(LOCK_FILE)).sorted().toList();
     }
     for (String name : names) {
-      CorruptStoreException.check(!(name.startsWith("buffers") || name.startsWith("wal-")),
+      CorruptStoreException.check(!(name.startsWith("buffers") || name.startsWith("wal-") || name.equals(WalSyncMark.FILE)),
           directory.resolve(name) + " is a BufferHash file, but the table's state and log are missing");
     }
     if (!names.isEmpty()) {

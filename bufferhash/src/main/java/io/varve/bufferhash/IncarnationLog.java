@@ -52,6 +52,8 @@ final class IncarnationLog implements AutoCloseable {
   private long generationAtOpen;
   /** The version of the state read on open: before 2, sequence numbers never skip. */
   private int stateVersionAtOpen = LogFormat.STATE_VERSION;
+  /** The state version this table writes: a new table's, or the one read, kept ({@link LogFormat#stateVersionKept}). */
+  private int stateVersion;
   /** Whether the sequence numbers skipped on open ({@link #skipSequences}) are not yet in a state on the device. */
   private boolean skipUnrecorded;
   private final int superTables;
@@ -71,6 +73,7 @@ final class IncarnationLog implements AutoCloseable {
     this.superTables = superTables;
     this.seed = seed;
     this.tableId = tableId;
+    this.stateVersion = LogFormat.stateVersion(tableId);
     this.logIdentity = FileIdentity.of(logFile);
   }
 
@@ -88,6 +91,9 @@ final class IncarnationLog implements AutoCloseable {
       log.force(true);
       IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, totalPages, superTables, seed, tableId);
       result.scanTailSequence = 1;
+      if (result.keepsSyncMark()) {
+        WalSyncMark.create(directory, tableId); // before the state that says it exists; its name is forced below
+      }
       result.writeState();
       result.writeState();
       Channels.forceDirectory(directory); // the files' names, before anything is written that a sync vouches for
@@ -98,6 +104,11 @@ final class IncarnationLog implements AutoCloseable {
       discardNew(log, logFile, e);
       if (state != null) {
         discardNew(state, stateFile, e);
+      }
+      try {
+        Files.deleteIfExists(directory.resolve(WalSyncMark.FILE));
+      } catch (IOException deleting) {
+        e.addSuppressed(deleting);
       }
       throw e;
     }
@@ -149,6 +160,7 @@ final class IncarnationLog implements AutoCloseable {
       result.generation = best.generation();
       result.generationAtOpen = best.generation();
       result.stateVersionAtOpen = best.version();
+      result.stateVersion = LogFormat.stateVersionKept(best.tableId(), best.version());
       result.head = (int) best.headPage();
       result.nextSequence = best.nextSequence();
       result.recordHead();
@@ -254,6 +266,11 @@ final class IncarnationLog implements AutoCloseable {
 
   int superTables() {
     return superTables;
+  }
+
+  /** Whether the table keeps a write-ahead sync mark (state version 4). */
+  boolean keepsSyncMark() {
+    return stateVersion >= LogFormat.STATE_VERSION;
   }
 
   long seed() {
@@ -423,7 +440,7 @@ final class IncarnationLog implements AutoCloseable {
       forceLog(); // the tail has passed the recorded head: the state must name the incarnations between
     }
     generation++;
-    byte[] slot = new StateSlot(LogFormat.stateVersion(tableId), generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence,
+    byte[] slot = new StateSlot(stateVersion, generation, totalPages, tail(), recordedHead, tailSequence, recordedNextSequence,
             buffersCheck, superTables, seed, tableId)
         .encode();
     ByteBuffer buffer = ByteBuffer.wrap(slot);

@@ -86,10 +86,13 @@ final class LogFormat {
   /**
    * The state's version: 2 since sequence numbers skip ahead at each open (incarnations written
    * since may follow the one before by a multiple of {@code logPages + 1}); a version-1 state's
-   * incarnations run consecutively. 3 adds the table id (and sequence numbers skip as in 2). All
-   * are read; 3 is written, or 2 by a table of id 0 (created before version 3).
+   * incarnations run consecutively. 3 adds the table id (and sequence numbers skip as in 2). 4
+   * has the layout of 3 and says the table keeps a write-ahead sync mark ({@link WalSyncMark}). All
+   * are read; a new table writes 4 (2 with id 0); an existing one keeps its version (1 becomes 2).
    */
-  static final int STATE_VERSION = 3;
+  static final int STATE_VERSION = 4;
+  /** The state version of a table with an id but no write-ahead sync mark (created before version 4). */
+  static final int UNMARKED_STATE_VERSION = 3;
   /** The state version an unsalted table (id 0) writes. */
   static final int UNSALTED_STATE_VERSION = 2;
   /** A state slot's magic, version and checksum. */
@@ -109,9 +112,14 @@ final class LogFormat {
     return tableId == 0 ? VERSION : SALTED_VERSION;
   }
 
-  /** The state version a table of id {@code tableId} writes. */
+  /** The state version a new table of id {@code tableId} writes. */
   static int stateVersion(long tableId) {
     return tableId == 0 ? UNSALTED_STATE_VERSION : STATE_VERSION;
+  }
+
+  /** The state version an existing table writes, given the version read: never converted (a version-1 state becomes 2). */
+  static int stateVersionKept(long tableId, int versionRead) {
+    return tableId == 0 ? UNSALTED_STATE_VERSION : versionRead >= STATE_VERSION ? STATE_VERSION : UNMARKED_STATE_VERSION;
   }
 
   /**
@@ -122,7 +130,7 @@ final class LogFormat {
     int expected = structureVersion(tableId);
     if (version != expected) {
       throw new CorruptStoreException(where + ": " + envelope.formatName() + " of version " + version
-          + ", but this table's are of version " + expected + " (state version " + stateVersion(tableId) + "): another table's?");
+          + ", but this table's are of version " + expected + " (state version " + (tableId == 0 ? "1 or 2" : "3 or 4") + "): another table's?");
     }
   }
 

@@ -105,7 +105,7 @@ final class Recovery {
             }
           }
         };
-    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, log.tableId(), dropDamagedTail, replayer);
+    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, log.tableId(), log.keepsSyncMark(), dropDamagedTail, replayer);
     boolean replayed = false;
     try {
       if (durability.writeAheadLog()) {

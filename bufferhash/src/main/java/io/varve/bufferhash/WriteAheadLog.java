@@ -39,6 +39,8 @@ import java.util.stream.Stream;
  * write the process did not finish; it was never acknowledged, and replay drops it. Damage
  * anywhere else is a {@link CorruptStoreException}, unless the table asks that damage in the newest
  * segment be dropped with what follows it ({@link BufferHashBuilder#dropDamagedWriteAheadTail}).
+ * A table of state version 4 keeps a {@link WalSyncMark}, so that a segment cut at a record
+ * boundary, which reads as a whole shorter log, is told from it ({@link WriteAheadShorterThanSyncException}).
  *
  * <p>Thread-safe: appends take a short lock; syncs are serialized and share their work.
  */
@@ -75,6 +77,8 @@ final class WriteAheadLog implements AutoCloseable {
   private InterruptSafeFile current;
   private long currentBytes;
   private long segmentNumber;
+  /** How far the segments were synced (state version 4), or null (a table created before). */
+  private WalSyncMark mark;
   /** The first write or sync of a segment that failed: from then on the log takes no record. */
   private final WriteFailure failure;
 
@@ -98,12 +102,31 @@ final class WriteAheadLog implements AutoCloseable {
    * record after it), hands every flushed record to {@code replayer}, and starts a new segment.
    * {@link #replayEntries} then hands over the entries.
    */
-  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, long tableId, boolean dropDamagedTail, Replayer replayer)
+  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, long tableId, boolean marked, boolean dropDamagedTail, Replayer replayer)
       throws IOException {
     WriteAheadLog wal = new WriteAheadLog(directory, segmentBytes, tableId);
+    try {
+      wal.mark = marked ? WalSyncMark.open(directory, tableId) : null;
+      wal.openSegments(superTables, dropDamagedTail, replayer);
+      return wal;
+    } catch (IOException | RuntimeException e) {
+      try {
+        wal.closeFiles();
+      } catch (IOException | RuntimeException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+  }
+
+  private void openSegments(int superTables, boolean dropDamagedTail, Replayer replayer) throws IOException {
+    WriteAheadLog wal = this;
     List<Path> files;
     try (Stream<Path> list = Files.list(directory)) {
       files = list.filter(p -> p.getFileName().toString().matches("wal-\\d{16}")).sorted().collect(Collectors.toList());
+    }
+    if (mark != null) {
+      checkAgainstMark(files, dropDamagedTail);
     }
     long sequence = 1;
     for (int i = 0; i < files.size(); i++) {
@@ -126,8 +149,40 @@ final class WriteAheadLog implements AutoCloseable {
     wal.superTables = superTables;
     wal.nextSequence = sequence;
     wal.durableSequence = sequence - 1;
+    if (mark != null) {
+      // Numbers never go back below the mark's, or a new segment could take the name of one it names.
+      wal.segmentNumber = Math.max(wal.segmentNumber, mark.last().segment());
+    }
     wal.startSegment(sequence);
-    return wal;
+    if (mark != null) {
+      mark.force(); // what a drop left behind is no longer asked for by the next open
+    }
+  }
+
+  /**
+   * Refuses the segments when the one the mark names is shorter than the mark says, or missing with
+   * no newer one: synced records would be lost ({@link WriteAheadShorterThanSyncException}). With
+   * {@code drop}, logs it and goes on with what they hold. A newer segment than the mark's is
+   * fine: the mark lags the log (its last writes unforced at a power loss).
+   */
+  private void checkAgainstMark(List<Path> files, boolean drop) throws IOException {
+    WalSyncMark.Mark last = mark.last();
+    if (last.syncedBytes() == 0) {
+      return;
+    }
+    Path marked = directory.resolve(segmentName(last.segment()));
+    boolean newer = !files.isEmpty() && files.get(files.size() - 1).getFileName().toString().compareTo(marked.getFileName().toString()) > 0;
+    boolean exists = files.contains(marked);
+    long size = exists ? Files.size(marked) : 0;
+    if (exists ? size >= last.syncedBytes() : newer) {
+      return;
+    }
+    WriteAheadShorterThanSyncException e = new WriteAheadShorterThanSyncException(marked, size, last.syncedBytes(), !exists);
+    if (!drop) {
+      throw e;
+    }
+    System.getLogger(BufferHash.class.getName())
+        .log(System.Logger.Level.WARNING, "{0}: opened without them, as dropDamagedWriteAheadTail asks", e.getMessage());
   }
 
   private final List<Path> replayFiles = new ArrayList<>();
@@ -170,6 +225,9 @@ final class WriteAheadLog implements AutoCloseable {
     currentBytes = SEGMENT_HEADER_BYTES;
     segments.addLast(new long[] {segmentNumber, firstSequence});
     segmentCount = segments.size();
+    if (mark != null) {
+      mark.record(segmentNumber, currentBytes); // so that losing the whole newest segment is refused too
+    }
   }
 
   /** Appends a put (or, with a null value, a delete) of {@code superTable}; returns its sequence. */
@@ -319,6 +377,13 @@ final class WriteAheadLog implements AutoCloseable {
       syncLock.lock();
     }
     currentBytes += length;
+    if (mark != null && length > 0) {
+      try {
+        mark.record(segmentNumber, currentBytes); // only now: the mark may lag the segment, never lead it
+      } catch (IOException e) {
+        throw new UncheckedIOException("writing the write-ahead sync mark in " + directory, failure.record(e));
+      }
+    }
     durableSequence = through;
     if (currentBytes >= segmentBytes) {
       try {
@@ -386,6 +451,10 @@ final class WriteAheadLog implements AutoCloseable {
     try {
       closeCurrent();
       handedOver = true;
+      if (mark != null) {
+        mark.record(segmentNumber, 0); // the buffers file (or the incarnations) hold what the segments held
+        mark.force();
+      }
       for (long[] segment : segments) {
         Files.deleteIfExists(directory.resolve(segmentName(segment[0])));
       }
@@ -401,10 +470,25 @@ final class WriteAheadLog implements AutoCloseable {
     syncLock.lock();
     try {
       closeCurrent();
+      closeFiles();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
       syncLock.unlock();
+    }
+  }
+
+  /** Forces the mark (it records only what is durable) and closes it. */
+  private void closeFiles() throws IOException {
+    if (current != null) {
+      current.close();
+      current = null;
+    }
+    if (mark != null) {
+      try (WalSyncMark m = mark) {
+        mark = null;
+        m.force();
+      }
     }
   }
 }

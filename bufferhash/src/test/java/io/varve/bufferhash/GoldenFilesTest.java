@@ -63,7 +63,7 @@ class GoldenFilesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed"})
   void readsTheGoldenDirectory(String name) throws Exception {
     Path dir = temp.resolve(name);
     Files.createDirectories(dir);
@@ -90,7 +90,7 @@ class GoldenFilesTest {
 
   /** The golden state files are of the version their folder names (the first state slot's version byte). */
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed"})
   void goldenStatesAreOfTheirVersion(String name) throws Exception {
     byte[] state = Files.readAllBytes(Path.of(GoldenFilesTest.class.getResource("/golden/" + name + "/state").toURI()));
     int version = Integer.parseInt(name.substring(1, name.indexOf('-')));
@@ -103,10 +103,10 @@ class GoldenFilesTest {
    * (and each passes its salted check, none the unsalted one).
    */
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed"})
   void goldenStructuresAreOfTheVersionTheirStateCallsFor(String name) throws Exception {
     Path golden = Path.of(GoldenFilesTest.class.getResource("/golden/" + name).toURI());
-    boolean salted = name.startsWith("v3");
+    boolean salted = name.startsWith("v3") || name.startsWith("v4");
     long id = TableIds.of(golden);
     assertEquals(salted ? GOLDEN_TABLE_ID : 0, id, name);
     int version = salted ? LogFormat.SALTED_VERSION : LogFormat.VERSION;

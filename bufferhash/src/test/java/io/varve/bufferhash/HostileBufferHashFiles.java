@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * The hostile BufferHash directories in {@code hostile/bufferhash}: each is a golden directory
- * ({@code golden/v1-closed}, {@code golden/v1-crashed}, or {@code v2-*}, {@code v3-*} where the
+ * ({@code golden/v1-closed}, {@code golden/v1-crashed}, or {@code v2-*}, {@code v3-*}, {@code v4-*} where the
  * variant is about a state version, named in the variant's {@code base} file)
  * with the files of the variant put over it ({@code deleted} lists files to remove). Each lies in a
  * way a structure check must catch: checksums are recomputed where the check under test is not the
@@ -174,9 +174,66 @@ final class HostileBufferHashFiles {
     return variant(base).with("buffers", buffers).with("state", stateWith(base, 6, (1L << 32) | (crc & 0xFFFFFFFFL)));
   }
 
+  /** The newest write-ahead segment of the {@code v4-crashed} golden. */
+  private static String newestSegmentOfV4() throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(Path.of(HostileBufferHashFiles.class.getResource("/golden/v4-crashed").toURI()))) {
+      return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("wal-")).sorted().reduce((a, b) -> b).orElseThrow();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The {@code v4-crashed} sync mark with slot {@code slot}'s fields set by {@code edit} (given the slot's offset) and resealed with {@code id}. */
+  private static byte[] markWith(byte[] mark, int slot, java.util.function.ObjIntConsumer<byte[]> edit, long id) {
+    int at = slot * WalSyncMark.SLOT_SPACING;
+    edit.accept(mark, at);
+    LogFormat.seal(id, mark, at, at + 32);
+    return mark;
+  }
+
+  /** The write-ahead sync mark (state version 4): damaged, lying, another table's, or a segment shorter than it says. */
+  private static void syncMarkVariants(Map<String, Variant> v) throws IOException {
+    String segment = newestSegmentOfV4();
+    byte[] wal = golden("v4-crashed", segment);
+    byte[] mark = golden("v4-crashed", WalSyncMark.FILE);
+    int newest = LogFormat.getLong(mark, 8) > LogFormat.getLong(mark, WalSyncMark.SLOT_SPACING + 8) ? 0 : 1;
+    if (LogFormat.getLong(mark, newest * WalSyncMark.SLOT_SPACING + 24) != wal.length) {
+      throw new IllegalStateException("the v4 golden's sync mark does not name the whole newest segment");
+    }
+    int lastRecord = 28;
+    for (int at = 28; at < wal.length; at += 8 + LogFormat.getInt(wal, at)) {
+      lastRecord = at;
+    }
+    v.put("wal-v4-newest-segment-cut-at-a-record-boundary", variant("v4-crashed").with(segment, Arrays.copyOf(wal, lastRecord)));
+    v.put("wal-v4-newest-segment-missing", variant("v4-crashed").with(segment, null));
+    v.put("walmark-missing", variant("v4-crashed").with(WalSyncMark.FILE, null));
+    v.put("walmark-cut-short", variant("v4-crashed").with(WalSyncMark.FILE, Arrays.copyOf(mark, WalSyncMark.SLOT_SPACING)));
+    byte[] bothDamaged = mark.clone();
+    bothDamaged[20] ^= 1;
+    bothDamaged[WalSyncMark.SLOT_SPACING + 20] ^= 1;
+    v.put("walmark-both-slots-damaged", variant("v4-crashed").with(WalSyncMark.FILE, bothDamaged));
+    v.put("walmark-of-another-table", variant("v4-crashed").with(WalSyncMark.FILE,
+        markWith(markWith(mark.clone(), 0, (m, at) -> {}, OTHER_ID), 1, (m, at) -> {}, OTHER_ID)));
+    java.util.function.ObjIntConsumer<byte[]> beyond = (m, at) -> LogFormat.putLong(m, at + 24, wal.length + 1);
+    v.put("walmark-length-beyond-the-segment", variant("v4-crashed").with(WalSyncMark.FILE, markWith(markWith(mark.clone(), 0, beyond, ID), 1, beyond, ID)));
+    java.util.function.ObjIntConsumer<byte[]> laterSegment = (m, at) -> LogFormat.putLong(m, at + 16, LogFormat.getLong(m, at + 16) + 1);
+    v.put("walmark-names-a-later-segment", variant("v4-crashed").with(WalSyncMark.FILE,
+        markWith(markWith(mark.clone(), 0, laterSegment, ID), 1, laterSegment, ID)));
+    java.util.function.ObjIntConsumer<byte[]> negative = (m, at) -> LogFormat.putLong(m, at + 24, -1);
+    v.put("walmark-negative-length", variant("v4-crashed").with(WalSyncMark.FILE, markWith(markWith(mark.clone(), 0, negative, ID), 1, negative, ID)));
+    // One slot damaged falls back to the other, which is checked as strictly.
+    for (int damaged = 0; damaged < 2; damaged++) {
+      byte[] oneDamaged = markWith(mark.clone(), 1 - damaged, beyond, ID);
+      LogFormat.putLong(oneDamaged, (1 - damaged) * WalSyncMark.SLOT_SPACING + 8, 1L << 40); // the newer, if both were valid
+      LogFormat.seal(ID, oneDamaged, (1 - damaged) * WalSyncMark.SLOT_SPACING, (1 - damaged) * WalSyncMark.SLOT_SPACING + 32);
+      oneDamaged[damaged * WalSyncMark.SLOT_SPACING + 20] ^= 1;
+      v.put("walmark-slot-" + damaged + "-damaged-the-other-beyond-the-segment", variant("v4-crashed").with(WalSyncMark.FILE, oneDamaged));
+    }
+  }
+
   /** Variants of the state versions and table ids: a structure of one version under a state of another, or salted with another id. */
   private static void tableIdVariants(Map<String, Variant> v) throws IOException {
-    v.put("state-version-4", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> s[slot + 4] = 4)));
+    v.put("state-version-5", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> s[slot + 4] = 5)));
     v.put("state-v3-table-id-zero", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> LogFormat.putLong(s, slot + 8 + 56 + 12, 0))));
     // A version-2 state's table has no id: a version-2 incarnation (salted with any id) is another table's.
     v.put("header-v2-salted-under-a-v2-state", variant("v2-closed").with("log", logWithHeader("v2-closed", 2, ID)));
@@ -268,6 +325,7 @@ final class HostileBufferHashFiles {
     v.put("wal-record-length-past-the-end", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(1, lengthPastTheEnd, false)));
     v.put("wal-last-record-length-past-the-end", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(walRecords() - 1, lengthPastTheEnd, false)));
     tableIdVariants(v);
+    syncMarkVariants(v);
     if (walRecords() < 3 || last < 0) {
       throw new IllegalStateException("the golden write-ahead log is too short for the variants");
     }
