@@ -111,7 +111,9 @@ public final class FollowingShardedStore implements Closeable {
    * old one (after its lookups in flight). A version of the served one's name whose manifest differs
    * is another build (a name used again after a rollback and a delete) and is swapped in too. A
    * served version with a shard whose data file was cut or rewritten under it refuses that shard's
-   * lookups; it is opened anew, so that once its files are whole again it serves again.
+   * lookups; it is opened anew, so that once its files are whole again it serves again. A version
+   * found damaged is not read again while its files stay unchanged (name, size, modification time,
+   * identity): the refresh throws the damage again without reading it.
    *
    * @return whether the version changed (or a failed one was opened anew)
    * @throws NoSuchFileException when the new version has no manifest; the old one is still served

@@ -55,10 +55,15 @@ public final class FollowingStore implements Closeable {
    */
   public static FollowingStore open(Path rootDirectory, DataAccess access) throws IOException {
     Objects.requireNonNull(access, "access");
+    return open(rootDirectory, version -> Store.open(version, access));
+  }
+
+  /** {@link #open(Path, DataAccess)} with each version opened by {@code opener}: tests count the reads of versions. */
+  static FollowingStore open(Path rootDirectory, VersionFollower.Opener<Store> opener) throws IOException {
     return new FollowingStore(
         VersionFollower.open(
             rootDirectory,
-            version -> Store.open(version, access),
+            opener,
             Store::close,
             (store, version) -> StoreFiles.of(version).readMeta().equals(store.meta()),
             Store::failure,
@@ -105,7 +110,9 @@ public final class FollowingStore implements Closeable {
    * anew, so that once its files are whole again (repaired, or published again) it serves again.
    * So is a loaded version whose copy in memory was found to hold a damaged record: the copy keeps
    * the damage after the file is repaired in place, so the version is loaded anew, and swapped in
-   * once its copy matches the data file's checksum.
+   * once its copy matches the data file's checksum. A version found damaged is not read again
+   * while its files stay unchanged (name, size, modification time, identity): the refresh throws
+   * the damage again without reading it.
    *
    * @return whether the version changed (or a failed one was opened anew)
    * @throws IOException when the new version cannot be opened (a {@code CorruptStoreException} when

@@ -25,6 +25,11 @@ import java.util.function.Function;
  * are repaired: the version is loaded anew and its copy checked before it is swapped in, so that a
  * refresh never swaps one damaged copy for another.
  *
+ * <p>A version found damaged (it cannot be opened, or its copy opened anew does not check) is not
+ * read again while its files stay as they were ({@link VersionFiles}): each refresh throws the
+ * damage again, without the read, until a file changes or another version is published. A loaded
+ * follower read all of a damaged version at every refresh before.
+ *
  * <p>The readers' own {@code close} must wait for their lookups in flight and make later calls
  * throw {@link StoreClosedException}, as {@link Store} and {@link ShardedStore} do.
  *
@@ -69,6 +74,9 @@ final class VersionFollower<S> {
   /** A reader and the version name it was opened from. */
   private record Version<S>(String name, S reader) {}
 
+  /** A version that could not be opened, why, and what its files were: see {@link VersionFiles}. */
+  private record Refused(String name, VersionFiles files, CorruptStoreException why) {}
+
   private final StoreRoot root;
   private final Opener<S> opener;
   private final Consumer<S> closer;
@@ -77,6 +85,8 @@ final class VersionFollower<S> {
   private final Check<S> checkReopened;
   private volatile Version<S> current;
   private volatile boolean closed;
+  /** The last version found damaged, or null; guarded by this. */
+  private Refused refused;
 
   private VersionFollower(
       StoreRoot root,
@@ -182,10 +192,21 @@ final class VersionFollower<S> {
     if (failed == null && name.equals(old.name()) && isSameBuild(old, name)) {
       return false;
     }
+    Path path = root.path(name);
+    Refused known = refused;
+    if (known != null && known.name().equals(name) && known.files().equals(VersionFiles.read(path))) {
+      throw new CorruptStoreException(notSwapped(name, old, failed) + known.why().getMessage()
+          + " (not read again: its files are unchanged since it was found damaged)", known.why());
+    }
+    long started = System.currentTimeMillis();
     S reader;
     try {
-      reader = opener.open(root.path(name));
+      reader = opener.open(path);
+      if (failed != null) {
+        checkBeforeSwap(reader);
+      }
     } catch (CorruptStoreException e) {
+      refused = remembered(name, path, started, e);
       throw new CorruptStoreException(notSwapped(name, old, failed) + e.getMessage(), e);
     } catch (NoSuchFileException e) {
       NoSuchFileException wrapped =
@@ -193,21 +214,22 @@ final class VersionFollower<S> {
       wrapped.initCause(e);
       throw wrapped;
     }
-    if (failed != null) {
-      checkBeforeSwap(reader, name, old, failed);
-    }
+    refused = null;
     current = new Version<>(name, reader);
     closer.accept(old.reader());
     return true;
   }
 
+  /** What to remember of a version found damaged by an attempt that began at {@code started}. */
+  private static Refused remembered(String name, Path path, long started, CorruptStoreException why) {
+    VersionFiles files = VersionFiles.readSettled(path, started);
+    return files == null ? null : new Refused(name, files, why);
+  }
+
   /** {@link #checkReopened} of {@code reader}; closes it when it fails (nothing else holds it). */
-  private void checkBeforeSwap(S reader, String name, Version<S> old, RuntimeException failed) {
+  private void checkBeforeSwap(S reader) {
     try {
       checkReopened.check(reader);
-    } catch (CorruptStoreException e) {
-      closer.accept(reader);
-      throw new CorruptStoreException(notSwapped(name, old, failed) + e.getMessage(), e);
     } catch (RuntimeException | Error e) {
       closer.accept(reader);
       throw e;
