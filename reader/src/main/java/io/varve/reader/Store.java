@@ -5,6 +5,7 @@ import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
 import io.varve.core.hash.KeyHasher;
 import io.varve.core.index.RankIndex;
+import io.varve.core.store.HashesReader;
 import io.varve.core.store.PageTable;
 import io.varve.core.store.RecordBlocks;
 import io.varve.core.store.StoreFile;
@@ -331,9 +332,14 @@ public final class Store implements Closeable {
    *     (its interrupt flag stays set)
    */
   public void verify() throws IOException {
+    verify(HashesReader::open);
+  }
+
+  /** {@link #verify()} with the hashes file of a store that keeps no keys opened by {@code hashes}; for tests. */
+  void verify(StoreVerifier.HashesOpener hashes) throws IOException {
     guard.checkOpen();
     Interrupted.of(directory, "verifying the store", () -> {
-      new StoreVerifier(this, records, finder, blocks, guard).verify();
+      new StoreVerifier(this, records, finder, blocks, guard, hashes).verify();
       return null;
     });
   }

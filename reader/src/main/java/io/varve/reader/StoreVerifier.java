@@ -23,6 +23,12 @@ import java.nio.file.Path;
  * under it.
  */
 final class StoreVerifier {
+  /** Opens a store's hashes file for the pass over its records: {@link HashesReader#open(FileRegion, StoreMeta)}. */
+  @FunctionalInterface
+  interface HashesOpener {
+    HashesReader open(FileRegion hashes, StoreMeta meta) throws IOException;
+  }
+
   private final Store store;
   private final Path directory;
   private final StoreMeta meta;
@@ -30,8 +36,9 @@ final class StoreVerifier {
   private final RecordFinder finder;
   private final RecordBlocks blocks;
   private final LookupGuard guard;
+  private final HashesOpener hashesOpener;
 
-  StoreVerifier(Store store, Records records, RecordFinder finder, RecordBlocks blocks, LookupGuard guard) {
+  StoreVerifier(Store store, Records records, RecordFinder finder, RecordBlocks blocks, LookupGuard guard, HashesOpener hashesOpener) {
     this.store = store;
     this.directory = store.directory();
     this.meta = store.meta();
@@ -39,6 +46,7 @@ final class StoreVerifier {
     this.finder = finder;
     this.blocks = blocks;
     this.guard = guard;
+    this.hashesOpener = hashesOpener;
   }
 
   void verify() throws IOException {
@@ -162,7 +170,7 @@ final class StoreVerifier {
   private void verifyByKeptHashes() throws IOException {
     FileRegion hashes = store.files().listed(meta, StoreFile.HASHES);
     long[] hash = new long[2];
-    try (HashesReader in = HashesReader.open(hashes, meta)) {
+    try (HashesReader in = hashesOpener.open(hashes, meta)) {
       long previousHi = 0;
       long previousLo = 0;
       int slot = guard.slot();

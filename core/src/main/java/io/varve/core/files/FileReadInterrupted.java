@@ -1,6 +1,8 @@
 package io.varve.core.files;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
 
 /**
@@ -41,6 +43,35 @@ public final class FileReadInterrupted extends ClosedByInterruptException {
       }
       throw new FileReadInterrupted(file, e);
     }
+  }
+
+  /**
+   * {@code in}, a stream of {@code file}'s bytes, with each read cut short by an interrupt naming
+   * {@code file} as {@link #reading} does: for a file read bit by bit, through a buffer whose
+   * refills are the only reads that reach the file (so the cost is per refill, not per value).
+   */
+  public static InputStream naming(String file, InputStream in) {
+    return new FilterInputStream(in) {
+      @Override
+      public int read() throws IOException {
+        return reading(file, super::read);
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return reading(file, () -> super.read(b, off, len));
+      }
+
+      @Override
+      public long skip(long n) throws IOException {
+        return reading(file, () -> super.skip(n));
+      }
+
+      @Override
+      public int available() throws IOException {
+        return reading(file, super::available); // a channel's size, interruptible too; a buffer asks it
+      }
+    };
   }
 
   /** {@code e} or its first cause of type {@code type}, or null. */

@@ -1,5 +1,6 @@
 package io.varve.core.store;
 
+import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.BoundedInputStream;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -28,7 +29,8 @@ public final class HashesReader implements Closeable {
   private HashesReader(String path, InputStream raw, long count) throws IOException {
     this.path = path;
     this.count = count;
-    this.in = new DataInputStream(new BufferedInputStream(raw, 1 << 16));
+    // Named: a read cut short by an interrupt (a verify, a merge) says which file it was reading.
+    this.in = new DataInputStream(new BufferedInputStream(FileReadInterrupted.naming(path, raw), 1 << 16));
     try {
       byte[] header = in.readNBytes(StoreFile.HASHES.headerLength());
       StoreFile.HASHES.checkHeader(header, path);
@@ -67,8 +69,13 @@ public final class HashesReader implements Closeable {
     CorruptStoreException.check(
         checksum == meta.file(StoreFile.HASHES).checksum(), region + ": checksum differs from the meta file's");
     FileChannel channel = FileChannel.open(region.file(), StandardOpenOption.READ);
-    channel.position(region.offset());
-    return new HashesReader(region.name(), new BoundedInputStream(Channels.newInputStream(channel), region.length()), meta.recordCount());
+    try {
+      FileReadInterrupted.reading(region.name(), () -> channel.position(region.offset())); // interruptible too
+      return new HashesReader(region.name(), new BoundedInputStream(Channels.newInputStream(channel), region.length()), meta.recordCount());
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
   }
 
   /**
