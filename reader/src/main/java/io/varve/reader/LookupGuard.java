@@ -21,13 +21,16 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A guard starts with one counter, {@code base}. The first time two lookups collide on it (its
  * compare-and-set fails) it spreads: later lookups count in stripes, slots a cache line pair apart,
- * eight per processor, chosen by thread id, so that threads rarely share one. Either way a lookup
- * costs two uncontended atomic adds. Stripes for every guard from the open on took {@code 128 * 8 *
- * processors} bytes per store (64 KiB on 64 cores), though most stores of a process serving
- * thousands are never read by two threads at the same instant. A lookup counted in {@code base}
- * exits from {@code base}, the stripes are never dropped, and close reads {@code base}, then the
- * stripes: a lookup that saw the stripes made them visible before it read the state, so a close
- * that set the state first sees them.
+ * chosen by thread id. The stripes are sized to the contention seen: two slots first, twice as many
+ * each time two lookups collide on a slot of the newest stripes, up to eight per processor. Either
+ * way a lookup costs two uncontended atomic operations. Stripes for every guard from the open on
+ * took {@code 128 * 8 * processors} bytes per store (64 KiB on 64 cores), and so did a store that
+ * two threads read at once, once they collided; a guard now holds the stripes that separate the
+ * threads that read it at the same instant (two threads of consecutive ids: two slots, 256 bytes),
+ * and at most twice the old full set. A lookup exits from the counter it entered: {@code base}, or
+ * its slot of the stripes it saw, since stripes are never dropped (each keeps the ones before it).
+ * Close reads {@code base}, then every stripes' slots: a lookup that saw stripes made them visible
+ * before it read the state, so a close that set the state first sees them.
  *
  * <p>A store whose records became unreadable (its data file truncated under the mapping) is
  * {@link #fail failed}: lookups are then refused with the failure, without touching the records
@@ -44,6 +47,9 @@ final class LookupGuard {
 
   /** The slot of a lookup counted in {@link #base}. */
   static final int BASE = -1;
+  /** A slot is its stripes' level above this bit, its index (times {@link #STRIDE}) below. */
+  private static final int LEVEL_SHIFT = 26;
+  private static final int INDEX_MASK = (1 << LEVEL_SHIFT) - 1;
   private static final VarHandle BASE_COUNT;
   private static final VarHandle STRIPES;
 
@@ -51,7 +57,7 @@ final class LookupGuard {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       BASE_COUNT = lookup.findVarHandle(LookupGuard.class, "base", long.class);
-      STRIPES = lookup.findVarHandle(LookupGuard.class, "stripes", AtomicLongArray.class);
+      STRIPES = lookup.findVarHandle(LookupGuard.class, "stripes", Stripes.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -59,10 +65,10 @@ final class LookupGuard {
 
   /** The lookups in flight that were counted before the guard spread (all of them, until it does). */
   private volatile long base;
-  /** Null until two lookups collided on {@link #base}; then set once, never dropped. */
-  private volatile AtomicLongArray stripes;
+  /** Null until two lookups collided on {@link #base}; then the newest stripes, which keep the older ones. */
+  private volatile Stripes stripes;
+  /** The most slots stripes grow to. */
   private final int stripeSlots;
-  private final int slotMask;
   private final String name;
   /** {@link #OPEN}, {@link #FAILED} or {@link #CLOSED}: one volatile read per lookup tells all. */
   private volatile int state;
@@ -80,14 +86,16 @@ final class LookupGuard {
 
   LookupGuard(String name, int processors) {
     int slots = Integer.highestOneBit(Math.max(2, 8 * processors) - 1) << 1;
-    this.stripeSlots = slots;
-    this.slotMask = slots - 1;
+    this.stripeSlots = Math.min(slots, 1 << (LEVEL_SHIFT - 4));
     this.name = name;
   }
 
   /** The calling thread's slot, for {@link #enter(int)} and {@link #exit(int)}: {@link #BASE} until the guard spread. */
   int slot() {
-    return stripes == null ? BASE : slotOfCurrentThread();
+    Stripes newest = stripes;
+    // Thread ids are handed out in sequence, so the threads of a pool get slots of their own (a
+    // hash of the thread put two of two threads in one slot in one run out of eight).
+    return newest == null ? BASE : newest.tag | (int) (Thread.currentThread().getId() & newest.mask) * STRIDE;
   }
 
   /**
@@ -105,7 +113,7 @@ final class LookupGuard {
     if (slot == BASE) {
       enterBase();
     } else {
-      stripes.getAndIncrement(slot); // non-null: slot() saw it, and it is never dropped
+      enterStripe(slot);
     }
     if (state != OPEN) {
       throw refusal();
@@ -122,13 +130,42 @@ final class LookupGuard {
     }
   }
 
+  private void enterStripe(int slot) {
+    Stripes at = stripesOf(slot);
+    int index = slot & INDEX_MASK;
+    long count = at.counts.get(index);
+    if (!at.counts.compareAndSet(index, count, count + 1)) {
+      // Two threads share this slot: count this lookup all the same, and let later ones spread
+      // over twice the slots.
+      at.counts.getAndIncrement(index);
+      grow(at);
+    }
+  }
+
+  /** The stripes {@code slot} lies in: the newest, or one they keep (a slot is used until its lookup exits). */
+  private Stripes stripesOf(int slot) {
+    int level = slot >>> LEVEL_SHIFT;
+    Stripes at = stripes; // non-null: slot() saw stripes, and they are never dropped
+    while (at.level != level) {
+      at = at.previous;
+    }
+    return at;
+  }
+
   /**
    * Makes later lookups count in stripes. Not synchronized: a close holds the monitor while it
    * waits for the very lookup that may call this.
    */
   void spread() {
     if (stripes == null) {
-      STRIPES.compareAndSet(this, null, new AtomicLongArray(stripeSlots * STRIDE));
+      STRIPES.compareAndSet(this, null, new Stripes(0, Math.min(2, stripeSlots), null));
+    }
+  }
+
+  /** Doubles the slots of later lookups after a collision on {@code collided}, unless newer stripes or the most slots are there already. */
+  private void grow(Stripes collided) {
+    if (stripes == collided && collided.slots() < stripeSlots) {
+      STRIPES.compareAndSet(this, collided, new Stripes(collided.level + 1, collided.slots() * 2, collided));
     }
   }
 
@@ -155,7 +192,7 @@ final class LookupGuard {
     if (slot == BASE) {
       BASE_COUNT.getAndAdd(this, -1L);
     } else {
-      stripes.getAndDecrement(slot);
+      stripesOf(slot).counts.getAndDecrement(slot & INDEX_MASK);
     }
   }
 
@@ -218,11 +255,12 @@ final class LookupGuard {
         return Closing.ABANDONED;
       }
     }
-    AtomicLongArray striped = stripes; // read after base: see the class comment
-    for (int slot = 0; striped != null && slot < striped.length(); slot += STRIDE) {
-      while (striped.get(slot) != 0) {
-        if (waiting.gaveUp()) {
-          return Closing.ABANDONED;
+    for (Stripes at = stripes; at != null; at = at.previous) { // read after base: see the class comment
+      for (int slot = 0; slot < at.counts.length(); slot += STRIDE) {
+        while (at.counts.get(slot) != 0) {
+          if (waiting.gaveUp()) {
+            return Closing.ABANDONED;
+          }
         }
       }
     }
@@ -257,12 +295,15 @@ final class LookupGuard {
   }
 
   /**
-   * The heap bytes of the counts: {@link #base}, and once the guard spread its stripes, {@code 128
-   * * 8 * processors} rounded up to a power of two.
+   * The heap bytes of the counts: {@link #base}, and once the guard spread its stripes, 128 bytes a
+   * slot.
    */
   long ramBytesUsed() {
-    AtomicLongArray striped = stripes;
-    return Long.BYTES + (striped == null ? 0 : (long) striped.length() * Long.BYTES);
+    long bytes = Long.BYTES;
+    for (Stripes at = stripes; at != null; at = at.previous) {
+      bytes += (long) at.counts.length() * Long.BYTES;
+    }
+    return bytes;
   }
 
   /** Whether lookups count in stripes (two collided on {@link #base}); for tests. */
@@ -270,19 +311,42 @@ final class LookupGuard {
     return stripes != null;
   }
 
+  /** The slots of the newest stripes (0 before the guard spread); for tests. */
+  int stripeSlots() {
+    Stripes newest = stripes;
+    return newest == null ? 0 : newest.slots();
+  }
+
   /** The lookups in flight now (a moment's count, for tests and diagnostics). */
   long inFlight() {
     long sum = base;
-    AtomicLongArray striped = stripes;
-    for (int slot = 0; striped != null && slot < striped.length(); slot += STRIDE) {
-      sum += striped.get(slot);
+    for (Stripes at = stripes; at != null; at = at.previous) {
+      for (int slot = 0; slot < at.counts.length(); slot += STRIDE) {
+        sum += at.counts.get(slot);
+      }
     }
     return sum;
   }
 
-  private int slotOfCurrentThread() {
-    // Thread ids are handed out in sequence, so the threads of a pool get slots of their own (a
-    // hash of the thread put two of two threads in one slot in one run out of eight).
-    return (int) (Thread.currentThread().getId() & slotMask) * STRIDE;
+  /** One size of stripes, and the smaller ones before it, which lookups that entered there exit from. */
+  private static final class Stripes {
+    final int level;
+    /** The level above {@link #LEVEL_SHIFT}, in each slot of these stripes. */
+    final int tag;
+    final int mask;
+    final AtomicLongArray counts;
+    final Stripes previous;
+
+    Stripes(int level, int slots, Stripes previous) {
+      this.level = level;
+      this.tag = level << LEVEL_SHIFT;
+      this.mask = slots - 1;
+      this.counts = new AtomicLongArray(slots * STRIDE);
+      this.previous = previous;
+    }
+
+    int slots() {
+      return mask + 1;
+    }
   }
 }

@@ -29,6 +29,7 @@ class LookupGuardTest {
     SplittableRandom random = new SplittableRandom(seed);
     int threads = 12;
     int spreadRounds = 0;
+    int grownRounds = 0;
     for (int round = 0; round < rounds; round++) {
       LookupGuard guard = new LookupGuard("round " + round, 1); // 8 stripes for 12 threads, once spread
       AtomicIntegerArray inside = new AtomicIntegerArray(threads);
@@ -81,9 +82,11 @@ class LookupGuardTest {
       }
       assertEquals(0, guard.inFlight(), "round " + round + ": every slot back to zero");
       spreadRounds += guard.isSpread() ? 1 : 0;
+      grownRounds += guard.stripeSlots() > 2 ? 1 : 0;
     }
-    // Both kinds of close race are covered: with one counter, and across the spread.
-    System.out.println("LookupGuardTest: " + spreadRounds + " of " + rounds + " guards spread before their close");
+    // The kinds of close race are covered: with one counter, across the spread, across growth.
+    System.out.println("LookupGuardTest: " + spreadRounds + " of " + rounds + " guards spread before their close, "
+        + grownRounds + " grew past two stripes");
   }
 
   @Test
@@ -173,7 +176,7 @@ class LookupGuardTest {
     assertTrue(after >= 0, "a stripe once spread");
     guard.enter(after);
     assertEquals(2, guard.inFlight());
-    assertEquals(Long.BYTES + 16 * 128, guard.ramBytesUsed(), "16 stripes of 128 bytes for 2 processors");
+    assertEquals(Long.BYTES + 2 * 128, guard.ramBytesUsed(), "2 stripes of 128 bytes, until lookups collide on one");
     Thread closer = new Thread(guard::close);
     closer.start();
     while (!guard.isClosed()) {
@@ -224,6 +227,88 @@ class LookupGuardTest {
   }
 
   private static final int COLLISION_LOOKUPS = 50_000_000;
+
+  /**
+   * Two threads reading at once took the full stripes, eight per processor (64 KiB on 64): now the
+   * guard holds the stripes that separate their thread ids (two slots for ids that differ in the
+   * lowest bit), doubling only while they still collide.
+   */
+  @Test
+  void twoThreadsAtOnceTakeTheStripesThatSeparateThem() throws Exception {
+    LookupGuard guard = new LookupGuard("two readers", 64); // at most 512 slots
+    long[] ids = hammer(guard, 2, () -> true, COLLISION_LOOKUPS);
+    int separating = 2;
+    while (((ids[0] ^ ids[1]) & (separating - 1)) == 0) {
+      separating *= 2;
+    }
+    long bound = Long.BYTES + 128L * (2 * separating - 2); // levels 2, 4, ..., separating
+    System.out.println("LookupGuardTest: threads " + ids[0] + " and " + ids[1] + " took " + guard.stripeSlots()
+        + " stripes, " + guard.ramBytesUsed() + " bytes (bound " + bound + ")");
+    assertTrue(guard.isSpread(), "no collision");
+    assertTrue(guard.stripeSlots() <= separating, guard.stripeSlots() + " stripes for two threads");
+    assertTrue(guard.ramBytesUsed() <= bound, guard.ramBytesUsed() + " bytes of counts for two threads");
+    assertEquals(0, guard.inFlight());
+    assertTrue(guard.close());
+  }
+
+  /**
+   * Twelve threads over stripes of at most eight slots keep colliding: the stripes double up to
+   * eight and no further, and the counts stay exact across every growth.
+   */
+  @Test
+  void collisionsGrowTheStripesUpToEightPerProcessor() throws Exception {
+    LookupGuard guard = new LookupGuard("twelve readers", 1); // at most 8 slots
+    hammer(guard, 12, () -> guard.stripeSlots() == 8, COLLISION_LOOKUPS);
+    assertEquals(8, guard.stripeSlots(), "stripes after collisions of 12 threads");
+    assertEquals(Long.BYTES + 128 * (2 + 4 + 8), guard.ramBytesUsed());
+    assertEquals(0, guard.inFlight());
+    assertTrue(guard.close());
+  }
+
+  /**
+   * {@code threads} threads enter and exit {@code guard} until it spread and {@code done} says so
+   * (at most {@code lookups} each), then {@value #AFTER_SPREAD} more each; returns their ids.
+   * Package-private: {@link StoreGuardMemoryTest} reads a store so.
+   */
+  static long[] hammer(LookupGuard guard, int threads, java.util.function.BooleanSupplier done, int lookups)
+      throws InterruptedException {
+    CountDownLatch started = new CountDownLatch(threads);
+    List<Thread> workers = new ArrayList<>();
+    long[] ids = new long[threads];
+    for (int t = 0; t < threads; t++) {
+      Thread worker =
+          new Thread(
+              () -> {
+                started.countDown();
+                try {
+                  started.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                int after = 0;
+                for (int i = 0; i < lookups && after < AFTER_SPREAD; i++) {
+                  int slot = guard.slot();
+                  try {
+                    guard.enter(slot);
+                  } finally {
+                    guard.exit(slot);
+                  }
+                  if (guard.isSpread() && done.getAsBoolean()) {
+                    after++;
+                  }
+                }
+              });
+      ids[t] = worker.getId();
+      worker.start();
+      workers.add(worker);
+    }
+    for (Thread worker : workers) {
+      worker.join();
+    }
+    return ids;
+  }
+
+  private static final int AFTER_SPREAD = 1_000_000;
 
   @Test
   void nestedLookupsOfOneThreadCount() {
