@@ -132,6 +132,7 @@ public final class ShardedStore implements Closeable {
     }
     try {
       checkAgainstManifest(store, manifest, i);
+      checkRouting(store, manifest, i, false);
       return store;
     } catch (IOException | RuntimeException e) {
       closeData(store, e); // not yet among the shards that open closes
@@ -161,6 +162,40 @@ public final class ShardedStore implements Closeable {
       }
     });
     manifest.checkShard(i, store.meta(), metaFile.length(), metaChecksum);
+  }
+
+  /**
+   * Checks that the keys of shard {@code i} route to it by the manifest's seed and shard count:
+   * its first and last record ({@code all}: every record). Each entry of a manifest written by hand
+   * for shards built apart can match its shard's meta file while the list is in another order, or
+   * of another seed or shard count than the shards were routed by; lookups then miss most keys,
+   * silently. A shard that keeps no keys cannot be checked so.
+   */
+  private static void checkRouting(Store shard, ShardManifest manifest, int i, boolean all) {
+    long n = shard.size();
+    if (n == 0 || !shard.meta().keyMode().keepsKeys()) {
+      return;
+    }
+    ShardRouter router = manifest.router();
+    long step = all ? 1 : Math.max(1, n - 1);
+    for (long rank = 0; rank < n; rank += step) {
+      byte[] key;
+      try {
+        key = shard.keyAt(rank);
+      } catch (CorruptStoreException damaged) {
+        if (all) {
+          throw damaged;
+        }
+        continue; // a damaged record is its lookups' error, and verify's, not the open's
+      }
+      int routed = router.shardOf(key);
+      if (routed != i) {
+        throw new CorruptStoreException(shard.directory().getParent() + ": shard " + i + " of " + manifest.shardCount() + " ("
+            + manifest.shards().get(i).name() + ") holds a key routed to shard " + routed + " (its record " + rank
+            + "): the manifest lists the shards in another order, or with another seed or shard count, than their keys were"
+            + " routed by");
+      }
+    }
   }
 
   /** The manifest the store was opened with. */
@@ -346,6 +381,7 @@ public final class ShardedStore implements Closeable {
       try {
         checkAgainstManifest(shards[i], manifest, i);
         shards[i].verify();
+        checkRouting(shards[i], manifest, i, true);
       } catch (CorruptStoreException e) {
         throw new CorruptStoreException(root + ": shard " + i + " (" + entry.name() + ") is damaged: " + e.getMessage(), e);
       } catch (StoreClosedException e) {
