@@ -33,8 +33,10 @@ import java.util.function.Function;
  * <p>The readers' own {@code close} must wait for their lookups in flight and make later calls
  * throw {@link StoreClosedException}, as {@link Store} and {@link ShardedStore} do.
  *
- * <p>Thread-safe: lookups from any number of threads; {@link #refresh()} and {@link #close()} are
- * serialized with each other.
+ * <p>Thread-safe: lookups from any number of threads; refreshes are serialized with each other.
+ * {@link #close()} does not wait for a refresh that is opening a version (a load can take minutes,
+ * an open on a stuck mount for ever): that refresh then closes what it opened and throws {@link
+ * StoreClosedException}.
  *
  * @param <S> the reader of one version
  */
@@ -85,7 +87,9 @@ final class VersionFollower<S> {
   private final Check<S> checkReopened;
   private volatile Version<S> current;
   private volatile boolean closed;
-  /** The last version found damaged, or null; guarded by this. */
+  /** Serializes refreshes; {@code this} guards the swap and {@link #close()}, which never wait for an open. */
+  private final Object refreshing = new Object();
+  /** The last version found damaged, or null; guarded by {@link #refreshing}. */
   private Refused refused;
 
   private VersionFollower(
@@ -180,9 +184,11 @@ final class VersionFollower<S> {
    * @return whether the version changed
    * @throws StoreClosedException after {@link #close()}
    */
-  synchronized boolean refresh() throws IOException {
-    checkOpen();
-    return Interrupted.of(root.directory(), "refreshing", this::refreshUninterrupted);
+  boolean refresh() throws IOException {
+    synchronized (refreshing) {
+      checkOpen();
+      return Interrupted.of(root.directory(), "refreshing", this::refreshUninterrupted);
+    }
   }
 
   private boolean refreshUninterrupted() throws IOException {
@@ -215,9 +221,21 @@ final class VersionFollower<S> {
       throw wrapped;
     }
     refused = null;
-    current = new Version<>(name, reader);
+    swapIn(new Version<>(name, reader));
     closer.accept(old.reader());
     return true;
+  }
+
+  /** Makes {@code next} current, unless the follower was closed while it was opened: then closes it and throws. */
+  private void swapIn(Version<S> next) {
+    synchronized (this) {
+      if (!closed) {
+        current = next;
+        return;
+      }
+    }
+    closer.accept(next.reader());
+    throw closedException();
   }
 
   /** What to remember of a version found damaged by an attempt that began at {@code started}. */
