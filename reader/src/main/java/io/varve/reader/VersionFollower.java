@@ -199,8 +199,9 @@ final class VersionFollower<S> {
       return false;
     }
     Path path = root.path(name);
+    VersionFiles before = VersionFiles.read(path);
     Refused known = refused;
-    if (known != null && known.name().equals(name) && known.files().equals(VersionFiles.read(path))) {
+    if (known != null && known.name().equals(name) && known.files().equals(before)) {
       throw new CorruptStoreException(notSwapped(name, old, failed) + known.why().getMessage()
           + " (not read again: its files are unchanged since it was found damaged)", known.why());
     }
@@ -212,7 +213,7 @@ final class VersionFollower<S> {
         checkBeforeSwap(reader);
       }
     } catch (CorruptStoreException e) {
-      refused = remembered(name, path, started, e);
+      refused = remembered(name, path, before, started, e);
       throw new CorruptStoreException(notSwapped(name, old, failed) + e.getMessage(), e);
     } catch (NoSuchFileException e) {
       NoSuchFileException wrapped =
@@ -238,10 +239,14 @@ final class VersionFollower<S> {
     throw closedException();
   }
 
-  /** What to remember of a version found damaged by an attempt that began at {@code started}. */
-  private static Refused remembered(String name, Path path, long started, CorruptStoreException why) {
-    VersionFiles files = VersionFiles.readSettled(path, started);
-    return files == null ? null : new Refused(name, files, why);
+  /**
+   * What to remember of a version found damaged by an attempt that began at {@code started}, its
+   * files then {@code before}: nothing when they changed meanwhile (a directory replaced by a copy
+   * that kept its files' times, say), since the damage seen may be a mix of old and new files.
+   */
+  private static Refused remembered(String name, Path path, VersionFiles before, long started, CorruptStoreException why) {
+    VersionFiles after = VersionFiles.readSettled(path, started);
+    return after == null || !after.equals(before) ? null : new Refused(name, after, why);
   }
 
   /** {@link #checkReopened} of {@code reader}; closes it when it fails (nothing else holds it). */

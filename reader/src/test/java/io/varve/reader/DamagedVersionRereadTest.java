@@ -164,6 +164,42 @@ class DamagedVersionRereadTest {
     }
   }
 
+  /**
+   * A version replaced while a refresh opened it, by a whole copy that kept its files' times (cp -a,
+   * rsync -a): the damage the open saw belongs to the files replaced, so the copy must be read at
+   * the next refresh, not refused for the damage of files that are gone.
+   */
+  @Test
+  void aVersionReplacedWhileItWasOpenedIsReadAgain() throws IOException {
+    Path first = build();
+    root.publish(first.getFileName().toString());
+    Path second = build();
+    Path intact = temp.resolve("intact-copy");
+    copyKeepingTimes(second, intact, hourAgo());
+    Path index = indexOf(second);
+    overwrite(index, Files.size(index) / 2, new byte[] {0x55, 0x55});
+    ageFiles(second);
+    AtomicInteger attempts = new AtomicInteger();
+    try (FollowingStore store = FollowingStore.open(root.directory(), version -> {
+      reads.incrementAndGet();
+      try {
+        return Store.open(version);
+      } finally {
+        if (version.equals(second) && attempts.incrementAndGet() == 1) {
+          // Replaced as the open fails: the damaged files go, the intact copy takes their name.
+          io.varve.core.files.FileTrees.deleteTree(second);
+          Files.move(intact, second);
+        }
+      }
+    })) {
+      root.publish(second.getFileName().toString());
+      assertThrows(CorruptStoreException.class, store::refresh);
+      assertTrue(store.refresh(), "the intact copy that replaced the damaged version was not read");
+      assertEquals(second.getFileName().toString(), store.version());
+      checkAll(store);
+    }
+  }
+
   /** Files written just now may be written again within their time's tick: read again each time. */
   @Test
   void aVersionDamagedJustNowIsReadAgain() throws IOException {
@@ -193,12 +229,28 @@ class DamagedVersionRereadTest {
     }
   }
 
+  private static FileTime hourAgo() {
+    return FileTime.fromMillis(System.currentTimeMillis() - 3_600_000);
+  }
+
   /** Sets every file's modification time an hour back, as a version published a while ago has it. */
   private static void ageFiles(Path version) throws IOException {
-    FileTime hourAgo = FileTime.fromMillis(System.currentTimeMillis() - 3_600_000);
+    FileTime hourAgo = hourAgo();
     try (Stream<Path> files = Files.list(version)) {
       for (Path file : (List<Path>) files.toList()) {
         Files.setLastModifiedTime(file, hourAgo);
+      }
+    }
+  }
+
+  /** Copies the files of {@code version} to {@code copy}, each given the time {@code time}, as the damaged ones will have. */
+  private static void copyKeepingTimes(Path version, Path copy, FileTime time) throws IOException {
+    Files.createDirectory(copy);
+    try (Stream<Path> files = Files.list(version)) {
+      for (Path file : (List<Path>) files.toList()) {
+        Path to = copy.resolve(file.getFileName());
+        Files.copy(file, to);
+        Files.setLastModifiedTime(to, time);
       }
     }
   }
