@@ -11,6 +11,7 @@ import io.varve.core.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,6 +79,83 @@ class FollowerCloseTest {
     assertThrows(StoreClosedException.class, () -> store.get(key));
     assertThrows(StoreClosedException.class, store::refresh);
     assertThrows(StoreClosedException.class, store::version);
+  }
+
+  /**
+   * Close at a random moment while four threads look up and one publishes and refreshes: every
+   * lookup answers from a whole version or is refused as closed, the refresher is refused as
+   * closed, and every store the follower opened is closed (none leaks from a refresh that the
+   * close overtook).
+   */
+  @Test
+  void closeWhileLookupsAndRefreshesRunLeavesNothingOpen() throws Exception {
+    System.out.println("FollowerCloseTest seed " + Long.toHexString(SEED));
+    java.util.SplittableRandom random = new java.util.SplittableRandom(SEED);
+    Map<ByteBuffer, byte[]> records = TestRecords.variable(500, SEED, 8, 24);
+    StoreRoot root = StoreRoot.open(temp.resolve("race"));
+    List<String> names = new java.util.ArrayList<>();
+    for (int v = 0; v < 3; v++) {
+      publish(root, records);
+      names.add(root.current().orElseThrow());
+    }
+    byte[][] keys = records.keySet().stream().map(ByteBuffer::array).toArray(byte[][]::new);
+    for (int round = 0; round < 40; round++) {
+      java.util.Queue<Store> opened = new java.util.concurrent.ConcurrentLinkedQueue<>();
+      FollowingStore store = FollowingStore.open(root.directory(), version -> {
+        Store next = Store.open(version);
+        opened.add(next);
+        return next;
+      });
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      List<Thread> threads = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int me = t;
+        threads.add(new Thread(() -> {
+          for (int i = me; ; i++) {
+            byte[] key = keys[i % keys.length];
+            try {
+              if (!java.util.Arrays.equals(records.get(ByteBuffer.wrap(key)), store.get(key))) {
+                failure.compareAndSet(null, new AssertionError("a wrong value"));
+              }
+            } catch (StoreClosedException closed) {
+              return;
+            } catch (Throwable e) {
+              failure.compareAndSet(null, e);
+              return;
+            }
+          }
+        }));
+      }
+      threads.add(new Thread(() -> {
+        for (int i = 0; ; i++) {
+          try {
+            synchronized (root) {
+              root.publish(names.get(i % names.size()));
+            }
+            store.refresh();
+          } catch (StoreClosedException closed) {
+            return;
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+            return;
+          }
+        }
+      }));
+      threads.forEach(Thread::start);
+      for (int spin = random.nextInt(2_000_000); spin > 0; spin--) {
+        Thread.onSpinWait();
+      }
+      store.close();
+      for (Thread thread : threads) {
+        thread.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError("round " + round, failure.get());
+      }
+      for (Store s : opened) {
+        assertTrue(s.isClosed(), "round " + round + ": " + s + " left open (" + opened.size() + " opened)");
+      }
+    }
   }
 
   private static void publish(StoreRoot root, Map<ByteBuffer, byte[]> records) throws IOException {

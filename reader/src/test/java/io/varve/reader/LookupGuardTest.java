@@ -176,7 +176,7 @@ class LookupGuardTest {
     assertTrue(after >= 0, "a stripe once spread");
     guard.enter(after);
     assertEquals(2, guard.inFlight());
-    assertEquals(Long.BYTES + 2 * 128, guard.ramBytesUsed(), "2 stripes of 128 bytes, until lookups collide on one");
+    assertEquals(Long.BYTES + 3 * 128, guard.ramBytesUsed(), "2 stripes of 128 bytes and their padding, until lookups collide on one");
     Thread closer = new Thread(guard::close);
     closer.start();
     while (!guard.isClosed()) {
@@ -241,7 +241,7 @@ class LookupGuardTest {
     while (((ids[0] ^ ids[1]) & (separating - 1)) == 0) {
       separating *= 2;
     }
-    long bound = Long.BYTES + 128L * (2 * separating - 2); // levels 2, 4, ..., separating
+    long bound = stripesBytes(separating);
     System.out.println("LookupGuardTest: threads " + ids[0] + " and " + ids[1] + " took " + guard.stripeSlots()
         + " stripes, " + guard.ramBytesUsed() + " bytes (bound " + bound + ")");
     assertTrue(guard.isSpread(), "no collision");
@@ -260,9 +260,18 @@ class LookupGuardTest {
     LookupGuard guard = new LookupGuard("twelve readers", 1); // at most 8 slots
     hammer(guard, 12, () -> guard.stripeSlots() == 8, COLLISION_LOOKUPS);
     assertEquals(8, guard.stripeSlots(), "stripes after collisions of 12 threads");
-    assertEquals(Long.BYTES + 128 * (2 + 4 + 8), guard.ramBytesUsed());
+    assertEquals(stripesBytes(8), guard.ramBytesUsed());
     assertEquals(0, guard.inFlight());
     assertTrue(guard.close());
+  }
+
+  /** The bytes of counts of a guard whose stripes grew to {@code slots}: 2, 4, ..., slots, each padded by a slot. */
+  static long stripesBytes(int slots) {
+    long bytes = Long.BYTES;
+    for (int level = 2; level <= slots; level *= 2) {
+      bytes += 128L * (level + 1);
+    }
+    return bytes;
   }
 
   /**

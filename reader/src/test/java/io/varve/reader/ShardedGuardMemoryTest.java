@@ -19,9 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The lookup counts of a sharded store take the memory of one store's, whatever its shard count:
- * a {@link LookupGuard} that spread is {@code 128 * 8 * processors} bytes (2 KiB on 2 cores, 64
- * KiB on 64; {@link StoreGuardMemoryTest}), and one per shard made a sharded store of 65,536 shards
- * hold 4 GiB of counts on a 64-core host.
+ * a {@link LookupGuard} that spread fully is {@code 128 * 8 * processors} bytes and more (64 KiB
+ * on 64 cores; {@link StoreGuardMemoryTest}), and one per shard made a sharded store of 65,536
+ * shards hold 4 GiB of counts on a 64-core host.
  * The shards now share their sharded store's guard; close still waits for every lookup in flight
  * ({@link ShardedCloseRaceTest}).
  */

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The lookup counts of a standalone store cost one counter until two lookups collide on it: a
- * {@link LookupGuard} took {@code 128 * 8 * processors} bytes from the open on (2 KiB on 2 cores,
- * 64 KiB on 64), which a process serving thousands of small stores paid for each. Close still
- * waits for every lookup in flight ({@link LookupGuardTest}, {@link StoreConcurrencyTest}).
+ * The lookup counts of a standalone store cost one counter until two lookups collide on it, then
+ * the stripes the collisions call for: a {@link LookupGuard} took {@code 128 * 8 * processors}
+ * bytes from the open on (2 KiB on 2 cores, 64 KiB on 64), which a process serving thousands of
+ * small stores paid for each, and later the same once two lookups collided. Close still waits for
+ * every lookup in flight ({@link LookupGuardTest}, {@link StoreConcurrencyTest}).
  */
 class StoreGuardMemoryTest {
   private static final long SEED = 0x5A0E6L;
@@ -56,7 +57,7 @@ class StoreGuardMemoryTest {
   /**
    * A store read by two threads at once took the full stripes once they collided, eight per
    * processor (2 KiB here, 64 KiB on 64 cores): now the stripes that separate the two threads' ids
-   * (256 bytes for ids that differ in their lowest bit).
+   * (384 bytes with their padding for ids that differ in their lowest bit).
    */
   @Test
   void aStoreReadByTwoThreadsAtOnceHoldsTheStripesThatSeparateThem() throws Exception {
@@ -76,7 +77,7 @@ class StoreGuardMemoryTest {
       while (((ids[0] ^ ids[1]) & (separating - 1)) == 0) {
         separating *= 2;
       }
-      long bound = Long.BYTES + 128L * (2 * separating - 2);
+      long bound = LookupGuardTest.stripesBytes(separating);
       long full = Long.BYTES + 128L * Integer.highestOneBit(Math.max(2, 8 * Runtime.getRuntime().availableProcessors()) - 1) * 2;
       System.out.println("StoreGuardMemoryTest: threads " + ids[0] + " and " + ids[1] + ": " + guard.ramBytesUsed()
           + " bytes of lookup counts (bound " + bound + ", the full stripes " + full + ")");
