@@ -155,6 +155,11 @@ final class IncarnationLog implements AutoCloseable {
       CorruptStoreException.check(
           logPages >= 1 && logPages <= Integer.MAX_VALUE && log.size() >= logPages * PAGE_BYTES,
           logFile + ": " + log.size() + " bytes, the state says " + logPages + " pages");
+      // Every table made holds two incarnations of at least a page per super table; a count past
+      // that (a re-checksummed state) would fail later as a tuning error, not as the damage it is.
+      CorruptStoreException.check(
+          best.superTables() >= 1 && 2L * best.superTables() <= logPages,
+          stateFile + ": " + best.superTables() + " super tables, more than a log of " + logPages + " pages holds (two incarnations each)");
       IncarnationLog result = new IncarnationLog(logFile, stateFile, log, state, (int) logPages, best.superTables(), best.seed(), best.tableId());
       result.buffersCheck = best.buffersCheck();
       result.generation = best.generation();

@@ -273,6 +273,11 @@ final class HostileBufferHashFiles {
     LogFormat.putInt(noTables, newestSlot(noTables) + 64, 0);
     resealSlot(noTables, newestSlot(noTables));
     v.put("state-no-super-tables", variant("v1-closed").with("state", noTables));
+    // Re-checksummed with more super tables than the log holds: was IllegalArgumentException from the tuning.
+    byte[] tooManyTables = golden("v1-closed", "state");
+    LogFormat.putInt(tooManyTables, newestSlot(tooManyTables) + 64, 1 << 30);
+    resealSlot(tooManyTables, newestSlot(tooManyTables));
+    v.put("state-more-super-tables-than-the-log-holds", variant("v1-closed").with("state", tooManyTables));
     byte[] bothBad = golden("v1-closed", "state");
     bothBad[20] ^= 1;
     bothBad[SLOT + 20] ^= 1;
