@@ -111,20 +111,25 @@ class FullDiskTest {
     assertEquals(List.of(), list(temporary));
   }
 
+  /** Makes every force of a store's staging directory fail with an IOException of {@code message}. */
+  private static void failForcesOfTheStagingDirectory(String message) {
+    StoreDirectory.directoryOpener = (path, options) -> new DelegatingChannel(FileChannel.open(path, options)) {
+      @Override
+      public void force(boolean metaData) throws IOException {
+        if (path.getFileName().toString().contains(".staging-")) {
+          throw new IOException(message);
+        }
+        real.force(metaData);
+      }
+    };
+  }
+
   /** Some file systems (NFS, thin volumes) report a full disk only when the store is forced. */
   @Test
   void aFullDiskWhenTheStoreIsForcedNamesTheStoresDirectory() throws IOException {
     Path stores = Files.createDirectory(parent.resolve("stores"));
     Path temporary = Files.createDirectory(parent.resolve("tmp"));
-    StoreDirectory.directoryOpener = (path, options) -> new DelegatingChannel(FileChannel.open(path, options)) {
-      @Override
-      public void force(boolean metaData) throws IOException {
-        if (path.getFileName().toString().contains(".staging-")) {
-          throw new IOException(FULL);
-        }
-        real.force(metaData);
-      }
-    };
+    failForcesOfTheStagingDirectory(FULL);
     Path target = stores.resolve("store");
     try (StoreBuilder builder = StoreBuilder.create(target).temporaryDirectory(temporary)) {
       for (int i = 0; i < 1000; i++) {
@@ -148,15 +153,7 @@ class FullDiskTest {
     String german = "Auf dem Gerät ist kein Speicherplatz mehr verfügbar";
     Path stores = Files.createDirectory(parent.resolve("stores"));
     Path temporary = Files.createDirectory(parent.resolve("tmp"));
-    StoreDirectory.directoryOpener = (path, options) -> new DelegatingChannel(FileChannel.open(path, options)) {
-      @Override
-      public void force(boolean metaData) throws IOException {
-        if (path.getFileName().toString().contains(".staging-")) {
-          throw new IOException(german);
-        }
-        real.force(metaData);
-      }
-    };
+    failForcesOfTheStagingDirectory(german);
     FullDisk.usableSpace = file -> file.startsWith(stores) ? 4096 : FULL_DISK_SEAM_DEFAULT.applyAsLong(file);
     Path target = stores.resolve("store");
     try (StoreBuilder builder = StoreBuilder.create(target).temporaryDirectory(temporary)) {
