@@ -1,6 +1,7 @@
 package io.varve.spark;
 
 import io.varve.core.shard.ShardManifest;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -35,11 +36,14 @@ import org.apache.hadoop.fs.Path;
  * leaves nothing a reader opens.
  *
  * <p>A task still running once the job is over (a straggler past the driver's wait, a speculative
- * copy) must not bring the removed directories back: it creates its files non-recursively, and
- * since {@code mkdirs} of its attempt directory makes missing parents, it checks {@value #RUNNING}
- * afterwards: a job directory without it is one the task made again, which it removes with {@link
- * #removeJobDirectory} as the driver would have. Not thread-safe: the driver's thread that runs the
- * job uses it; the static methods are the tasks' and are stateless.
+ * copy) must not leave anything in the output: it creates its files non-recursively, and after its
+ * last write to the output it checks {@value #RUNNING}. The removal ({@link #removeJobDirectory})
+ * deletes {@value #RUNNING} before the rest, so a task that still finds it wrote before the
+ * removal began, which then removes what it wrote; a task that does not find it removes the job
+ * directory itself ({@link #removeIfOver}), whatever an earlier removal missed (one listing the
+ * directory before the task wrote in it cannot remove it) or the task's {@code mkdirs} made again.
+ * The removal that starts last thus starts after every write. Not thread-safe: the driver's thread
+ * that runs the job uses it; the static methods are the tasks' and are stateless.
  */
 final class JobCommit {
   /** The directory of the jobs' temporary data in the output, as Hadoop's committers name it. */
@@ -95,10 +99,12 @@ final class JobCommit {
   }
 
   /**
-   * Removes {@code jobDirectory}, then {@code _temporary} if that left it empty (another job's
-   * directory stays), then, if {@code removeEmptyOutput}, the output if that left it empty.
+   * Removes {@code jobDirectory}, its {@value #RUNNING} first (the tasks' sign that the job is
+   * over), then {@code _temporary} if that left it empty (another job's directory stays), then, if
+   * {@code removeEmptyOutput}, the output if that left it empty.
    */
   static void removeJobDirectory(FileSystem fs, Path jobDirectory, boolean removeEmptyOutput) throws IOException {
+    fs.delete(new Path(jobDirectory, RUNNING), false);
     fs.delete(jobDirectory, true);
     Path temporary = jobDirectory.getParent();
     if (deleteIfEmpty(fs, temporary) && removeEmptyOutput) {
@@ -106,12 +112,26 @@ final class JobCommit {
     }
   }
 
-  /** Deletes the directory {@code directory} if it is empty; whether it is gone. */
+  /**
+   * For a task after its last write to the output: if the job is over, removes its directory as
+   * {@link #removeJobDirectory} does, since a removal that began before that write may have missed
+   * it; whether the job is over.
+   */
+  static boolean removeIfOver(FileSystem fs, Path jobDirectory, boolean removeEmptyOutput) throws IOException {
+    if (running(fs, jobDirectory)) {
+      return false;
+    }
+    removeJobDirectory(fs, jobDirectory, removeEmptyOutput);
+    return true;
+  }
+
+  /** Deletes the directory {@code directory} if it is empty; whether it is gone (a removal beside this one may remove it first). */
   private static boolean deleteIfEmpty(FileSystem fs, Path directory) throws IOException {
-    if (!fs.exists(directory)) {
+    try {
+      return !fs.exists(directory) || fs.listStatus(directory).length == 0 && fs.delete(directory, false);
+    } catch (FileNotFoundException e) {
       return true;
     }
-    return fs.listStatus(directory).length == 0 && fs.delete(directory, false);
   }
 
   private static void checkEmpty(FileSystem fs, Path root) throws IOException {

@@ -99,17 +99,17 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
     if (!JobCommit.running(fs, job)) {
       throw jobOver(job);
     }
+    long total;
     try {
       if (!fs.mkdirs(attempt)) {
         throw new IOException("could not create the attempt directory " + attempt);
       }
       // mkdirs makes missing parents: if the job ended since the check, this task made its directory again.
-      if (!JobCommit.running(fs, job)) {
-        JobCommit.removeJobDirectory(fs, job, jobCreatedOutput);
+      if (JobCommit.removeIfOver(fs, job, jobCreatedOutput)) {
         throw jobOver(job);
       }
       Map<String, Long> lengths = new HashMap<>();
-      long total = 0;
+      total = 0;
       for (java.nio.file.Path file : files) {
         if (context != null) {
           context.killTaskIfInterrupted();
@@ -141,10 +141,24 @@ final class ShardTask implements Function2<Integer, Iterator<Tuple2<Integer, byt
       if (!lengths.isEmpty()) {
         throw new IOException(attempt + " lacks " + lengths.keySet() + " after the copy");
       }
-      return total;
     } catch (IOException | RuntimeException | Error e) {
       HadoopFiles.deleteQuietly(fs, attempt, e);
+      removeQuietlyIfOver(fs, job, e);
       throw e;
+    }
+    // The driver's removal of the job directory may have listed it before this task wrote there.
+    if (JobCommit.removeIfOver(fs, job, jobCreatedOutput)) {
+      throw jobOver(job);
+    }
+    return total;
+  }
+
+  /** {@link JobCommit#removeIfOver} after a failure, its own error suppressed into {@code failure}. */
+  private void removeQuietlyIfOver(FileSystem fs, Path job, Throwable failure) {
+    try {
+      JobCommit.removeIfOver(fs, job, jobCreatedOutput);
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 

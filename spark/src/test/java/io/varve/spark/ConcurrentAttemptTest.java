@@ -28,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.TaskContext;
@@ -372,5 +373,70 @@ class ConcurrentAttemptTest {
     String message = failed.getCause().getMessage(); // Spark's, with the task's own
     assertTrue(message.contains("is gone: the job is over"), message);
     assertTrue(FINISHED.isEmpty());
+  }
+
+  /**
+   * The driver's removal of the job directory (on commit or abort) lists it; only then does a late
+   * task, which passed its first check that the job runs, create its attempt directory and start
+   * copying, and the removal goes on with its stale listing: it cannot remove the directory the
+   * task wrote in, and the task completes. An aborted write once left its output so in CI
+   * ({@code VarveSparkTest.duplicateKeysFailShowingTheKeyOrTheLastWins}). The task must find the
+   * job over after its writes and remove what the removal missed: no {@code _temporary} stays in a
+   * published store, and an aborted job's output is gone.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"commit", "abort"})
+  void aTaskWritingWhileTheRemovalListsTheJobDirectoryLeavesNothing(String end) throws Exception {
+    Path root = temp.resolve("raced");
+    VarveWriteOptions options = VarveWriteOptions.builder(SHARDS).build();
+    JobCommit commit = JobCommit.start(new org.apache.hadoop.fs.Path(output("raced")), hadoopConfiguration());
+    int lateTask = end.equals("commit") ? SHARDS : 0;
+    int lateShard = end.equals("commit") ? DUPLICATED : 3;
+    CountDownLatch reachedMkdirs = new CountDownLatch(1);
+    CountDownLatch listed = new CountDownLatch(1);
+    AtomicReference<JavaFutureAction<List<ShardAttempt>>> job = new AtomicReference<>();
+    AtomicReference<String> lateAttempt = new AtomicReference<>();
+    FlakyFileSystem.before = (operation, path, attempt) -> {
+      TaskContext task = TaskContext.get();
+      if (task != null && task.partitionId() == lateTask && operation.equals("mkdirs")
+          && path.getName().startsWith(ShardManifest.shardName(lateShard) + ".attempt-")) {
+        lateAttempt.set(path.getName());
+        pause(reachedMkdirs, listed);
+      } else if (task == null && operation.equals("delete-listed") && path.getName().equals(commit.jobDirectory().getName())) {
+        listed.countDown();
+        // Until the late task is past its first file, or has ended.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!job.get().isDone() && filesPastTheFirst(lateAttempt.get()) == 0 && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+      }
+    };
+    job.set(end.equals("commit") ? startAttempts(commit, options, 0, 1, 2, 3, DUPLICATED) : startAttempts(commit, options, 3));
+    assertTrue(reachedMkdirs.await(WAIT_SECONDS, TimeUnit.SECONDS), "the late task reached its mkdirs");
+    if (end.equals("commit")) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+      while (FINISHED.size() < SHARDS && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertEquals(SHARDS, FINISHED.size(), "every shard's first attempt finished");
+      commit.publish(firstAttemptOfEachShard(), options);
+    } else {
+      commit.abort(new IOException("the job failed"));
+    }
+    ExecutionException failed = assertThrows(ExecutionException.class, () -> job.get().get(WAIT_SECONDS, TimeUnit.SECONDS),
+        "the late task completed in a job directory its driver removed");
+    String message = failed.getCause().getMessage(); // Spark's, with the task's own
+    assertTrue(message.contains("is gone: the job is over"), message);
+    if (end.equals("commit")) {
+      assertPublished(root, ShardFormat.DIRECTORY);
+    } else {
+      assertFalse(Files.exists(root), "the aborted job's output is gone");
+    }
+  }
+
+  /** How many files the attempt directory {@code name} was given past its first: nonzero once the first is written. */
+  private static int filesPastTheFirst(String name) {
+    AtomicInteger created = FlakyFileSystem.creates.get(name);
+    return created == null ? 0 : Math.max(0, created.get() - 1);
   }
 }

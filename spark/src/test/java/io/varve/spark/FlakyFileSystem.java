@@ -1,5 +1,6 @@
 package io.varve.spark;
 
+import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -38,7 +39,11 @@ public final class FlakyFileSystem extends RawLocalFileSystem {
   /** What happens just before a file or directory is created, beside the file system (a driver's abort, a pause). */
   @FunctionalInterface
   interface Action {
-    /** Runs before {@code operation} ({@code "create"} or {@code "mkdirs"}) of {@code path}, in a task's {@code attempt} (-1 outside a task). */
+    /**
+     * Runs before {@code operation} ({@code "create"} or {@code "mkdirs"}) of {@code path}, or as
+     * {@code "delete-listed"} within a recursive delete ({@link #delete}), in a task's {@code
+     * attempt} (-1 outside a task).
+     */
     void run(String operation, Path path, int attempt) throws IOException;
   }
 
@@ -111,9 +116,27 @@ public final class FlakyFileSystem extends RawLocalFileSystem {
     return super.listStatus(f);
   }
 
+  /**
+   * Deletes as {@link RawLocalFileSystem}'s does (Hadoop's {@code FileUtil.fullyDelete}; S3A's paged
+   * deletes are alike): a directory's children are listed, deleted one by one, and the directory
+   * last, which fails, leaving it, if something was created in it since the listing. {@link #before}
+   * runs as operation {@code "delete-listed"} between the listing and the deletions, where another
+   * thread's creation races the removal.
+   */
   @Override
   public boolean delete(Path p, boolean recursive) throws IOException {
     check("delete", p);
-    return super.delete(p, recursive);
+    File directory = pathToFile(p);
+    if (!recursive || !directory.isDirectory()) {
+      return super.delete(p, recursive);
+    }
+    File[] children = directory.listFiles();
+    before.run("delete-listed", p, attempt());
+    if (children != null) {
+      for (File child : children) {
+        delete(new Path(p, child.getName()), true);
+      }
+    }
+    return directory.delete() || !directory.exists();
   }
 }
