@@ -8,11 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.varve.core.files.FileTrees;
+import io.varve.core.testing.DelegatingChannel;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -119,6 +123,73 @@ class SiltSyncMarkTest {
     }
     try (SiltStore store = SiltStore.open(dir, OPTIONS)) {
       check(store, atBackup, 30, "after more writes");
+    }
+  }
+
+  /**
+   * When {@link SiltOptions#dropDamagedLogTail} opens an older copy put back, the mark is rewritten
+   * to the copy's length, and the copy must be forced first: the copy may not be on the device yet,
+   * and a power loss after a mark that leads its log makes the next open refuse what this one
+   * accepted. Watched as the order of the forces and the mark's writes through the store's opener.
+   */
+  @Test
+  void dropDamagedLogTailForcesTheCopyBeforeTheMarkFollowsIt() throws IOException {
+    Path dir = temp.resolve("store");
+    byte[] backup;
+    try (SiltStore store = SiltStore.open(dir, OPTIONS)) {
+      put(store, new TreeMap<>(), 0, 15, "a");
+      store.sync();
+      backup = Files.readAllBytes(newestLog(dir));
+      put(store, new TreeMap<>(), 15, 30, "b");
+    }
+    String log = newestLog(dir).getFileName().toString();
+    Files.write(newestLog(dir), backup);
+    List<String> events = Collections.synchronizedList(new ArrayList<>());
+    FileAccess.Opener previous = FileAccess.opener;
+    FileAccess.opener = (file, options) -> new EventChannel(file.getFileName().toString(), FileChannel.open(file, options), events);
+    try {
+      SiltStore.open(dir, OPTIONS.toBuilder().dropDamagedLogTail(true).build()).close();
+    } finally {
+      FileAccess.opener = previous;
+    }
+    int markWrite = events.indexOf("write " + SiltSyncMark.FILE);
+    assertTrue(markWrite >= 0, "the mark followed the copy: " + events);
+    assertTrue(events.subList(0, markWrite).contains("force " + log), "the copy " + log + " forced before the mark's write: " + events);
+  }
+
+  /** Records the writes and forces of one file, in order, into a list shared by every file. */
+  private static final class EventChannel extends DelegatingChannel {
+    private final String name;
+    private final List<String> events;
+
+    EventChannel(String name, FileChannel real, List<String> events) {
+      super(real);
+      this.name = name;
+      this.events = events;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      events.add("write " + name);
+      return real.write(src);
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+      events.add("write " + name);
+      return real.write(src, position);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+      events.add("write " + name);
+      return real.write(srcs, offset, length);
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      events.add("force " + name);
+      real.force(metaData);
     }
   }
 
