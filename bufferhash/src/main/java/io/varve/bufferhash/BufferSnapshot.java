@@ -27,13 +27,24 @@ final class BufferSnapshot {
    * file of the table of id {@code tableId} (its version and salted check).
    */
   static long generationOf(Path file, long tableId) throws IOException {
-    byte[] bytes = WholeFile.read(file, "buffers file");
-    int end = bytes.length - 4;
-    if (end < HEADER_BYTES || !LogFormat.isSealed(tableId, bytes, 0, end) || !LogFormat.BUFFERS.isHeader(java.nio.ByteBuffer.wrap(bytes))
-        || bytes[4] != LogFormat.structureVersion(tableId)) {
-      return -1;
+    try (WholeFile buffers = WholeFile.open(file, "buffers file")) {
+      int end = buffers.size() - 4;
+      if (end < HEADER_BYTES) {
+        return -1;
+      }
+      byte[] header = java.util.Arrays.copyOfRange(buffers.window(), buffers.at(0, HEADER_BYTES), HEADER_BYTES);
+      if (!isSealed(buffers, tableId, end) || !LogFormat.BUFFERS.isHeader(java.nio.ByteBuffer.wrap(header))
+          || header[4] != LogFormat.structureVersion(tableId)) {
+        return -1;
+      }
+      return LogFormat.getLong(header, 8);
     }
-    return LogFormat.getLong(bytes, 8);
+  }
+
+  /** Whether the file holds at {@code end} Check of the bytes before it. */
+  private static boolean isSealed(WholeFile buffers, long tableId, int end) throws IOException {
+    int check = buffers.check(tableId, 0, end);
+    return LogFormat.getInt(buffers.window(), buffers.at(end, 4)) == check;
   }
 
   /** Receives each entry of the snapshot, oldest first within its super table. */
@@ -88,30 +99,67 @@ final class BufferSnapshot {
    * checksum {@code expectedChecksum} unless that is -1.
    */
   static void read(Path file, int superTables, long tableId, long expectedChecksum, EntrySink sink) throws IOException {
-    byte[] bytes = WholeFile.read(file, "buffers file");
-    CorruptStoreException.check(bytes.length >= HEADER_BYTES + 4, file + ": " + bytes.length + " bytes, too short for a buffers file");
-    int end = bytes.length - 4;
-    int version = LogFormat.BUFFERS.checkHeader(bytes, file.toString());
+    try (WholeFile buffers = WholeFile.open(file, "buffers file")) {
+      read(buffers, file, superTables, tableId, expectedChecksum, sink);
+    }
+  }
+
+  /** Reads the file a window at a time: it holds every buffer of the table, and may be larger than the heap. */
+  private static void read(WholeFile buffers, Path file, int superTables, long tableId, long expectedChecksum, EntrySink sink) throws IOException {
+    int size = buffers.size();
+    CorruptStoreException.check(size >= HEADER_BYTES + 4, file + ": " + size + " bytes, too short for a buffers file");
+    int end = size - 4;
+    byte[] header = java.util.Arrays.copyOfRange(buffers.window(), buffers.at(0, HEADER_BYTES), HEADER_BYTES);
+    int version = LogFormat.BUFFERS.checkHeader(header, file.toString());
     LogFormat.checkVersion(LogFormat.BUFFERS, version, tableId, file.toString());
-    LogFormat.checkSealed(LogFormat.BUFFERS, tableId, bytes, 0, end, file.toString());
+    // Every byte is checked before the first entry is handed over: a damaged file gives none.
+    if (!isSealed(buffers, tableId, end)) {
+      throw LogFormat.sealMismatch(LogFormat.BUFFERS, tableId, file.toString());
+    }
+    int checksum = LogFormat.getInt(buffers.window(), buffers.at(end, 4));
     CorruptStoreException.check(
-        expectedChecksum < 0 || (LogFormat.getInt(bytes, end) & 0xFFFFFFFFL) == expectedChecksum,
+        expectedChecksum < 0 || (checksum & 0xFFFFFFFFL) == expectedChecksum,
         file + ": not the buffers file the state names (another checksum)");
-    int tables = LogFormat.getInt(bytes, 16);
+    int tables = LogFormat.getInt(header, 16);
     CorruptStoreException.check(tables == superTables, file + ": written for " + tables + " super tables, the log has " + superTables);
     int at = HEADER_BYTES;
     for (int t = 0; t < superTables; t++) {
       CorruptStoreException.check(at + 8 <= end, file + ": ends inside super table " + t);
-      CorruptStoreException.check(LogFormat.getInt(bytes, at) == t, file + ": super table " + LogFormat.getInt(bytes, at) + " where " + t + " belongs");
-      int count = LogFormat.getInt(bytes, at + 4);
+      int word = buffers.at(at, 8);
+      int table = LogFormat.getInt(buffers.window(), word);
+      CorruptStoreException.check(table == t, file + ": super table " + table + " where " + t + " belongs");
+      int count = LogFormat.getInt(buffers.window(), word + 4);
       CorruptStoreException.check(count >= 0, file + ": negative entry count");
       at += 8;
       for (int i = 0; i < count; i++) {
-        int size = IncarnationCodec.checkedEntrySize(bytes, at, end, file.toString());
-        sink.accept(t, WriteBuffer.key(bytes, at), WriteBuffer.value(bytes, at));
-        at += size;
+        at += readEntry(buffers, file, at, end, t, sink);
       }
     }
     CorruptStoreException.check(at == end, file + ": " + (end - at) + " bytes after the last super table");
+  }
+
+  /** Hands the entry at {@code at} to {@code sink}; returns its size. */
+  private static int readEntry(WholeFile buffers, Path file, int at, int end, int superTable, EntrySink sink) throws IOException {
+    CorruptStoreException.check(at < end, file + ": entry at offset " + at + " runs past its unit");
+    int prefix = Math.min(end - at, 10); // the two varints
+    int from = buffers.at(at, prefix);
+    byte[] window = buffers.window();
+    long keyLength = LogFormat.getVarint(window, from, from + prefix);
+    long valueCode = keyLength < 0 ? -1 : LogFormat.getVarint(window, (int) (keyLength >>> 32), from + prefix);
+    CorruptStoreException.check(valueCode >= 0, file + ": malformed entry at offset " + at);
+    int code = (int) valueCode;
+    long size = (valueCode >>> 32) - from + (keyLength & 0xFFFFFFFFL) + (code == 0 ? 0 : code - 1L);
+    CorruptStoreException.check(at + size <= end, file + ": entry at offset " + at + " runs past its unit");
+    byte[] bytes;
+    int offset;
+    if (size <= WholeFile.WINDOW_BYTES) {
+      offset = buffers.at(at, (int) size);
+      bytes = buffers.window();
+    } else {
+      offset = 0;
+      bytes = buffers.read(at, (int) size, 2, "an entry of " + size + " bytes");
+    }
+    sink.accept(superTable, WriteBuffer.key(bytes, offset), WriteBuffer.value(bytes, offset));
+    return (int) size;
   }
 }

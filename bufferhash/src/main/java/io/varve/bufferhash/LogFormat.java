@@ -154,9 +154,14 @@ final class LogFormat {
   /** Throws, naming {@code where}, unless {@code bytes} hold at {@code end} Check({@code bytes[from, end)}). */
   static void checkSealed(Envelope envelope, long tableId, byte[] bytes, int from, int end, String where) {
     if (!isSealed(tableId, bytes, from, end)) {
-      throw new CorruptStoreException(where + ": " + envelope.formatName()
-          + " checksum mismatch (the file is damaged, or another table's" + (tableId == 0 ? "" : ": checks are salted with the table id") + ")");
+      throw sealMismatch(envelope, tableId, where);
     }
+  }
+
+  /** The exception of a structure, at {@code where}, that fails its check. */
+  static CorruptStoreException sealMismatch(Envelope envelope, long tableId, String where) {
+    return new CorruptStoreException(where + ": " + envelope.formatName()
+        + " checksum mismatch (the file is damaged, or another table's" + (tableId == 0 ? "" : ": checks are salted with the table id") + ")");
   }
 
   /** Bytes an entry takes, encoded. */

@@ -98,8 +98,13 @@ final class Recovery {
           }
 
           @Override
+          public boolean wants(long sequence, int superTable) {
+            return sequence > flushedThrough[superTable];
+          }
+
+          @Override
           public void entry(long sequence, int superTable, byte[] key, byte[] value) {
-            if (sequence > flushedThrough[superTable]) {
+            if (wants(sequence, superTable)) {
               recovered++;
               target.apply(key, value, superTable, durability.writeAheadLog() ? sequence : 0, () -> directory + ": write-ahead record " + sequence);
             }

@@ -94,6 +94,14 @@ final class WriteAheadLog implements AutoCloseable {
     void flushed(int superTable, long through);
 
     void entry(long sequence, int superTable, byte[] key, byte[] value);
+
+    /**
+     * Whether {@link #entry} would take the entry of {@code sequence} in: a record too long to
+     * read on the way is read only then.
+     */
+    default boolean wants(long sequence, int superTable) {
+      return true;
+    }
   }
 
   /**
