@@ -273,9 +273,14 @@ final class IncarnationLog implements AutoCloseable {
     return superTables;
   }
 
-  /** Whether the table keeps a write-ahead sync mark (state version 4). */
+  /** Whether the table keeps a write-ahead sync mark (state versions 4 and 5). */
   boolean keepsSyncMark() {
-    return stateVersion >= LogFormat.STATE_VERSION;
+    return stateVersion >= LogFormat.UNNUMBERED_MARK_STATE_VERSION;
+  }
+
+  /** The version of the table's write-ahead sync mark: 2 under state version 5, 1 under 4; 0 when it keeps none. */
+  int syncMarkVersion() {
+    return !keepsSyncMark() ? 0 : stateVersion >= LogFormat.STATE_VERSION ? WalSyncMark.VERSION : WalSyncMark.UNNUMBERED_VERSION;
   }
 
   long seed() {

@@ -87,10 +87,13 @@ final class LogFormat {
    * The state's version: 2 since sequence numbers skip ahead at each open (incarnations written
    * since may follow the one before by a multiple of {@code logPages + 1}); a version-1 state's
    * incarnations run consecutively. 3 adds the table id (and sequence numbers skip as in 2). 4
-   * has the layout of 3 and says the table keeps a write-ahead sync mark ({@link WalSyncMark}). All
-   * are read; a new table writes 4 (2 with id 0); an existing one keeps its version (1 becomes 2).
+   * has the layout of 3 and says the table keeps a write-ahead sync mark ({@link WalSyncMark}) of
+   * version 1; 5, one of version 2, which also records the first segment that must exist. All are
+   * read; a new table writes 5 (2 with id 0); an existing one keeps its version (1 becomes 2).
    */
-  static final int STATE_VERSION = 4;
+  static final int STATE_VERSION = 5;
+  /** The state version of a table whose sync mark does not record its first segment (created before version 5). */
+  static final int UNNUMBERED_MARK_STATE_VERSION = 4;
   /** The state version of a table with an id but no write-ahead sync mark (created before version 4). */
   static final int UNMARKED_STATE_VERSION = 3;
   /** The state version an unsalted table (id 0) writes. */
@@ -119,7 +122,10 @@ final class LogFormat {
 
   /** The state version an existing table writes, given the version read: never converted (a version-1 state becomes 2). */
   static int stateVersionKept(long tableId, int versionRead) {
-    return tableId == 0 ? UNSALTED_STATE_VERSION : versionRead >= STATE_VERSION ? STATE_VERSION : UNMARKED_STATE_VERSION;
+    if (tableId == 0) {
+      return UNSALTED_STATE_VERSION;
+    }
+    return versionRead >= STATE_VERSION ? STATE_VERSION : versionRead == UNNUMBERED_MARK_STATE_VERSION ? UNNUMBERED_MARK_STATE_VERSION : UNMARKED_STATE_VERSION;
   }
 
   /**
@@ -130,7 +136,7 @@ final class LogFormat {
     int expected = structureVersion(tableId);
     if (version != expected) {
       throw new CorruptStoreException(where + ": " + envelope.formatName() + " of version " + version
-          + ", but this table's are of version " + expected + " (state version " + (tableId == 0 ? "1 or 2" : "3 or 4") + "): another table's?");
+          + ", but this table's are of version " + expected + " (state version " + (tableId == 0 ? "1 or 2" : "3 to 5") + "): another table's?");
     }
   }
 

@@ -110,7 +110,7 @@ final class Recovery {
             }
           }
         };
-    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, log.tableId(), log.keepsSyncMark(), dropDamagedTail, replayer);
+    WriteAheadLog opened = WriteAheadLog.open(directory, segmentBytes, tables.length, log.tableId(), log.syncMarkVersion(), dropDamagedTail, replayer);
     boolean replayed = false;
     try {
       if (durability.writeAheadLog()) {

@@ -39,8 +39,11 @@ import java.util.stream.Stream;
  * write the process did not finish; it was never acknowledged, and replay drops it. Damage
  * anywhere else is a {@link CorruptStoreException}, unless the table asks that damage in the newest
  * segment be dropped with what follows it ({@link BufferHashBuilder#dropDamagedWriteAheadTail}).
- * A table of state version 4 keeps a {@link WalSyncMark}, so that a segment cut at a record
- * boundary, which reads as a whole shorter log, is told from it ({@link WriteAheadShorterThanSyncException}).
+ * A table of state version 4 or 5 keeps a {@link WalSyncMark}, so that a segment cut at a record
+ * boundary, which reads as a whole shorter log, is told from it ({@link WriteAheadShorterThanSyncException});
+ * under version 5 the mark also names the oldest segment an open may need, so that a missing older
+ * segment is refused too, and older ones (a retirement or close a crash cut short) are deleted
+ * unread.
  *
  * <p>Thread-safe: appends take a short lock; syncs are serialized and share their work.
  */
@@ -77,7 +80,7 @@ final class WriteAheadLog implements AutoCloseable {
   private InterruptSafeFile current;
   private long currentBytes;
   private long segmentNumber;
-  /** How far the segments were synced (state version 4), or null (a table created before). */
+  /** How far the segments were synced (state versions 4 and 5), or null (a table created before). */
   private WalSyncMark mark;
   /** The first write or sync of a segment that failed: from then on the log takes no record. */
   private final WriteFailure failure;
@@ -108,13 +111,14 @@ final class WriteAheadLog implements AutoCloseable {
    * Opens the log in {@code directory}: checks its segments (dropping a record cut short at the
    * end of the newest; with {@code dropDamagedTail}, any damaged record of the newest and every
    * record after it), hands every flushed record to {@code replayer}, and starts a new segment.
-   * {@link #replayEntries} then hands over the entries.
+   * {@link #replayEntries} then hands over the entries. {@code markVersion} is the version of the
+   * table's {@link WalSyncMark} (0: it keeps none).
    */
-  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, long tableId, boolean marked, boolean dropDamagedTail, Replayer replayer)
+  static WriteAheadLog open(Path directory, long segmentBytes, int superTables, long tableId, int markVersion, boolean dropDamagedTail, Replayer replayer)
       throws IOException {
     WriteAheadLog wal = new WriteAheadLog(directory, segmentBytes, tableId);
     try {
-      wal.mark = marked ? WalSyncMark.open(directory, tableId) : null;
+      wal.mark = markVersion > 0 ? WalSyncMark.open(directory, tableId, markVersion) : null;
       wal.openSegments(superTables, dropDamagedTail, replayer);
       return wal;
     } catch (IOException | RuntimeException e) {
@@ -133,8 +137,13 @@ final class WriteAheadLog implements AutoCloseable {
     try (Stream<Path> list = Files.list(directory)) {
       files = list.filter(p -> p.getFileName().toString().matches("wal-\\d{16}")).sorted().collect(Collectors.toList());
     }
+    List<Path> retired = new ArrayList<>();
     if (mark != null) {
-      checkAgainstMark(files, dropDamagedTail);
+      WriteAheadMarkCheck.checkNewest(mark, directory, files, dropDamagedTail);
+      if (mark.recordsFirstSegment()) {
+        retired = WriteAheadMarkCheck.checkFirst(mark, directory, files);
+        files.removeAll(retired);
+      }
     }
     long sequence = 1;
     for (int i = 0; i < files.size(); i++) {
@@ -165,33 +174,11 @@ final class WriteAheadLog implements AutoCloseable {
     if (mark != null) {
       mark.force(); // what a drop left behind is no longer asked for by the next open
     }
+    for (Path file : retired) {
+      Files.deleteIfExists(file);
+    }
   }
 
-  /**
-   * Refuses the segments when the one the mark names is shorter than the mark says, or missing with
-   * no newer one: synced records would be lost ({@link WriteAheadShorterThanSyncException}). With
-   * {@code drop}, logs it and goes on with what they hold. A newer segment than the mark's is
-   * fine: the mark lags the log (its last writes unforced at a power loss).
-   */
-  private void checkAgainstMark(List<Path> files, boolean drop) throws IOException {
-    WalSyncMark.Mark last = mark.last();
-    if (last.syncedBytes() == 0) {
-      return;
-    }
-    Path marked = directory.resolve(segmentName(last.segment()));
-    boolean newer = !files.isEmpty() && files.get(files.size() - 1).getFileName().toString().compareTo(marked.getFileName().toString()) > 0;
-    boolean exists = files.contains(marked);
-    long size = exists ? Files.size(marked) : 0;
-    if (exists ? size >= last.syncedBytes() : newer) {
-      return;
-    }
-    WriteAheadShorterThanSyncException e = new WriteAheadShorterThanSyncException(marked, size, last.syncedBytes(), !exists);
-    if (!drop) {
-      throw e;
-    }
-    System.getLogger(BufferHash.class.getName())
-        .log(System.Logger.Level.WARNING, "{0}: opened without them, as dropDamagedWriteAheadTail asks", e.getMessage());
-  }
 
   private final List<Path> replayFiles = new ArrayList<>();
   private int superTables;
@@ -234,7 +221,7 @@ final class WriteAheadLog implements AutoCloseable {
     segments.addLast(new long[] {segmentNumber, firstSequence});
     segmentCount = segments.size();
     if (mark != null) {
-      mark.record(segmentNumber, currentBytes); // so that losing the whole newest segment is refused too
+      mark.record(segments.peekFirst()[0], segmentNumber, currentBytes); // so that losing the whole newest segment is refused too
     }
   }
 
@@ -387,7 +374,7 @@ final class WriteAheadLog implements AutoCloseable {
     currentBytes += length;
     if (mark != null && length > 0) {
       try {
-        mark.record(segmentNumber, currentBytes); // only now: the mark may lag the segment, never lead it
+        mark.record(segments.peekFirst()[0], segmentNumber, currentBytes); // only now: the mark may lag the segment, never lead it
       } catch (IOException e) {
         throw new UncheckedIOException("writing the write-ahead sync mark in " + directory, failure.record(e));
       }
@@ -436,14 +423,20 @@ final class WriteAheadLog implements AutoCloseable {
     syncLock.lock();
     try {
       List<long[]> all = new ArrayList<>(segments);
-      for (int i = 0; i + 1 < all.size(); i++) {
-        if (all.get(i + 1)[1] <= sequence) {
-          Files.deleteIfExists(directory.resolve(segmentName(all.get(i)[0])));
-          segments.removeFirst();
-          segmentCount = segments.size();
-        } else {
-          break;
-        }
+      int retired = 0;
+      while (retired + 1 < all.size() && all.get(retired + 1)[1] <= sequence) {
+        retired++;
+      }
+      if (retired > 0 && mark != null && mark.recordsFirstSegment()) {
+        // Forced before the first delete: a mark that still named a deleted segment would refuse the next open.
+        WalSyncMark.Mark last = mark.last();
+        mark.record(all.get(retired)[0], last.segment(), last.syncedBytes());
+        mark.force();
+      }
+      for (int i = 0; i < retired; i++) {
+        Files.deleteIfExists(directory.resolve(segmentName(all.get(i)[0])));
+        segments.removeFirst();
+        segmentCount = segments.size();
       }
     } finally {
       syncLock.unlock();
@@ -460,7 +453,7 @@ final class WriteAheadLog implements AutoCloseable {
       closeCurrent();
       handedOver = true;
       if (mark != null) {
-        mark.record(segmentNumber, 0); // the buffers file (or the incarnations) hold what the segments held
+        mark.record(segmentNumber + 1, segmentNumber, 0); // the buffers file (or the incarnations) hold what the segments held
         mark.force();
       }
       for (long[] segment : segments) {

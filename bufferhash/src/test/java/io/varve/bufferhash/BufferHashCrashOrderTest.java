@@ -4,6 +4,7 @@ import static io.varve.bufferhash.BufferHashTornFlushTest.builder;
 import static io.varve.bufferhash.BufferHashTornFlushTest.checkAll;
 import static io.varve.bufferhash.BufferHashTornFlushTest.closeQuietly;
 import static io.varve.bufferhash.BufferHashTornFlushTest.open;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -130,7 +131,10 @@ class BufferHashCrashOrderTest {
     }
   }
 
-  /** A crash after a sync that retired write-ahead segments: before they were deleted, and after. */
+  /**
+   * A crash after a sync that retired write-ahead segments: before they were deleted (with the
+   * sync mark's new first segment forced, and before it was), and after.
+   */
   @ParameterizedTest(name = "{0}")
   @EnumSource(value = Durability.class, names = {"SYNC_ON_CALL", "SYNC_EVERY_WRITE"})
   void aCrashBeforeOrAfterRetiringSegmentsKeepsEverySyncedWrite(Durability durability) throws IOException {
@@ -140,10 +144,13 @@ class BufferHashCrashOrderTest {
     Path live = temp.resolve("live");
     Path before = temp.resolve("before-retiring");
     Path after = temp.resolve("after-retiring");
-    try (BufferHash table = builder(live, durability, "fifo", work.listener).open()) {
+    Path beforeTheMark = temp.resolve("before-the-mark");
+    Path powerLoss = temp.resolve("power-loss-after-retiring");
+    try (CrashFiles files = CrashFiles.install(); BufferHash table = builder(live, durability, "fifo", work.listener).open()) {
       for (int op = 0; ; op++) {
         assertTrue(op < 100_000, context + ": no segment was ever retired");
         Map<Path, byte[]> segments = segments(live);
+        byte[] mark = Files.readAllBytes(live.resolve(WalSyncMark.FILE));
         work.step(table, durability);
         Map<Path, byte[]> retired = new HashMap<>(segments);
         retired.keySet().removeAll(segments(live).keySet());
@@ -153,12 +160,23 @@ class BufferHashCrashOrderTest {
           for (Map.Entry<Path, byte[]> segment : retired.entrySet()) {
             Files.write(before.resolve(segment.getKey().getFileName()), segment.getValue());
           }
+          CrashFiles.copyAsKilled(before, beforeTheMark);
+          Files.write(beforeTheMark.resolve(WalSyncMark.FILE), mark);
+          CrashFiles.copyAsKilled(live, powerLoss);
+          files.loseUnforced(live, powerLoss, ""); // the mark back to its last force: the first segment was forced before the deletes
+          long first = BufferHashWriteAheadFirstSegmentTest.mark(after)[3];
+          assertEquals(BufferHashWriteAheadFirstSegmentTest.segments(after).get(0).getFileName().toString(), WriteAheadLog.segmentName(first),
+              context + ": the mark's first segment is the oldest kept");
           break;
         }
       }
       work.model.acknowledge(); // the step that retired segments synced
     }
     DurableModel copy = work.model.copy();
+    DurableModel second = work.model.copy();
+    DurableModel third = work.model.copy();
+    reopenAndCheck(powerLoss, durability, work, third, context + ", a power loss after the segments went");
+    reopenAndCheck(beforeTheMark, durability, work, second, context + ", crashed before the mark's first segment was forced");
     reopenAndCheck(before, durability, work, work.model, context + ", crashed before the segments went");
     reopenAndCheck(after, durability, work, copy, context + ", crashed after the segments went");
   }

@@ -54,8 +54,16 @@ class GoldenFilesTest {
   }
 
   private static void write(BufferHash table) {
+    write(table, 0);
+  }
+
+  /** {@link #write}, syncing after every {@code syncEvery} puts (0: never). */
+  private static void write(BufferHash table, int syncEvery) {
     for (int i = 0; i < 600; i++) {
       table.put(("golden-key-" + i).getBytes(StandardCharsets.UTF_8), ("value-" + i + "-").repeat(i % 5).getBytes(StandardCharsets.UTF_8));
+      if (syncEvery > 0 && i % syncEvery == syncEvery - 1) {
+        table.sync();
+      }
     }
     for (int i = 3; i < 600; i += 10) {
       table.delete(("golden-key-" + i).getBytes(StandardCharsets.UTF_8));
@@ -63,7 +71,7 @@ class GoldenFilesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed", "v5-closed", "v5-crashed"})
   void readsTheGoldenDirectory(String name) throws Exception {
     Path dir = temp.resolve(name);
     Files.createDirectories(dir);
@@ -90,7 +98,7 @@ class GoldenFilesTest {
 
   /** The golden state files are of the version their folder names (the first state slot's version byte). */
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed", "v5-closed", "v5-crashed"})
   void goldenStatesAreOfTheirVersion(String name) throws Exception {
     byte[] state = Files.readAllBytes(Path.of(GoldenFilesTest.class.getResource("/golden/" + name + "/state").toURI()));
     int version = Integer.parseInt(name.substring(1, name.indexOf('-')));
@@ -99,14 +107,14 @@ class GoldenFilesTest {
 
   /**
    * The structures of each golden directory are of the version its state calls for: version 1,
-   * unsalted, under states 1 and 2; version 2, salted with {@link #GOLDEN_TABLE_ID}, under state 3
+   * unsalted, under states 1 and 2; version 2, salted with {@link #GOLDEN_TABLE_ID}, under states 3 to 5
    * (and each passes its salted check, none the unsalted one).
    */
   @ParameterizedTest
-  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed"})
+  @ValueSource(strings = {"v1-closed", "v1-crashed", "v2-closed", "v2-crashed", "v3-closed", "v3-crashed", "v4-closed", "v4-crashed", "v5-closed", "v5-crashed"})
   void goldenStructuresAreOfTheVersionTheirStateCallsFor(String name) throws Exception {
     Path golden = Path.of(GoldenFilesTest.class.getResource("/golden/" + name).toURI());
-    boolean salted = name.startsWith("v3") || name.startsWith("v4");
+    boolean salted = name.startsWith("v3") || name.startsWith("v4") || name.startsWith("v5");
     long id = TableIds.of(golden);
     assertEquals(salted ? GOLDEN_TABLE_ID : 0, id, name);
     int version = salted ? LogFormat.SALTED_VERSION : LogFormat.VERSION;
@@ -130,6 +138,9 @@ class GoldenFilesTest {
     assertTrue(files > 0, name + ": a buffers file or write-ahead segments");
   }
 
+  /** The write-ahead segments' size in the crashed golden (since v5; before, the default, one segment). */
+  private static final long WAL_SEGMENT_BYTES = 2048;
+
   /** Writes the golden directories of today's version into {@code args[0]} ({@code v<state version>-closed}, {@code -crashed}). */
   public static void main(String[] args) throws IOException {
     Path root = Path.of(args[0]);
@@ -142,11 +153,13 @@ class GoldenFilesTest {
     }
     Path crashed = root.resolve(prefix + "-crashed");
     Path live = root.resolve(prefix + "-crashed-live");
-    try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).open()) {
+    // Small segments, synced often (since v5): the crashed table holds several, some retired
+    // before it, so that its sync mark's first segment is neither the first nor the newest.
+    try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).walSegmentBytes(WAL_SEGMENT_BYTES).open()) {
       writeFirstHalf(table);
     }
-    try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).open()) {
-      write(table);
+    try (BufferHash table = builder(live, Durability.SYNC_ON_CALL).walSegmentBytes(WAL_SEGMENT_BYTES).open()) {
+      write(table, 40);
       table.sync();
       Files.createDirectories(crashed);
       try (Stream<Path> files = Files.list(live)) {

@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * The hostile BufferHash directories in {@code hostile/bufferhash}: each is a golden directory
- * ({@code golden/v1-closed}, {@code golden/v1-crashed}, or {@code v2-*}, {@code v3-*}, {@code v4-*} where the
+ * ({@code golden/v1-closed}, {@code golden/v1-crashed}, or {@code v2-*} to {@code v5-*} where the
  * variant is about a state version, named in the variant's {@code base} file)
  * with the files of the variant put over it ({@code deleted} lists files to remove). Each lies in a
  * way a structure check must catch: checksums are recomputed where the check under test is not the
@@ -231,9 +231,33 @@ final class HostileBufferHashFiles {
     }
   }
 
+  /**
+   * The first segment that must exist (state version 5, sync mark version 2): the segments from
+   * it to the newest the mark names must all be there, the oldest and the middle ones as well.
+   */
+  private static void firstSegmentVariants(Map<String, Variant> v) throws IOException {
+    byte[] mark = golden("v5-crashed", WalSyncMark.FILE);
+    int newest = LogFormat.getLong(mark, 8) > LogFormat.getLong(mark, WalSyncMark.SLOT_SPACING + 8) ? 0 : WalSyncMark.SLOT_SPACING;
+    long first = LogFormat.getLong(mark, newest + 32);
+    long last = LogFormat.getLong(mark, newest + 16);
+    if (mark.length != WalSyncMark.fileBytes(2) || mark[newest + 4] != 2 || last - first < 2 || LogFormat.getLong(mark, newest + 24) == 0) {
+      throw new IllegalStateException("the v5 golden's sync mark does not name three segments or more: first " + first + ", newest " + last);
+    }
+    v.put("wal-v5-oldest-segment-missing", variant("v5-crashed").with(WriteAheadLog.segmentName(first), null));
+    v.put("wal-v5-middle-segment-missing", variant("v5-crashed").with(WriteAheadLog.segmentName(first + 1), null));
+    byte[] firstAfterNewest = mark.clone();
+    for (int at = 0; at <= WalSyncMark.SLOT_SPACING; at += WalSyncMark.SLOT_SPACING) {
+      LogFormat.putLong(firstAfterNewest, at + 32, LogFormat.getLong(firstAfterNewest, at + 16) + 1);
+      LogFormat.seal(ID, firstAfterNewest, at, at + 40);
+    }
+    v.put("walmark-v5-first-segment-after-the-newest", variant("v5-crashed").with(WalSyncMark.FILE, firstAfterNewest));
+    v.put("walmark-v1-under-a-v5-state", variant("v5-crashed").with(WalSyncMark.FILE, golden("v4-crashed", WalSyncMark.FILE)));
+  }
+
   /** Variants of the state versions and table ids: a structure of one version under a state of another, or salted with another id. */
   private static void tableIdVariants(Map<String, Variant> v) throws IOException {
-    v.put("state-version-5", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> s[slot + 4] = 5)));
+    // (state-version-5 until state version 5 was made: it now reads as a version-5 state, whose walmark is missing)
+    v.put("state-version-6", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> s[slot + 4] = 6)));
     v.put("state-v3-table-id-zero", variant("v3-closed").with("state", stateBothSlots("v3-closed", (s, slot) -> LogFormat.putLong(s, slot + 8 + 56 + 12, 0))));
     // A version-2 state's table has no id: a version-2 incarnation (salted with any id) is another table's.
     v.put("header-v2-salted-under-a-v2-state", variant("v2-closed").with("log", logWithHeader("v2-closed", 2, ID)));
@@ -331,6 +355,7 @@ final class HostileBufferHashFiles {
     v.put("wal-last-record-length-past-the-end", variant("v1-crashed").with("wal-0000000000000001", walWithRecord(walRecords() - 1, lengthPastTheEnd, false)));
     tableIdVariants(v);
     syncMarkVariants(v);
+    firstSegmentVariants(v);
     if (walRecords() < 3 || last < 0) {
       throw new IllegalStateException("the golden write-ahead log is too short for the variants");
     }
