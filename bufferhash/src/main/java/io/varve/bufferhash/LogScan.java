@@ -97,6 +97,9 @@ final class LogScan {
   }
 
   private Incarnation decode(IncarnationLog.Decoder decoder, IncarnationCodec.Header fields, int page) throws IOException {
+    // Read whole to be decoded: one entry of more than the heap (a table written by a JVM with a
+    // larger heap) is refused as such, where the allocation gave an OutOfMemoryError.
+    WholeFile.checkHeap(logFile, "the incarnation at page " + page + " (" + fields.pages + " pages)", (long) fields.pages * PAGE_BYTES);
     byte[] bytes = new byte[fields.pages * PAGE_BYTES];
     IncarnationLog.readFully(log, ByteBuffer.wrap(bytes), (long) page * PAGE_BYTES, logFile);
     return decoder.decode(bytes, fields, page);

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (written by one with a larger heap, or larger buffers): the open read each whole into one array
  * and a heap of 64 MiB died with {@link OutOfMemoryError}. They are now read a window at a time,
  * and the open keeps every record: the child JVM finds the last key written and one written early.
+ * A single entry the heap cannot take in is refused with {@link HeapTooSmallException}, before it
+ * is allocated.
  */
 class BufferHashLargeFileSmallHeapTest {
   private static final int VALUE_BYTES = 16 << 10;
@@ -110,6 +112,42 @@ class BufferHashLargeFileSmallHeapTest {
     assertEquals(0, replayed.exitCode(), replayed.output());
     String last = replayed.output().strip().lines().reduce((x, y) -> y).orElse("");
     assertTrue(last.startsWith("refused: " + segment + ": write-ahead record 1 (") && last.contains("bytes of heap"), replayed.output());
+  }
+
+  /**
+   * An incarnation of one entry larger than the heap: the open reads it whole to hash its key, and
+   * a heap of 64 MiB died with {@link OutOfMemoryError}; it is refused with {@link
+   * HeapTooSmallException} naming the log before the allocation.
+   */
+  @Test
+  void anIncarnationLargerThanTheHeapIsRefusedNamingTheLog() throws Exception {
+    Path dir = temp.resolve("large-entry");
+    try (BufferHash table = largeEntryTable(dir).open()) {
+      table.put(key(0), new byte[80 << 20]);
+      table.sync(); // an incarnation of its own
+    }
+    ChildJvm.Result opened = ChildJvm.run(HEAP, OpenLargeEntryTable.class, dir.toString());
+    assertEquals(0, opened.exitCode(), opened.output());
+    String last = opened.output().strip().lines().reduce((x, y) -> y).orElse("");
+    assertTrue(last.startsWith("refused: " + dir.resolve("log") + ": the incarnation at page ") && last.contains("bytes of heap"), opened.output());
+  }
+
+  static BufferHashBuilder largeEntryTable(Path dir) {
+    return BufferHash.builder(dir).logBytes(512L << 20).memoryBytes(8 << 20).entryBytes(40);
+  }
+
+  /** Opens the table of {@code args[0]}, expecting {@link HeapTooSmallException}: prints its message. */
+  public static final class OpenLargeEntryTable {
+    public static void main(String[] args) throws Exception {
+      try (BufferHash table = largeEntryTable(Path.of(args[0])).open()) {
+        System.out.println("opened");
+      } catch (HeapTooSmallException e) {
+        System.out.println("refused: " + e.getMessage());
+      } catch (Throwable e) {
+        e.printStackTrace();
+        System.exit(3);
+      }
+    }
   }
 
   /** Replays the segment {@code args[0]} of table id {@code args[1]}: checks it, then hands its entries over. */
