@@ -4,10 +4,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * A table's file holds one entry (a write-ahead record, an entry of the buffers file) larger than
- * this JVM's heap can take in: it must be in memory to be replayed, and the open refuses it before
- * allocating, instead of dying with an {@link OutOfMemoryError} or going on without it. Open the
- * table with a larger heap ({@code -Xmx}). Immutable; thread-safe.
+ * A table's file holds one entry (a write-ahead record, an entry of the buffers file, an incarnation
+ * of one entry in the log) larger than this JVM's heap can take in: it must be in memory to be
+ * replayed or hashed, and the open refuses it before allocating, instead of dying with an {@link
+ * OutOfMemoryError} or going on without it. Open the table with a larger heap ({@code -Xmx}).
+ * Immutable; thread-safe.
  */
 public final class HeapTooSmallException extends IOException {
   private static final long serialVersionUID = 1L;
