@@ -121,6 +121,8 @@ public final class BufferedCountMinSketch extends HashedSketch {
    * @throws CorruptStoreException if the file is damaged, truncated, foreign, a plain sketch, of an
    *     unsupported version, or was not closed cleanly
    * @throws IllegalStateException if a sketch in this process or another has the file open
+   * @throws java.io.UncheckedIOException if the file cannot be read; its cause is a {@link
+   *     SketchCommitUnreadableException} when a commit slot could not be read (retry the open)
    */
   public static BufferedCountMinSketch open(Path path, long ramBudgetBytes) {
     checkBudget(ramBudgetBytes);
@@ -145,6 +147,8 @@ public final class BufferedCountMinSketch extends HashedSketch {
    * @throws CorruptStoreException if the file is damaged (as far as its header and, for a cleanly
    *     closed file, its checksum tell), truncated, foreign or a plain sketch
    * @throws IllegalStateException if a sketch in this process or another has the file open
+   * @throws java.io.UncheckedIOException if the file cannot be read; its cause is a {@link
+   *     SketchCommitUnreadableException} when a commit slot could not be read (retry the open)
    */
   public static BufferedCountMinSketch openAfterCrash(Path path, long ramBudgetBytes) {
     checkBudget(ramBudgetBytes);

@@ -131,6 +131,8 @@ public final class CountMinSketch extends HashedSketch {
    * @throws io.varve.core.format.CorruptStoreException if the file is damaged, truncated, foreign,
    *     a buffered sketch, of an unsupported version, or was not closed cleanly
    * @throws IllegalStateException if a sketch in this process or another has the file open
+   * @throws java.io.UncheckedIOException if the file cannot be read; its cause is a {@link
+   *     SketchCommitUnreadableException} when a commit slot could not be read (retry the open)
    */
   public static CountMinSketch open(Path path) {
     return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, true));
@@ -155,6 +157,8 @@ public final class CountMinSketch extends HashedSketch {
    * @throws io.varve.core.format.CorruptStoreException if the file is damaged (as far as its header
    *     and, for a cleanly closed file, its checksum tell), truncated, foreign or a buffered sketch
    * @throws IllegalStateException if a sketch in this process or another has the file open
+   * @throws java.io.UncheckedIOException if the file cannot be read; its cause is a {@link
+   *     SketchCommitUnreadableException} when a commit slot could not be read (retry the open)
    */
   public static CountMinSketch openAfterCrash(Path path) {
     return mapped(SketchFileHandle.open(path, SketchFile.Layout.ROWS, true, SketchFileHandle.Unclean.RECOVER));

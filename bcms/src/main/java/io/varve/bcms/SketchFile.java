@@ -166,9 +166,11 @@ final class SketchFile {
 
   /**
    * A header as read, and whether the slot it was not read from holds a valid record too (always
-   * true in version 1): when it does not, a closed record may be older than the file's body.
+   * true in version 1): when it does not, a closed record may be older than the file's body. {@code
+   * otherSlotUnreadable} is the read error of that slot's page, or null: the slot may then hold a
+   * newer record than the one read (see {@link SketchFileHandle#open}).
    */
-  record Read(Header header, boolean otherSlotValid) {}
+  record Read(Header header, boolean otherSlotValid, IOException otherSlotUnreadable) {}
 
   /** Where the file's bytes are read from: {@link io.varve.core.files.InterruptSafeFile#read}. */
   interface Source {
@@ -261,6 +263,9 @@ final class SketchFile {
    *
    * @throws CorruptStoreException naming the file and what is wrong, also when neither slot holds a
    *     valid record
+   * @throws SketchCommitUnreadableException when neither slot can be read, or one cannot and the
+   *     other holds no valid record (one slot unreadable beside a valid record is {@link
+   *     Read#otherSlotUnreadable}, for the open to judge)
    */
   static Read read(Source in, long fileSize, Path file) throws IOException {
     ByteBuffer first = ByteBuffer.allocate(HEADER_FIELDS_LENGTH);
@@ -269,21 +274,42 @@ final class SketchFile {
     }
     Header header = decode(first.flip(), fileSize, file);
     ByteBuffer region = ByteBuffer.allocate(header.headerLength());
-    while (region.hasRemaining()) {
-      check(in.read(region, region.position()) >= 0, "sketch file " + file + " ended inside its header");
-    }
     if (header.version() == VERSION_1) {
+      readRange(in, region, 0, region.capacity(), file);
       checkZero(region, HEADER_FIELDS_LENGTH, region.capacity(), file);
-      return new Read(header, true);
+      return new Read(header, true, null);
     }
+    readRange(in, region, 0, SLOT_SPACING, file);
     checkZero(region, FIXED_FIELDS_LENGTH, SLOT_SPACING, file);
+    readRange(in, region, SLOTS_END, region.capacity(), file);
     checkZero(region, SLOTS_END, region.capacity(), file);
     String where = "sketch file " + file + ": ";
     SketchCommit[] slots = new SketchCommit[2];
+    IOException[] unreadable = new IOException[2];
     for (int s = 0; s < 2; s++) {
+      // Each slot's page read alone: a sector that cannot be read fails one slot, not the open.
+      try {
+        readRange(in, region, (int) slotOffset(s), (int) slotOffset(s) + SLOT_SPACING, file);
+      } catch (IOException e) {
+        unreadable[s] = e;
+        continue;
+      }
       slots[s] = SketchCommit.decodeOrNull(region.slice((int) slotOffset(s), SLOT_SPACING));
       if (slots[s] != null) {
         slots[s].check(where, true); // a torn or damaged record fails its checksum; this one lies
+      }
+    }
+    if (unreadable[0] != null && unreadable[1] != null) {
+      SketchCommitUnreadableException e = new SketchCommitUnreadableException(where + "neither commit slot could be read ("
+          + unreadable[0].getMessage() + "; " + unreadable[1].getMessage() + "); retry once the file reads", null);
+      e.addSuppressed(unreadable[0]);
+      e.addSuppressed(unreadable[1]);
+      throw e;
+    }
+    for (int s = 0; s < 2; s++) {
+      if (unreadable[s] != null && slots[1 - s] == null) {
+        throw new SketchCommitUnreadableException(where + "commit slot " + s + " could not be read (" + unreadable[s].getMessage()
+            + ") and slot " + (1 - s) + " holds no valid record; retry once the file reads", unreadable[s]);
       }
     }
     check(slots[0] != null || slots[1] != null, where + "neither commit record is valid (both slots torn or damaged)");
@@ -291,7 +317,15 @@ final class SketchFile {
     SketchCommit commit = slots[newest];
     check(slots[1 - newest] == null || slots[1 - newest].generation() != commit.generation(),
         where + "both commit records have generation " + commit.generation());
-    return new Read(header.withCommit(commit, newest), slots[1 - newest] != null);
+    return new Read(header.withCommit(commit, newest), slots[1 - newest] != null, unreadable[1 - newest]);
+  }
+
+  /** Reads bytes {@code [from, to)} of the file into the same positions of {@code region}. */
+  private static void readRange(Source in, ByteBuffer region, int from, int to, Path file) throws IOException {
+    ByteBuffer range = region.duplicate().limit(to).position(from);
+    while (range.hasRemaining()) {
+      check(in.read(range, range.position()) >= 0, "sketch file " + file + " ended inside its header");
+    }
   }
 
   private static void checkZero(ByteBuffer region, int from, int to, Path file) {

@@ -179,6 +179,10 @@ final class SketchFileHandle {
             + (header.layout() == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch")
             + ", not a " + (layout == SketchFile.Layout.PAGES ? "BufferedCountMinSketch" : "CountMinSketch"));
       }
+      IOException unreadable = read.otherSlotUnreadable();
+      if (unreadable != null && header.state() != SketchFile.STATE_CLOSED) {
+        throw unreadableSlot(path, header, unreadable, "is open for writing");
+      }
       if (header.state() != SketchFile.STATE_CLOSED && unclean == Unclean.REFUSE) {
         throw new CorruptStoreException("sketch file " + path + " was not closed cleanly (a writer stopped "
             + "before close()); its counts may be incomplete, so estimates could fall below the truth "
@@ -193,6 +197,9 @@ final class SketchFileHandle {
         handle.markRecovered(handle.bodyChecksum());
       } else if (verifyBody || suspect) {
         int actual = handle.bodyChecksum();
+        if (actual != header.bodyCrc() && unreadable != null) {
+          throw unreadableSlot(path, header, unreadable, "does not match the body");
+        }
         if (actual != header.bodyCrc() && suspect && unclean == Unclean.RECOVER) {
           handle.markRecovered(actual);
         } else if (actual != header.bodyCrc()) {
@@ -212,6 +219,22 @@ final class SketchFileHandle {
       use.close();
       throw e;
     }
+  }
+
+  /**
+   * The refusal of a file whose other commit slot could not be read, beside a record that is not
+   * provably the newest. Only a closed record that matches the body is: the record after a closed
+   * one is an open record of the same total weight, or (openAfterCrash) a closed one of a changed
+   * body. Any other record read may be older than the unreadable one, and the next commit, into the
+   * slot not holding the record read, would then write an older total weight over a newer record
+   * (openAfterCrash at once): refused, the file untouched, rather than rolled back.
+   */
+  private static SketchCommitUnreadableException unreadableSlot(Path path, SketchFile.Header header, IOException unreadable,
+      String why) {
+    return new SketchCommitUnreadableException("sketch file " + path + ": commit slot " + (1 - header.slot())
+        + " could not be read (" + unreadable.getMessage() + "), and the record of slot " + header.slot() + " (generation "
+        + header.commit().generation() + ") " + why + ", so the unreadable slot may hold a newer one; not opened, rather"
+        + " than rolled back to the older record: retry once the file reads", unreadable);
   }
 
   /** Closes and deletes a file this process just created, after its construction failed. */
