@@ -3,12 +3,8 @@ package io.varve.bcms;
 import io.varve.core.files.MappingFaults;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.HeapLimit;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The plain count-min sketch: {@code depth} rows of {@code width} saturating counters; an update
@@ -54,18 +50,8 @@ public final class CountMinSketch extends HashedSketch {
   /** What a fault of the file's mapping becomes; null in memory. */
   private final SketchFileFaults faults;
   private long totalWeight;
-  private volatile boolean closed;
-  /**
-   * Why the sketch failed (its file cut under it: {@link CorruptStoreException}; a write through
-   * the mapping lost: {@link UncheckedIOException}), or null; set once, through {@link #FAILURE}.
-   */
-  private volatile RuntimeException failure;
-  /**
-   * Calls reading or writing a file sketch's mapping now: close unmaps only once none is left, so
-   * that a call on another thread (which the contract forbids, and which crashed the JVM when the
-   * mapping went under it: CloseUnderLoadTest) is refused or finishes first.
-   */
-  private final AtomicInteger inFlight = new AtomicInteger();
+  /** Open, failed or closed, and the calls inside the mapping that close waits for. */
+  private final CallGate calls;
 
   private CountMinSketch(SketchParameters parameters, Counters counters, SketchFileHandle file, long totalWeight) {
     super(parameters);
@@ -79,6 +65,7 @@ public final class CountMinSketch extends HashedSketch {
     this.faults = file == null ? null
         : new SketchFileFaults(file.path(), file.channel(), file.bodyOffset() + file.header().bodyLength());
     this.totalWeight = totalWeight;
+    this.calls = new CallGate("count-min sketch " + (file == null ? "(in memory)" : file.path().toString()));
   }
 
   /**
@@ -182,7 +169,7 @@ public final class CountMinSketch extends HashedSketch {
       updateOpen(itemHash, weight);
       return;
     }
-    inFlight.incrementAndGet(); // before the check, which close's wait pairs with
+    calls.count(); // before the check, which close's wait pairs with
     try {
       updateOpen(itemHash, weight);
       // A faulted write in compiled code throws only at the thread's next call into the JVM's
@@ -191,7 +178,7 @@ public final class CountMinSketch extends HashedSketch {
     } catch (InternalError fault) {
       throw fail(faults.fault(fault));
     } finally {
-      inFlight.decrementAndGet();
+      calls.exit();
     }
   }
 
@@ -226,7 +213,7 @@ public final class CountMinSketch extends HashedSketch {
     if (file == null) {
       return estimateOpen(itemHash);
     }
-    inFlight.incrementAndGet(); // before the check, which close's wait pairs with
+    calls.count(); // before the check, which close's wait pairs with
     try {
       long estimate = estimateOpen(itemHash);
       // A faulted read in compiled code yields garbage and throws only at the thread's next call
@@ -236,7 +223,7 @@ public final class CountMinSketch extends HashedSketch {
     } catch (InternalError fault) {
       throw fail(faults.fault(fault));
     } finally {
-      inFlight.decrementAndGet();
+      calls.exit();
     }
   }
 
@@ -264,19 +251,19 @@ public final class CountMinSketch extends HashedSketch {
     }
     // Both mappings are counted in use, so that a close of either on another thread leaves them
     // mapped until the merge is done (it crashed the JVM: CloseDuringMergeTest).
-    enter();
+    calls.enter();
     try {
-      other.enter();
+      other.calls.enter();
       try {
         mergeOpen(other);
         MappingFaults.deliverPending(); // see estimateHash
       } catch (InternalError fault) {
         throw mergeFault(other, fault);
       } finally {
-        other.inFlight.decrementAndGet();
+        other.calls.exit();
       }
     } finally {
-      inFlight.decrementAndGet();
+      calls.exit();
     }
   }
 
@@ -329,11 +316,11 @@ public final class CountMinSketch extends HashedSketch {
    */
   @Override
   public void flush() {
-    enter(); // a close on another thread waits until the force and the header are written
+    calls.enter(); // a close on another thread waits until the force and the header are written
     try {
       finishFile();
     } finally {
-      inFlight.decrementAndGet();
+      calls.exit();
     }
   }
 
@@ -415,20 +402,19 @@ public final class CountMinSketch extends HashedSketch {
    */
   @Override
   public synchronized void close() { // one close at a time: a second waits, then finds it closed
-    if (closed) {
+    if (calls.closed()) {
       return;
     }
-    closed = true; // calls that count themselves from now on are refused
-    boolean drained = callsDrained();
+    boolean drained = calls.closeAndDrain(); // calls that count themselves from now on are refused
     try {
       if (!drained) {
         throw new IllegalStateException("count-min sketch " + (file == null ? "(in memory)" : file.path().toString())
             + " closed while a call on another thread was still inside it: its file is left unflushed"
             + " (see openAfterCrash)");
       }
-      RuntimeException failed = failure;
+      RuntimeException failed = calls.failure();
       if (failed != null) {
-        throw refusal(failed); // the counts are lost: nothing to write
+        throw CallGate.refusal(failed); // the counts are lost: nothing to write
       }
       finishFile();
     } finally {
@@ -441,72 +427,16 @@ public final class CountMinSketch extends HashedSketch {
     }
   }
 
-  /**
-   * Waits, after {@code closed} is set, until no call is inside the mapping: each call counts
-   * itself before it checks {@code closed}, so one that counted later is refused. Gives up after a
-   * second (a thread stopped inside a call): false, and the mapping is then not released here.
-   */
-  private boolean callsDrained() {
-    long deadline = System.nanoTime() + GIVE_UP_NANOS;
-    while (inFlight.get() != 0) {
-      if (System.nanoTime() - deadline > 0) {
-        return false;
-      }
-      Thread.onSpinWait();
-    }
-    return true;
-  }
-
-  private static final long GIVE_UP_NANOS = 1_000_000_000L;
-
-  /**
-   * Counts a call as inside the mapping, then checks that the sketch is open (in this order, which
-   * close's wait pairs with); the caller decrements {@link #inFlight} when done.
-   */
-  private void enter() {
-    inFlight.incrementAndGet();
-    if (closed || failure != null) {
-      inFlight.decrementAndGet();
-      ensureOpen();
-    }
-  }
-
   private void ensureOpen() {
-    if (closed) {
-      throw new IllegalStateException("count-min sketch " + describe() + " is closed");
-    }
-    RuntimeException failed = failure;
-    if (failed != null) {
-      throw refusal(failed);
-    }
+    calls.ensureOpen();
   }
 
   private String describe() {
     return file == null ? "(in memory)" : file.path().toString();
   }
 
-  /** A later call's refusal: the failure, of its type, thrown anew so that its trace shows the call. */
-  private static RuntimeException refusal(RuntimeException failed) {
-    if (failed instanceof UncheckedIOException) {
-      return new UncheckedIOException(failed.getMessage(), new IOException(failed.getMessage(), failed));
-    }
-    return new CorruptStoreException(failed.getMessage(), failed);
-  }
-
   /** Fails the sketch with {@code damage}, unless it failed already; returns {@code damage}, for {@code throw}. */
   private <E extends RuntimeException> E fail(E damage) {
-    // Not synchronized: close holds the monitor while it waits for the call that fails here.
-    FAILURE.compareAndSet(this, null, damage);
-    return damage;
-  }
-
-  private static final VarHandle FAILURE;
-
-  static {
-    try {
-      FAILURE = MethodHandles.lookup().findVarHandle(CountMinSketch.class, "failure", RuntimeException.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
+    return calls.fail(damage);
   }
 }
