@@ -17,7 +17,14 @@ import java.lang.invoke.VarHandle;
  * <p>Thread-safe.
  */
 final class CallGate {
-  private static final long GIVE_UP_NANOS = 1_000_000_000L;
+  /**
+   * How long a close waits for calls inside the mapping: a merge of a large sketch into a new
+   * file's mapping (page faults, a first force) took over a second on a loaded machine, and a close
+   * that gave up then left the file unflushed; only a thread stopped inside a call waits this long.
+   */
+  static final long GIVE_UP_NANOS = 60_000_000_000L;
+  /** How long a close spins before it sleeps between looks: most calls end within microseconds. */
+  private static final long SPIN_NANOS = 1_000_000L;
   private static final VarHandle FAILURE;
   private static final VarHandle IN_FLIGHT;
 
@@ -32,6 +39,7 @@ final class CallGate {
 
   /** What refusals call the sketch: "count-min sketch" and its file. */
   private final String name;
+  private final long giveUpNanos;
   /**
    * Calls reading or writing a file sketch's mapping now: close unmaps only once none is left, so
    * that a call on another thread (which the contract forbids, and which crashed the JVM when the
@@ -53,7 +61,13 @@ final class CallGate {
   private volatile boolean open = true;
 
   CallGate(String name) {
+    this(name, GIVE_UP_NANOS);
+  }
+
+  /** A gate whose close gives up after {@code giveUpNanos}: for tests of a call that never ends. */
+  CallGate(String name, long giveUpNanos) {
     this.name = name;
+    this.giveUpNanos = giveUpNanos;
   }
 
   /**
@@ -110,18 +124,29 @@ final class CallGate {
 
   /**
    * Marks the sketch closed, then waits until no call is inside the mapping: each call counts
-   * itself before it checks {@code closed}, so one that counted later is refused. Gives up after a
-   * second (a thread stopped inside a call): false, and the mapping must then not be released.
+   * itself before it checks {@code closed}, so one that counted later is refused. Gives up after
+   * {@link #GIVE_UP_NANOS} (a thread stopped inside a call): false, and the mapping must then not be
+   * released. Spins for a millisecond, then sleeps a millisecond between looks.
    */
   boolean closeAndDrain() {
     closed = true;
     open = false; // before inFlight is read: a call that counts itself after the read sees it
-    long deadline = System.nanoTime() + GIVE_UP_NANOS;
+    long start = System.nanoTime();
     while (inFlight != 0) {
-      if (System.nanoTime() - deadline > 0) {
+      long waited = System.nanoTime() - start;
+      if (waited > giveUpNanos) {
         return false;
       }
-      Thread.onSpinWait();
+      if (waited < SPIN_NANOS) {
+        Thread.onSpinWait();
+      } else {
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false; // an interrupted close leaves the mapping as a stopped call does
+        }
+      }
     }
     return true;
   }

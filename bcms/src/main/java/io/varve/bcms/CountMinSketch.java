@@ -391,9 +391,9 @@ public final class CountMinSketch extends HashedSketch {
   /**
    * Flushes a file sketch (see {@link #flush}), unmaps and closes it. Idempotent. A call racing
    * the close on another thread (which the contract forbids) is refused, or finishes before the
-   * file is flushed and its mapping released; one still inside the sketch after a second (a thread
-   * stopped there) leaves the file unflushed, to be opened by {@link #openAfterCrash}, and its
-   * mapping to the collector.
+   * file is flushed and its mapping released; one still inside the sketch after a minute (a thread
+   * stopped there), or an interrupt of the closing thread while it waits, leaves the file
+   * unflushed, to be opened by {@link #openAfterCrash}, and its mapping to the collector.
    *
    * @throws java.io.UncheckedIOException if the file cannot be written; the mapping is released
    * @throws CorruptStoreException if the file was cut under the sketch: the file is left as it is,
