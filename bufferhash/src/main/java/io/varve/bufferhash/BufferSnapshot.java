@@ -2,8 +2,10 @@ package io.varve.bufferhash;
 
 import io.varve.core.files.InterruptSafeFile;
 import io.varve.core.format.CorruptStoreException;
-import java.io.ByteArrayOutputStream;
+import io.varve.core.format.SaltedCrc32c;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
@@ -11,14 +13,18 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * The buffers file: what the buffers held when the table was closed ({@link LogFormat} has the
- * layout), so that a clean close loses nothing and makes no small incarnations. Written whole under
- * a temporary name, forced, then renamed; read once on open and deleted. Stateless; thread-safe.
+ * layout), so that a clean close loses nothing and makes no small incarnations. Written under a
+ * temporary name a buffer at a time, forced, then renamed; read once on open, a window at a time,
+ * and deleted. Stateless; thread-safe.
  */
 final class BufferSnapshot {
   private static final int HEADER_BYTES = 20;
+  /** Bytes the writer holds before it writes them: the file is as large as the buffers. */
+  private static final int BUFFER_BYTES = 1 << 20;
 
   private BufferSnapshot() {}
 
@@ -58,40 +64,99 @@ final class BufferSnapshot {
    * returns the file's checksum (its last four bytes).
    */
   static int write(Path file, SuperTable[] tables, long generation, long tableId) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] header = new byte[HEADER_BYTES];
-    LogFormat.BUFFERS.putHeader(header, 0, LogFormat.structureVersion(tableId));
-    LogFormat.putLong(header, 8, generation);
-    LogFormat.putInt(header, 16, tables.length);
-    out.write(header);
-    byte[] word = new byte[8];
-    for (SuperTable table : tables) {
-      List<WriteBuffer> buffers = table.buffersOldestFirst();
-      int count = 0;
-      for (WriteBuffer buffer : buffers) {
-        count += buffer.entryCount();
-      }
-      LogFormat.putInt(word, 0, table.id);
-      LogFormat.putInt(word, 4, count);
-      out.write(word);
-      for (WriteBuffer buffer : buffers) {
-        byte[] arena = buffer.arena();
-        buffer.forEachEntry(offset -> out.write(arena, offset, WriteBuffer.entrySize(arena, offset)));
-      }
-    }
-    out.write(new byte[LogFormat.BUFFERS.footerLength()]);
-    byte[] bytes = out.toByteArray();
-    int checksum = LogFormat.seal(tableId, bytes, 0, bytes.length - LogFormat.BUFFERS.footerLength());
     Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+    int checksum;
     // close() writes it, often on a thread being interrupted to shut down: its interrupt must not lose the buffers
     try (InterruptSafeFile channel = InterruptSafeFile.open(FileChannel::open, temporary,
         new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE}, StandardOpenOption.WRITE)) {
-      channel.writeFully(java.nio.ByteBuffer.wrap(bytes), 0);
+      SealingWriter out = new SealingWriter(channel, tableId);
+      byte[] header = new byte[HEADER_BYTES];
+      LogFormat.BUFFERS.putHeader(header, 0, LogFormat.structureVersion(tableId));
+      LogFormat.putLong(header, 8, generation);
+      LogFormat.putInt(header, 16, tables.length);
+      out.write(header, 0, HEADER_BYTES);
+      byte[] word = new byte[8];
+      for (SuperTable table : tables) {
+        List<WriteBuffer> buffers = table.buffersOldestFirst();
+        int count = 0;
+        for (WriteBuffer buffer : buffers) {
+          count += buffer.entryCount();
+        }
+        LogFormat.putInt(word, 0, table.id);
+        LogFormat.putInt(word, 4, count);
+        out.write(word, 0, word.length);
+        for (WriteBuffer buffer : buffers) {
+          byte[] arena = buffer.arena();
+          buffer.forEachEntry(offset -> out.write(arena, offset, WriteBuffer.entrySize(arena, offset)));
+        }
+      }
+      checksum = out.seal(LogFormat.BUFFERS.footerLength());
       channel.force(true);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
     }
     Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     Channels.forceDirectory(file.getParent()); // before the state names the file
     return checksum;
+  }
+
+  /**
+   * Writes a file through a buffer of {@link #BUFFER_BYTES} and checks what it writes on the way:
+   * the buffers file was built whole in a growing array first, two to three times the buffers'
+   * bytes at its peak, and a close with buffers taking most of the heap died with an {@link
+   * OutOfMemoryError}. Its layout puts nothing that depends on the entries before them, so one pass
+   * writes it.
+   */
+  private static final class SealingWriter {
+    private final InterruptSafeFile channel;
+    private final CRC32C crc;
+    private final byte[] buffer = new byte[BUFFER_BYTES];
+    private int buffered;
+    private long position;
+
+    SealingWriter(InterruptSafeFile channel, long tableId) {
+      this.channel = channel;
+      this.crc = SaltedCrc32c.start(tableId);
+    }
+
+    /** Writes {@code bytes[from, from + length)}; an {@link IOException} is thrown unchecked (from a visitor). */
+    void write(byte[] bytes, int from, int length) {
+      while (length > 0) {
+        if (buffered == buffer.length) {
+          flush();
+        }
+        int n = Math.min(length, buffer.length - buffered);
+        System.arraycopy(bytes, from, buffer, buffered, n);
+        buffered += n;
+        from += n;
+        length -= n;
+      }
+    }
+
+    /**
+     * Writes the footer of {@code footerBytes}, Check(every byte written before) first, as {@link
+     * LogFormat#seal} puts it, and the rest zero; returns the check.
+     */
+    int seal(int footerBytes) {
+      flush();
+      int check = (int) crc.getValue();
+      byte[] footer = new byte[footerBytes];
+      LogFormat.putInt(footer, 0, check);
+      write(footer, 0, footerBytes);
+      flush();
+      return check;
+    }
+
+    private void flush() {
+      crc.update(buffer, 0, buffered);
+      try {
+        channel.writeFully(ByteBuffer.wrap(buffer, 0, buffered), position);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      position += buffered;
+      buffered = 0;
+    }
   }
 
   /**
