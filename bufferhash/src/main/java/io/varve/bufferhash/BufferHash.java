@@ -297,6 +297,9 @@ public final class BufferHash implements Closeable {
    * deleted nor evicted), one super table at a time, in no particular order. Each super table is
    * read under its read lock, then its entries are handed over outside it; writes made meanwhile
    * may or may not be seen.
+   *
+   * @throws UncheckedIOException if reading the log fails, or caused by {@link
+   *     HeapTooSmallException} if an incarnation is too large for this JVM's heap to hold twice
    */
   public void forEach(BiConsumer<byte[], byte[]> action) {
     Objects.requireNonNull(action, "action");

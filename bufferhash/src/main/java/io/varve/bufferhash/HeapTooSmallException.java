@@ -8,6 +8,10 @@ import java.nio.file.Path;
  * of one entry in the log) larger than this JVM's heap can take in: it must be in memory to be
  * replayed or hashed, and the open refuses it before allocating, instead of dying with an {@link
  * OutOfMemoryError} or going on without it. Open the table with a larger heap ({@code -Xmx}).
+ * {@link BufferHash#forEach} and an eviction whose entries go to the {@link EvictionListener} or a
+ * priority {@link EvictionPolicy} read an incarnation whole and copy its entries out, and refuse one
+ * the heap cannot hold twice the same way, as the cause of an {@link java.io.UncheckedIOException}
+ * (the eviction's put, delete or sync then fails as on a write error; nothing is evicted).
  * Immutable; thread-safe.
  */
 public final class HeapTooSmallException extends IOException {

@@ -283,7 +283,23 @@ final class LogWriter {
     }
   }
 
+  /**
+   * Reads {@code incarnation} whole, for its entries to be decoded (by {@link BufferHash#forEach},
+   * and by an eviction that hands them to the listener or the policy).
+   *
+   * @throws UncheckedIOException caused by {@link HeapTooSmallException}, before allocating, when
+   *     the heap cannot hold twice its bytes: the callers copy its keys and values out of it, and
+   *     one entry of more than half the heap (a table written by a JVM with a larger heap) gave an
+   *     {@link OutOfMemoryError} there
+   */
   byte[] readIncarnation(Incarnation incarnation) {
+    long needed = 2L * incarnation.pages * LogFormat.PAGE_BYTES;
+    if (!WholeFile.heapHolds(needed)) { // the message is built only then: evictions call this
+      HeapTooSmallException e = WholeFile.heapTooSmall(log.file(), "the incarnation at page " + incarnation.startPage + " ("
+          + incarnation.pages + " pages, sequence " + incarnation.sequence + " of super table " + incarnation.superTable
+          + "), read whole and its entries copied,", needed);
+      throw new UncheckedIOException(e.getMessage(), e);
+    }
     byte[] bytes = new byte[incarnation.pages * LogFormat.PAGE_BYTES];
     try {
       log.read(ByteBuffer.wrap(bytes), (long) incarnation.startPage * LogFormat.PAGE_BYTES);

@@ -103,10 +103,19 @@ final class WholeFile implements AutoCloseable {
    * open would die with an {@link OutOfMemoryError} taking it in.
    */
   static void checkHeap(Path file, String record, long bytes) throws HeapTooSmallException {
-    long heap = Runtime.getRuntime().maxMemory();
-    if (bytes > heap) {
-      throw new HeapTooSmallException(file, record, bytes, heap);
+    if (!heapHolds(bytes)) {
+      throw heapTooSmall(file, record, bytes);
     }
+  }
+
+  /** Whether the heap's maximum is at least {@code bytes}. */
+  static boolean heapHolds(long bytes) {
+    return bytes <= Runtime.getRuntime().maxMemory();
+  }
+
+  /** The refusal of {@code record} in {@code file}, which needs {@code bytes} of heap. */
+  static HeapTooSmallException heapTooSmall(Path file, String record, long bytes) {
+    return new HeapTooSmallException(file, record, bytes, Runtime.getRuntime().maxMemory());
   }
 
   /** Check({@code [from, to)}) of the table of id {@code tableId} ({@link LogFormat#check}), a window at a time. */
