@@ -1,5 +1,6 @@
 package io.varve.spark;
 
+import io.varve.builder.ShardRouting;
 import io.varve.core.artifact.StoreArtifact;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.format.FileRegion;
@@ -13,11 +14,12 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * Checks a fetched shard's local copy against the manifest, with {@code core}'s format code only
- * (the reader stays off this module's classpath), following the checksum chain {@link
- * ShardManifest} describes: the meta file's footer CRC32C must be the manifest's, the meta file must
- * match the rest of the manifest's entry, and every other file must have the size and the CRC32C
- * (read in full) the meta file lists. Every defect is a {@link CorruptStoreException} whose message
+ * Checks a fetched shard's local copy against the manifest, with {@code core}'s format code and the
+ * builder's scan of a finished store (the reader stays off this module's classpath), following the
+ * checksum chain {@link ShardManifest} describes: the meta file's footer CRC32C must be the
+ * manifest's, the meta file must match the rest of the manifest's entry, and every other file must
+ * have the size and the CRC32C (read in full) the meta file lists; then the shard's first keys must
+ * route to it. Every defect is a {@link CorruptStoreException} whose message
  * starts with {@code what} (the shard's source and number). Stateless; thread-safe.
  */
 final class FetchedShard {
@@ -82,6 +84,31 @@ final class FetchedShard {
     }
     for (String name : artifact.storeFiles()) {
       CorruptStoreException.check(listed.contains(name), what + ": the artifact holds file " + name + ", which its meta file does not list");
+    }
+  }
+
+  /**
+   * The keys whose routes a fetch checks, over all shards, each shard at least {@link
+   * #MIN_ROUTED_PER_SHARD}: a fetch of 2 million records in 8 shards from a local source took 1.14
+   * times as long with this check as without it, 2.9 times with every record read.
+   */
+  static final long ROUTED_KEYS = 1 << 16;
+
+  static final long MIN_ROUTED_PER_SHARD = 64;
+
+  /**
+   * Checks that the first keys of the fetched shard {@code local} (checked already) route to it
+   * under the manifest's seed and shard count ({@link ShardRouting}, which says why a prefix is a
+   * fair sample): a manifest whose entries each match their shard's meta file can still list them
+   * in another order, or with another seed or shard count, than their keys were routed by.
+   * Published, such a version was refused by every reader that opened it (or, where the reader's
+   * two keys a shard happened to route right, missed keys silently).
+   */
+  static void checkRouting(String what, ShardManifest manifest, int shard, Path local) throws IOException {
+    try {
+      ShardRouting.check(local, manifest, shard, Math.max(MIN_ROUTED_PER_SHARD, ROUTED_KEYS / manifest.shardCount()));
+    } catch (CorruptStoreException e) {
+      throw new CorruptStoreException(what + ": its keys are not routed as the manifest says: " + e.getMessage(), e);
     }
   }
 

@@ -48,8 +48,11 @@ import org.apache.hadoop.fs.Path;
  * checked, with {@code core}'s format code, along the manifest's checksum chain: each shard's meta
  * file against its manifest entry (footer CRC32C, records, seed, key mode, total size), then every
  * other file's size and full CRC32C against what the meta file lists; a directory shard's sizes are
- * checked at the source before its data is copied. Each defect is a {@link CorruptStoreException}
- * naming the source and the shard; a source without a manifest (no store, or a build that did not
+ * checked at the source before its data is copied. Then the first keys of each shard (2^16 in all,
+ * at least 64 a shard) must route to it under the manifest's seed and shard count ({@link
+ * io.varve.builder.ShardRouting}): a manifest can match each shard's meta file and still list the
+ * shards in another order, or with another seed or shard count, than their keys were routed by.
+ * Each defect is a {@link CorruptStoreException} naming the source and the shard; a source without a manifest (no store, or a build that did not
  * finish) is a {@link NoSuchFileException}.
  *
  * <p>Nothing half-done is ever visible: the copy goes to a hidden staging directory in the root
@@ -204,7 +207,9 @@ public final class ShardedStoreFetcher {
     Path directory = new Path(source, name);
     FileStatus status = statusOrNull(fs, directory);
     if (status != null && status.isDirectory()) {
-      fetchDirectory(fs, directory, manifest, i, staging.resolve(name), what);
+      java.nio.file.Path local = staging.resolve(name);
+      fetchDirectory(fs, directory, manifest, i, local, what);
+      FetchedShard.checkRouting(what, manifest, i, local);
       return;
     }
     Path artifact = new Path(source, name + StoreArtifact.SUFFIX);
@@ -214,6 +219,7 @@ public final class ShardedStoreFetcher {
     java.nio.file.Path local = staging.resolve(name + StoreArtifact.SUFFIX);
     copy(fs, artifactStatus, local, what);
     FetchedShard.checkArtifact(what, manifest, i, local);
+    FetchedShard.checkRouting(what, manifest, i, local);
   }
 
   private static void fetchDirectory(FileSystem fs, Path directory, ShardManifest manifest, int i, java.nio.file.Path local, String what)

@@ -42,6 +42,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -183,6 +184,35 @@ class ShardedStoreFetcherTest {
     flipByte(data, Files.size(data) / 2);
     CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
     assertMessage(e, "shard 0 of 4 (shard-00000): file data is damaged");
+    assertNothingPublished();
+  }
+
+  /**
+   * A manifest whose entries each match their shard's meta file (records, seed, size, checksum)
+   * but whose list is in another order, or of another routing seed or shard count, than the
+   * shards' keys were routed by. The fetch published it: every reader then refused to open the
+   * version (a serving host that started next served nothing), or, where the first and last keys
+   * the reader samples happened to route right, missed the keys routed elsewhere silently.
+   */
+  @ParameterizedTest
+  @CsvSource({"shards-swapped,false", "shards-swapped,true", "another-seed,false", "another-seed,true", "fewer-shards,false"})
+  void aManifestThatRoutesKeysElsewhereIsRefusedAndNothingIsPublished(String lie, boolean artifacts) throws IOException {
+    Path source = build("job", artifacts, (byte) 1);
+    Path file = source.resolve(ShardManifest.FILE_NAME);
+    ShardManifest manifest = ShardManifest.read(file);
+    List<ShardManifest.Shard> shards = new java.util.ArrayList<>(manifest.shards());
+    long seed = manifest.seed();
+    switch (lie) {
+      case "shards-swapped" -> java.util.Collections.swap(shards, 1, 2);
+      case "another-seed" -> seed++;
+      case "fewer-shards" -> shards = shards.subList(0, 2);
+      default -> throw new AssertionError(lie);
+    }
+    Files.delete(file);
+    new ShardManifest(seed, manifest.keyMode(), manifest.createdMillis(), shards).write(file);
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "its keys are not routed as the manifest says");
+    assertMessage(e, "holds a key routed to shard");
     assertNothingPublished();
   }
 
