@@ -1,6 +1,7 @@
 package io.varve.reader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * distributed job does: a manifest that lists the shards in another order, or with another seed
  * or shard count than their keys were routed by, opened and verified as intact, and lookups then
  * answered null for most keys the store holds, silently. Each entry matches its shard's meta file,
- * so nothing but the keys tells. Now the open refuses it (one key of each shard) and so does
+ * so nothing but the keys tells. Now the open refuses it (the first 64 keys and the last of each shard) and so does
  * {@link ShardedStore#verify()} (every key).
  */
 class ShardedRoutingTest {
@@ -76,6 +77,31 @@ class ShardedRoutingTest {
     List<ShardManifest.Shard> shards = buildApart(root, ShardRouter.of(SEED, SHARDS));
     new ShardManifest(SEED + 1, KeyMode.FULL, 0, shards).write(root.resolve(ShardManifest.FILE_NAME));
     refused(root, "of 4 (part-");
+  }
+
+  /**
+   * Two shards under manifests of 200 other seeds: the open checked each shard's first and last
+   * key, two routes a shard, each right with probability 1/2 under another seed, so that one
+   * manifest in 16 was opened, and its lookups then missed half the keys, silently (13 of these
+   * 200). The open now reads the routes of each shard's first 64 records as well.
+   */
+  @Test
+  void aTwoShardManifestOfAnotherSeedIsRefusedAtOpen() throws IOException {
+    setUp();
+    Path root = temp.resolve("two-reseeded");
+    List<ShardManifest.Shard> shards = buildApart(root, ShardRouter.of(SEED, 2));
+    Path file = root.resolve(ShardManifest.FILE_NAME);
+    List<Long> opened = new ArrayList<>();
+    for (long seed = SEED + 1; seed <= SEED + 200; seed++) {
+      Files.deleteIfExists(file);
+      new ShardManifest(seed, KeyMode.FULL, 0, shards).write(file);
+      try (ShardedStore store = ShardedStore.open(root)) {
+        opened.add(seed);
+      } catch (CorruptStoreException expected) {
+        assertTrue(expected.getMessage().contains("routed to shard"), expected.getMessage());
+      }
+    }
+    assertEquals(List.of(), opened, "manifests of another seed opened");
   }
 
   @Test
