@@ -40,6 +40,27 @@ final class FetchedShard {
     }
   }
 
+  /**
+   * The most bytes an artifact holds beyond its store files: per entry, the padding to {@link
+   * StoreArtifact#ALIGNMENT} and ZIP's headers, whose names, extra fields and comments are each
+   * under 64 KiB, and the end records with their comment.
+   */
+  static final long MAX_ARTIFACT_OVERHEAD = StoreArtifact.MAX_ENTRIES * (StoreArtifact.ALIGNMENT + 6 * 65_536L) + 2 * 65_536L;
+
+  /**
+   * Checks, before copying it, that the source's {@code file} of shard {@code shard} ({@code
+   * length} bytes listed there) can be what the manifest describes: a meta file holds at most the
+   * shard's bytes, an artifact at most those and its ZIP's overhead. A source that lies is then
+   * refused before it fills the local disk, not after.
+   */
+  static void checkSourceLength(String what, ShardManifest manifest, int shard, String file, long length, boolean artifact) {
+    long bytes = manifest.shards().get(shard).bytes();
+    long most = artifact ? bytes + MAX_ARTIFACT_OVERHEAD : bytes;
+    CorruptStoreException.check(length <= most, what + ": " + file + " has " + length + " bytes at the source, more than " + most
+        + " (the manifest gives the shard's files " + bytes + " bytes" + (artifact ? ", and an artifact's ZIP adds at most "
+        + MAX_ARTIFACT_OVERHEAD : "") + "): not the manifest's shard; nothing of it was copied");
+  }
+
   /** Checks that the source's length of {@code file} is the one its meta file lists, before copying it. */
   static void checkLength(String what, StoreMeta.FileEntry file, long length) {
     CorruptStoreException.check(length == file.size(), what + ": file " + file.name() + " has " + length

@@ -216,6 +216,7 @@ public final class ShardedStoreFetcher {
     FileStatus artifactStatus = statusOrNull(fs, artifact);
     CorruptStoreException.check(artifactStatus != null && artifactStatus.isFile(),
         what + " is missing: no directory " + directory + " and no artifact " + artifact);
+    FetchedShard.checkSourceLength(what, manifest, i, "the artifact", artifactStatus.getLen(), true);
     java.nio.file.Path local = staging.resolve(name + StoreArtifact.SUFFIX);
     copy(fs, artifactStatus, local, what);
     FetchedShard.checkArtifact(what, manifest, i, local);
@@ -230,6 +231,7 @@ public final class ShardedStoreFetcher {
     }
     FileStatus metaStatus = files.get(StoreFile.META.fileName());
     CorruptStoreException.check(metaStatus != null && metaStatus.isFile(), what + ": no meta file (not a complete store)");
+    FetchedShard.checkSourceLength(what, manifest, i, "the meta file", metaStatus.getLen(), false);
     Files.createDirectory(local);
     java.nio.file.Path metaFile = local.resolve(StoreFile.META.fileName());
     copy(fs, metaStatus, metaFile, what);

@@ -216,6 +216,25 @@ class ShardedStoreFetcherTest {
     assertNothingPublished();
   }
 
+  /**
+   * A source whose meta file, or artifact, is longer than the manifest's shard can be (padded here
+   * by 8 MiB, more than any artifact's ZIP adds): it was copied whole, however long (a lying source could fill the local disk), and
+   * only then found not to match. It is now refused from its listed length, before any copy.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aShardFileLongerThanTheManifestAllowsIsRefusedBeforeItIsCopied(boolean artifacts) throws IOException {
+    Path source = build("job", artifacts, (byte) 1);
+    Path file = artifacts ? source.resolve("shard-00001.varve") : source.resolve("shard-00001").resolve(StoreFile.META.fileName());
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+      channel.write(ByteBuffer.allocate(8 << 20));
+    }
+    CorruptStoreException e = assertThrows(CorruptStoreException.class, () -> ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    assertMessage(e, "shard 1 of 4 (shard-00001): " + (artifacts ? "the artifact" : "the meta file") + " has ");
+    assertMessage(e, "nothing of it was copied");
+    assertNothingPublished();
+  }
+
   @Test
   void aSourceWithoutManifestIsAnUnfinishedBuild() throws IOException {
     Path source = build("job", false, (byte) 1);
