@@ -235,6 +235,24 @@ class ShardedStoreFetcherTest {
     assertNothingPublished();
   }
 
+  /**
+   * A file and a dangling link named as the next versions (left by hand, or by a tool): the next
+   * version was numbered after the directories only, so every fetch downloaded and checked the
+   * whole store, then failed on the rename ('the version appeared during the fetch'), for good.
+   */
+  @Test
+  void entriesOfAVersionsNameThatAreNoDirectoriesAreNumberedPast() throws IOException {
+    Path source = build("job", false, (byte) 1);
+    assertEquals("v0000000001", ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    Files.writeString(rootDirectory.resolve("v0000000002"), "not a version");
+    Files.createSymbolicLink(rootDirectory.resolve("v0000000003"), temp.resolve("nowhere"));
+    assertEquals("v0000000004", ShardedStoreFetcher.fetch(source.toUri(), conf, rootDirectory));
+    StoreRoot root = StoreRoot.open(rootDirectory);
+    assertEquals("v0000000004", root.current().orElseThrow());
+    assertEquals(List.of("v0000000001", "v0000000004"), root.versions());
+    assertNoStaging();
+  }
+
   @Test
   void aSourceWithoutManifestIsAnUnfinishedBuild() throws IOException {
     Path source = build("job", false, (byte) 1);

@@ -106,13 +106,21 @@ public final class StoreRoot {
   }
 
   /**
-   * A directory path for the next version, numbered after every version present (build the store
-   * into it, then {@link #publish} it).
+   * A directory path for the next version, numbered after every version present, and after any
+   * other entry of a version's name (a file, a dangling link), which a rename onto the name would
+   * fail on, every time (build the store into it, then {@link #publish} it).
    */
   public Path newVersion() throws IOException {
-    List<String> versions = versions();
-    long next = versions.isEmpty() ? 1 : Long.parseLong(versions.get(versions.size() - 1).substring(1)) + 1;
-    return root.resolve(String.format("v%010d", next));
+    long last = 0;
+    try (Stream<Path> entries = Files.list(root)) {
+      for (Path entry : (Iterable<Path>) entries::iterator) {
+        String name = entry.getFileName().toString();
+        if (VERSION.matcher(name).matches()) {
+          last = Math.max(last, Long.parseLong(name.substring(1)));
+        }
+      }
+    }
+    return root.resolve(String.format("v%010d", last + 1));
   }
 
   /**
