@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
@@ -40,7 +41,7 @@ public final class FlakyFileSystem extends RawLocalFileSystem {
   @FunctionalInterface
   interface Action {
     /**
-     * Runs before {@code operation} ({@code "create"} or {@code "mkdirs"}) of {@code path}, or as
+     * Runs before {@code operation} ({@code "create"}, {@code "mkdirs"} or {@code "open"}) of {@code path}, or as
      * {@code "delete-listed"} within a recursive delete ({@link #delete}), in a task's {@code
      * attempt} (-1 outside a task).
      */
@@ -108,6 +109,14 @@ public final class FlakyFileSystem extends RawLocalFileSystem {
       Progressable progress) throws IOException {
     creating(f);
     return super.create(f, overwrite, bufferSize, replication, blockSize, progress);
+  }
+
+  /** Opens as {@link RawLocalFileSystem} does, after {@link #before} as operation {@code "open"} (a source changing under a reader). */
+  @Override
+  public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+    before.run("open", f, attempt());
+    check("open", f);
+    return super.open(f, bufferSize);
   }
 
   @Override
