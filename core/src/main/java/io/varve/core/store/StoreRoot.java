@@ -3,6 +3,7 @@ package io.varve.core.store;
 import io.varve.core.files.FileReadInterrupted;
 import io.varve.core.format.RegularFiles;
 import io.varve.core.files.DirectoryEntries;
+import io.varve.core.files.FileTrees;
 import io.varve.core.format.CorruptStoreException;
 import io.varve.core.shard.ShardManifest;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
+import java.nio.file.LinkOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -46,6 +48,8 @@ public final class StoreRoot {
   public static final String CURRENT = "CURRENT";
 
   private static final Pattern VERSION = Pattern.compile("v\\d{10}");
+  /** The prefix of a version being deleted: renamed so, then deleted ({@link #delete}). */
+  private static final String DELETING = ".deleting-";
   /** The length of a pointer file: a version name and a newline. */
   private static final int POINTER_BYTES = 12;
 
@@ -232,16 +236,37 @@ public final class StoreRoot {
    * Deletes version {@code name}. Readers that still have it open keep reading it (its files stay
    * alive while open or mapped).
    *
+   * <p>The version is first renamed to a hidden name ({@code .deleting-}{@code name}), which no
+   * listing takes for a version, and deleted there: deleted in place, a deletion killed midway left
+   * a version with some files gone and its manifest (deleted last: {@code _} sorts before the
+   * shards' names) or meta file still there, which {@link #publish} and {@link #rollback} then took
+   * for complete. The next deletion removes what a killed one left.
+   *
    * @throws IllegalStateException if it is the current version
+   * @throws NoSuchFileException if there is no such version
    */
   public void delete(String name) throws IOException {
     if (current().map(name::equals).orElse(false)) {
       throw new IllegalStateException(root + ": " + name + " is the current version");
     }
     Path version = path(name);
-    try (Stream<Path> walk = Files.walk(version)) {
-      for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
+    if (!Files.exists(version, LinkOption.NOFOLLOW_LINKS)) {
+      throw new NoSuchFileException(version.toString(), null, "no such version");
+    }
+    removeDeletions();
+    Path doomed = root.resolve(DELETING + name);
+    Files.move(version, doomed, StandardCopyOption.ATOMIC_MOVE);
+    DirectoryEntries.force(root, directoryOpener); // the version is gone from the root before any of its files is
+    FileTrees.deleteTree(doomed);
+  }
+
+  /** Deletes what deletions killed after their rename left: under the one writer, none is running. */
+  private void removeDeletions() throws IOException {
+    try (Stream<Path> entries = Files.list(root)) {
+      for (Path entry : (Iterable<Path>) entries::iterator) {
+        if (entry.getFileName().toString().startsWith(DELETING)) {
+          FileTrees.deleteTree(entry);
+        }
       }
     }
   }
