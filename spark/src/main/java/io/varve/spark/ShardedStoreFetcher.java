@@ -133,7 +133,7 @@ public final class ShardedStoreFetcher {
     byte[] manifestBytes = readManifest(fs, source);
     ShardManifest manifest = ShardManifest.parse(manifestBytes, new Path(source, ShardManifest.FILE_NAME).toString());
     java.nio.file.Path staging = Files.createTempDirectory(root.directory(), STAGING_PREFIX);
-    java.nio.file.Path version = null;
+    java.nio.file.Path version = null; // set once staging is renamed to it
     try {
       for (int i = 0; i < manifest.shardCount(); i++) {
         fetchShard(fs, source, manifest, i, staging);
@@ -163,9 +163,19 @@ public final class ShardedStoreFetcher {
       }
       return name;
     } catch (IOException | RuntimeException | Error e) {
-      // Before the rename the staging directory holds everything; after it, the unpublished version.
-      if (version != null || staging != null) {
-        deleteQuietly(version == null ? staging : version, e);
+      // Before the rename the staging directory holds everything; after it, the unpublished version,
+      // which goes back to the staging name before it is deleted: deleted in place, a deletion killed
+      // midway left a version whose manifest outlived its shards, which a rollback would publish.
+      if (version != null) {
+        try {
+          Files.move(version, staging, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException moveFailed) {
+          e.addSuppressed(moveFailed);
+          staging = null; // the version stays whole: checked and complete, unlike one half deleted
+        }
+      }
+      if (staging != null) {
+        deleteQuietly(staging, e);
       }
       throw e;
     }
