@@ -16,8 +16,10 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -139,8 +141,12 @@ public final class ShardedStoreFetcher {
         fetchShard(fs, source, manifest, i, staging);
       }
       java.nio.file.Path manifestFile = staging.resolve(ShardManifest.FILE_NAME);
-      Files.write(manifestFile, manifestBytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      force(manifestFile);
+      try {
+        Files.write(manifestFile, manifestBytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        force(manifestFile);
+      } catch (IOException e) {
+        throw writeFailure(e, manifestFile, source.toString());
+      }
       force(staging);
       java.nio.file.Path next = root.newVersion();
       // rename(2) replaces an empty directory silently: check just before it, as builds do.
@@ -276,17 +282,37 @@ public final class ShardedStoreFetcher {
       byte[] buffer = new byte[(int) Math.min(COPY_BUFFER_BYTES, Math.max(1, expected))];
       for (int n; (n = in.read(buffer)) > 0 && copied <= expected; ) {
         ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, n);
-        while (chunk.hasRemaining()) {
-          out.write(chunk);
+        try {
+          while (chunk.hasRemaining()) {
+            out.write(chunk);
+          }
+        } catch (IOException e) {
+          throw writeFailure(e, to, what);
         }
         copied += n;
       }
-      out.force(true);
+      try {
+        out.force(true);
+      } catch (IOException e) {
+        throw writeFailure(e, to, what);
+      }
     }
     if (copied != expected) {
       throw new IOException(what + ": " + from.getPath() + " was listed with " + expected + " bytes, but "
           + (copied < expected ? "only " + copied : "more") + " could be read (it changed during the fetch)");
     }
+  }
+
+  /**
+   * {@code failure} of a write of the local {@code file}, named after it: the JVM's "No space left
+   * on device" (or any other write error) names no file, so an operator could not tell that the
+   * serving host's disk was full, nor which. Failures that name their file, and interrupts, pass.
+   */
+  private static IOException writeFailure(IOException failure, java.nio.file.Path file, String what) {
+    if (failure instanceof FileSystemException || failure instanceof InterruptedIOException || failure instanceof ClosedChannelException) {
+      return failure;
+    }
+    return new IOException(what + ": writing " + file + " failed: " + failure.getMessage(), failure);
   }
 
   /** Deletes the staging directories that killed fetches left: under the lock, no other fetch owns one. */
