@@ -55,13 +55,6 @@ public final class ShardedStore implements Closeable {
 
   private static final ThreadLocal<long[]> HASH = ThreadLocal.withInitial(() -> new long[2]);
 
-  /**
-   * The records of each shard whose routes the open checks (with its last): with the first and
-   * last only, a manifest of two shards under another seed was opened one time in 16, and missed
-   * half the keys.
-   */
-  static final long ROUTED_AT_OPEN = 64;
-
   private ShardedStore(Path root, ShardManifest manifest, Store[] shards, LookupGuard guard) {
     this.root = root;
     this.guard = guard;
@@ -139,7 +132,7 @@ public final class ShardedStore implements Closeable {
     }
     try {
       checkAgainstManifest(store, manifest, i);
-      checkRouting(store, manifest, i, false);
+      ShardRoutes.checkSample(store, manifest, i);
       return store;
     } catch (IOException | RuntimeException e) {
       closeData(store, e); // not yet among the shards that open closes
@@ -169,49 +162,6 @@ public final class ShardedStore implements Closeable {
       }
     });
     manifest.checkShard(i, store.meta(), metaFile.length(), metaChecksum);
-  }
-
-  /**
-   * Checks that the keys of shard {@code i} route to it by the manifest's seed and shard count:
-   * its first {@link #ROUTED_AT_OPEN} records and its last ({@code all}: every record). Each entry
-   * of a manifest written by hand for shards built apart can match its shard's meta file while the
-   * list is in another order, or of another seed or shard count, than the shards were routed by;
-   * lookups then miss most keys, silently. Records lie in the order of their hashes' {@code hi}
-   * word and routing reads the top of {@code lo}, so the first records are a fair sample, and they
-   * lie together at the start of the data file. A shard that keeps no keys cannot be checked so.
-   */
-  private static void checkRouting(Store shard, ShardManifest manifest, int i, boolean all) {
-    long n = shard.size();
-    if (n == 0 || !shard.meta().keyMode().keepsKeys()) {
-      return;
-    }
-    ShardRouter router = manifest.router();
-    long sampled = all ? n : Math.min(n, ROUTED_AT_OPEN);
-    for (long rank = 0; rank < sampled; rank++) {
-      checkRoute(shard, manifest, i, router, rank, all);
-    }
-    if (sampled < n) {
-      checkRoute(shard, manifest, i, router, n - 1, all);
-    }
-  }
-
-  private static void checkRoute(Store shard, ShardManifest manifest, int i, ShardRouter router, long rank, boolean all) {
-    byte[] key;
-    try {
-      key = shard.keyAt(rank);
-    } catch (CorruptStoreException damaged) {
-      if (all) {
-        throw damaged;
-      }
-      return; // a damaged record is its lookups' error, and verify's, not the open's
-    }
-    int routed = router.shardOf(key);
-    if (routed != i) {
-      throw new CorruptStoreException(shard.directory().getParent() + ": shard " + i + " of " + manifest.shardCount() + " ("
-          + manifest.shards().get(i).name() + ") holds a key routed to shard " + routed + " (its record " + rank
-          + "): the manifest lists the shards in another order, or with another seed or shard count, than their keys were"
-          + " routed by");
-    }
   }
 
   /** The manifest the store was opened with. */
@@ -397,7 +347,7 @@ public final class ShardedStore implements Closeable {
       try {
         checkAgainstManifest(shards[i], manifest, i);
         shards[i].verify();
-        checkRouting(shards[i], manifest, i, true);
+        ShardRoutes.checkAll(shards[i], manifest, i);
       } catch (CorruptStoreException e) {
         throw new CorruptStoreException(root + ": shard " + i + " (" + entry.name() + ") is damaged: " + e.getMessage(), e);
       } catch (StoreClosedException e) {

@@ -41,6 +41,11 @@ class ShardedRoutingTest {
 
   /** Shards of {@code router} built apart under {@code root}, described in shard order. */
   private List<ShardManifest.Shard> buildApart(Path root, ShardRouter router) throws IOException {
+    return buildApart(root, router, BuildOptions.DEFAULTS);
+  }
+
+  /** {@link #buildApart(Path, ShardRouter)} with {@code options}. */
+  private List<ShardManifest.Shard> buildApart(Path root, ShardRouter router, BuildOptions options) throws IOException {
     List<List<Map.Entry<byte[], byte[]>>> partitions = new ArrayList<>();
     for (int i = 0; i < router.shardCount(); i++) {
       partitions.add(new ArrayList<>());
@@ -49,7 +54,7 @@ class ShardedRoutingTest {
     Files.createDirectories(root);
     List<ShardManifest.Shard> shards = new ArrayList<>();
     for (int i = 0; i < router.shardCount(); i++) {
-      shards.add(ShardedStoreBuilder.buildShard(root.resolve("part-" + i), router, i, BuildOptions.DEFAULTS,
+      shards.add(ShardedStoreBuilder.buildShard(root.resolve("part-" + i), router, i, options,
           DuplicatePolicy.FAIL, partitions.get(i).iterator()));
     }
     return shards;
@@ -102,6 +107,30 @@ class ShardedRoutingTest {
       }
     }
     assertEquals(List.of(), opened, "manifests of another seed opened");
+  }
+
+  /**
+   * Shards that keep no keys, listed in another order: the open cannot tell (it reads no hash
+   * file), and verify said the store was intact, since its routing check looked at keys only, while
+   * every lookup missed. Verify now checks every record's route by the hash file.
+   */
+  @Test
+  void verifyFindsHashOnlyShardsInAnotherOrder() throws IOException {
+    setUp();
+    Path root = temp.resolve("hash-only-reordered");
+    List<ShardManifest.Shard> shards = buildApart(root, ShardRouter.of(SEED, SHARDS), BuildOptions.builder().keyMode(KeyMode.NONE).build());
+    new ShardManifest(SEED, KeyMode.NONE, 0, shards).write(root.resolve(ShardManifest.FILE_NAME));
+    try (ShardedStore store = ShardedStore.open(root)) {
+      store.verify();
+    }
+    Files.delete(root.resolve(ShardManifest.FILE_NAME));
+    new ShardManifest(SEED, KeyMode.NONE, 0, List.of(shards.get(0), shards.get(2), shards.get(1), shards.get(3)))
+        .write(root.resolve(ShardManifest.FILE_NAME));
+    try (ShardedStore store = ShardedStore.open(root)) {
+      CorruptStoreException e = assertThrows(CorruptStoreException.class, store::verify);
+      System.out.println("ShardedRoutingTest: " + e.getMessage());
+      assertTrue(e.getMessage().contains("shard 1 of 4 (part-2) holds a key routed to shard 2"), e.getMessage());
+    }
   }
 
   @Test
