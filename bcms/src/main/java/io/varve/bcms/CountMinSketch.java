@@ -26,8 +26,8 @@ import java.nio.file.Path;
  * #flush} or {@link #close}; a file whose writer stopped before {@code close} refuses to open.
  *
  * <p>Not thread-safe: updates, merges, flushes and close must be confined to one thread or
- * synchronized externally. Estimates from several threads at once are safe while nothing updates
- * or closes the sketch. Close releases the mapping once no call is inside it (a call racing close
+ * synchronized externally. Estimates (and {@link #estimateAll}) from several threads at once are
+ * safe while nothing updates or closes the sketch. Close releases the mapping once no call is inside it (a call racing close
  * on another thread is refused or finishes first); later calls throw {@link IllegalStateException},
  * but those that describe the sketch: {@code parameters}, {@code sizeBytes} and {@code path}.
  *
@@ -235,6 +235,87 @@ public final class CountMinSketch extends HashedSketch {
     }
     return min;
   }
+
+  /**
+   * Adds {@code weight} to the count of each 64-bit item of {@code items}, in order: the counts of
+   * {@link #update(long, long)} on each, with the same safety for less work on a file sketch, whose
+   * every call ends with a call into the JVM's runtime (40 to 60 ns, most of a mapped call's cost
+   * over one in memory) that makes a fault of its mapping throw inside the sketch: a batch pays it
+   * once per {@value #BATCH} items.
+   *
+   * @throws IllegalArgumentException if {@code weight} is negative (nothing is counted)
+   * @throws CorruptStoreException if the file was cut under the sketch, which then fails
+   */
+  public void updateAll(long[] items, long weight) {
+    ensureOpen();
+    Weights.check(weight);
+    for (int from = 0; from < items.length; from += BATCH) {
+      int to = Math.min(items.length, from + BATCH);
+      if (file == null) {
+        updateOpen(items, from, to, weight);
+        continue;
+      }
+      calls.count(); // see updateHash
+      try {
+        updateOpen(items, from, to, weight);
+        MappingFaults.deliverPending();
+      } catch (InternalError fault) {
+        throw fail(faults.fault(fault));
+      } finally {
+        calls.exit();
+      }
+    }
+  }
+
+  private void updateOpen(long[] items, int from, int to, long weight) {
+    for (int i = from; i < to; i++) {
+      updateOpen(hashOf(items[i]), weight);
+    }
+  }
+
+  /**
+   * Writes the {@link #estimate(long)} of each 64-bit item of {@code items} to {@code estimates} at
+   * its index, paying the runtime call once per {@value #BATCH} items (see {@link #updateAll}).
+   *
+   * @throws IllegalArgumentException if {@code estimates} is shorter than {@code items}
+   * @throws CorruptStoreException if the file was cut under the sketch, which then fails; {@code
+   *     estimates} then holds no estimates from the failing batch of items on
+   */
+  public void estimateAll(long[] items, long[] estimates) {
+    ensureOpen();
+    if (estimates.length < items.length) {
+      throw new IllegalArgumentException("estimates has " + estimates.length + " entries for " + items.length + " items");
+    }
+    for (int from = 0; from < items.length; from += BATCH) {
+      int to = Math.min(items.length, from + BATCH);
+      if (file == null) {
+        estimateOpen(items, estimates, from, to);
+        continue;
+      }
+      calls.count(); // see updateHash
+      try {
+        estimateOpen(items, estimates, from, to);
+        MappingFaults.deliverPending(); // see estimateHash
+      } catch (InternalError fault) {
+        throw fail(faults.fault(fault));
+      } finally {
+        calls.exit();
+      }
+    }
+  }
+
+  private void estimateOpen(long[] items, long[] estimates, int from, int to) {
+    for (int i = from; i < to; i++) {
+      estimates[i] = estimateOpen(hashOf(items[i]));
+    }
+  }
+
+  /**
+   * Items per guarded run of a batch: the runtime call's share is then about a nanosecond, and a
+   * run on a file larger than RAM ({@code depth} page reads per item) stays well within the second
+   * that close waits for calls.
+   */
+  private static final int BATCH = 64;
 
   /**
    * Adds every counter of {@code other} into this sketch: afterwards this sketch estimates the union

@@ -30,6 +30,11 @@ abstract class HashedSketch implements FrequencySketch {
     }
   }
 
+  /** The hash the sketch works on of the 64-bit item {@code item}. */
+  final long hashOf(long item) {
+    return hash.ofLong(item);
+  }
+
   @Override
   public final void update(byte[] item, long weight) {
     updateHash(hash.ofBytes(item), weight);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A file sketch closed while other threads still estimate (which its contract forbids, and which
- * a busy server's shutdown does anyway): the estimates must fail with {@link
+ * a busy server's shutdown does anyway), one at a time or in batches: the estimates must fail with {@link
  * IllegalStateException}, never touch the released mapping, which crashed the JVM.
  */
 class CloseUnderLoadTest {
@@ -31,12 +31,23 @@ class CloseUnderLoadTest {
     AtomicReference<Throwable> unexpected = new AtomicReference<>();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < readers; t++) {
+      boolean batches = t == 0; // estimateAll: guarded runs of 64 items, 16 per call here
       Thread thread = new Thread(() -> {
         running.countDown();
         long sum = 0;
+        long[] items = new long[1000];
+        long[] estimates = new long[items.length];
         for (long i = 0; ; i++) {
           try {
-            sum += sketch.estimate(i & 0xFFFF);
+            if (batches) {
+              for (int k = 0; k < items.length; k++) {
+                items[k] = (i * items.length + k) & 0xFFFF;
+              }
+              sketch.estimateAll(items, estimates);
+              sum += estimates[0];
+            } else {
+              sum += sketch.estimate(i & 0xFFFF);
+            }
           } catch (IllegalStateException closed) {
             refused.incrementAndGet();
             return;

@@ -49,6 +49,10 @@ class TruncatedUnderSketchTest {
     CONSERVATIVE_UPDATE,
     ESTIMATE_LONG,
     ESTIMATE_BYTES,
+    /** {@link CountMinSketch#updateAll} of a batch of {@link #BATCH} items from item {@code i} on. */
+    UPDATE_ALL,
+    /** {@link CountMinSketch#estimateAll} of such a batch; the first estimate is checked. */
+    ESTIMATE_ALL,
     /** The truncated sketch takes a merge from an intact one. */
     MERGE_INTO_TRUNCATED,
     /** An intact sketch takes a merge from the truncated one, whose mapping it reads. */
@@ -69,11 +73,29 @@ class TruncatedUnderSketchTest {
         case ESTIMATE_BYTES -> {
           return truncated.estimate(itemBytes);
         }
+        case UPDATE_ALL -> truncated.updateAll(batch(item), 1);
+        case ESTIMATE_ALL -> {
+          long[] estimates = new long[BATCH];
+          truncated.estimateAll(batch(item), estimates);
+          return estimates[0];
+        }
         case MERGE_INTO_TRUNCATED -> truncated.merge(partner);
         case MERGE_FROM_TRUNCATED -> partner.merge(truncated);
         default -> throw new AssertionError(this);
       }
       return 0;
+    }
+
+    /** More than the sketch guards at once (64), so that a batch spans two guarded runs. */
+    static final int BATCH = 100;
+
+    /** {@code item} and items derived from it: a batch that starts with the item the twin checks. */
+    static long[] batch(long item) {
+      long[] items = new long[BATCH];
+      for (int i = 0; i < BATCH; i++) {
+        items[i] = item + i * 0x9E37_79B9_7F4A_7C15L;
+      }
+      return items;
     }
   }
 
@@ -175,7 +197,7 @@ class TruncatedUnderSketchTest {
       long estimate = operation.apply(sketch, partner, items[i], itemBytes[i]);
       if (outcomes.firstRefused >= 0) {
         outcomes.servedAfterFailure++;
-      } else if (operation == Operation.ESTIMATE_LONG && estimate != twin.estimate(items[i])
+      } else if ((operation == Operation.ESTIMATE_LONG || operation == Operation.ESTIMATE_ALL) && estimate != twin.estimate(items[i])
           || operation == Operation.ESTIMATE_BYTES && estimate != twin.estimate(itemBytes[i])) {
         outcomes.wrong++;
       }
@@ -192,7 +214,8 @@ class TruncatedUnderSketchTest {
   private static void refusesEveryLaterCall(CountMinSketch failed, Path truncated) {
     List<Executable> calls = List.of(
         () -> failed.update(1L, 1), () -> failed.update(new byte[] {1}, 1), () -> failed.estimate(1L),
-        () -> failed.estimate(new byte[] {1}), failed::totalWeight, failed::ramBytesUsed, failed::flush,
+        () -> failed.estimate(new byte[] {1}), () -> failed.updateAll(new long[] {1}, 1),
+        () -> failed.estimateAll(new long[] {1}, new long[1]), failed::totalWeight, failed::ramBytesUsed, failed::flush,
         () -> failed.merge(CountMinSketch.inMemory(failed.parameters())));
     for (Executable call : calls) {
       CorruptStoreException refused = assertThrows(CorruptStoreException.class, call);

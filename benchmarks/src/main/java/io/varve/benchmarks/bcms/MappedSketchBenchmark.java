@@ -5,6 +5,7 @@ import io.varve.bcms.SketchParameters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -13,6 +14,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -25,7 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The plain count-min sketch in a memory-mapped file (its hot path: the mapping's accesses and the
  * guard around them), updates and estimates of 64-bit items, depth 5, 64-bit counters, at a width
  * whose counters fit in the CPU caches (2^16: 2.5 MiB) and one that does not (2^22: 160 MiB). The
- * file is in the page cache: this measures the CPU cost, not the disk's.
+ * file is in the page cache: this measures the CPU cost, not the disk's. {@code updateAll} and
+ * {@code estimateAll} take the items {@value #BATCH} at a time (scores per item), which pays the
+ * runtime call that guards each mapped call once per 64 items (docs/benchmarks/bcms/MAPPED.md).
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar MappedSketchBenchmark
@@ -50,6 +54,11 @@ public class MappedSketchBenchmark {
   CountMinSketch sketch;
   long[] items;
   int next;
+  /** The items cut into batches of {@link #BATCH}. */
+  long[][] batches;
+  long[] estimates = new long[BATCH];
+
+  static final int BATCH = 1024;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -59,6 +68,10 @@ public class MappedSketchBenchmark {
     items = new long[ITEMS];
     for (int i = 0; i < ITEMS; i++) {
       items[i] = random.nextLong();
+    }
+    batches = new long[ITEMS / BATCH][];
+    for (int b = 0; b < batches.length; b++) {
+      batches[b] = Arrays.copyOfRange(items, b * BATCH, (b + 1) * BATCH);
     }
     for (int i = 0; i < width; i++) {
       sketch.update(items[i & (ITEMS - 1)], 1);
@@ -80,5 +93,18 @@ public class MappedSketchBenchmark {
   @Benchmark
   public long estimate() {
     return sketch.estimate(items[next++ & (ITEMS - 1)]);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void updateAll() {
+    sketch.updateAll(batches[next++ & (batches.length - 1)], 1);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public long[] estimateAll() {
+    sketch.estimateAll(batches[next++ & (batches.length - 1)], estimates);
+    return estimates;
   }
 }
