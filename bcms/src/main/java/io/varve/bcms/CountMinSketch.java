@@ -312,8 +312,8 @@ public final class CountMinSketch extends HashedSketch {
 
   /**
    * Items per guarded run of a batch: the runtime call's share is then about a nanosecond, and a
-   * run on a file larger than RAM ({@code depth} page reads per item) stays well within the second
-   * that close waits for calls.
+   * run on a file larger than RAM ({@code depth} page reads per item) stays well within what close
+   * waits for calls ({@link CallGate#GIVE_UP_NANOS}).
    */
   private static final int BATCH = 64;
 

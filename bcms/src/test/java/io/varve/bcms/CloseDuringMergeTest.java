@@ -33,11 +33,10 @@ class CloseDuringMergeTest {
     public static void main(String[] args) throws Exception {
       Path dir = Path.of(args[0]);
       String call = args[1];
-      // Small enough that a merge, even interpreted on a loaded machine, ends well within the second
-      // close waits for calls: with 2^20 x 4 counters a merge-from of a round before the JIT
-      // compiled it outlasted that second at load 8 to 13 on 2 cores, and close gave up, as it does
-      // for a thread stopped inside a call (IllegalStateException). The racer merges in a loop, so
-      // close still lands inside a merge.
+      // Small, so that the rounds are quick: with 2^20 x 4 counters a merge of a round before the JIT
+      // compiled it outlasted a second on a loaded machine, when close gave up after a second
+      // (CallGateTest has that case now). The racer merges in a loop, so close still lands inside
+      // a merge.
       SketchParameters parameters = SketchParameters.ofDimensions(1 << 16, 4);
       try (CountMinSketch memory = CountMinSketch.inMemory(parameters)) {
         for (long i = 0; i < 100_000; i++) {
