@@ -278,8 +278,9 @@ public final class CountMinSketch extends HashedSketch {
    * its index, paying the runtime call once per {@value #BATCH} items (see {@link #updateAll}).
    *
    * @throws IllegalArgumentException if {@code estimates} is shorter than {@code items}
-   * @throws CorruptStoreException if the file was cut under the sketch, which then fails; {@code
-   *     estimates} then holds no estimates from the failing batch of items on
+   * @throws CorruptStoreException if the file was cut under the sketch, which then fails; the
+   *     entries of {@code estimates} from the failing batch of items on are then no estimates (they
+   *     may hold anything: reads of the cut mapping)
    */
   public void estimateAll(long[] items, long[] estimates) {
     ensureOpen();
